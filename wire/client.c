@@ -1,0 +1,201 @@
+/* client.c - blocking loop over conn.c and sock.c. */
+#include "client.h"
+
+#include "dsn.h"
+#include "sock.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RECV_CHUNK 65536
+
+struct fbw_client {
+    fbw_sock sock;
+    fbw_conn *conn;
+    fbw_err err;
+    int timeout_ms;
+    uint8_t *rbuf; /* heap, not stack: sysbench threads have 64 KiB stacks */
+};
+
+void fbw_client_opts_init(fbw_client_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    fbw_conn_opts_init(&o->conn);
+    o->connect_timeout_ms = 30000;
+    o->timeout_ms = 60000;
+}
+
+fbw_conn *fbw_client_conn(fbw_client *cl) { return cl->conn; }
+const fbw_err *fbw_client_error(const fbw_client *cl) { return &cl->err; }
+
+/* Errors are kept in one place: a connection error wins over a socket error description. */
+static int take_conn_error(fbw_client *cl, int rc)
+{
+    const fbw_err *e = fbw_conn_error(cl->conn);
+    if (e->code != FBW_OK)
+        cl->err = *e;
+    else if (cl->err.code == FBW_OK)
+        fbw_err_set(&cl->err, rc, "%s", fbw_rc_name(rc));
+    return cl->err.code ? cl->err.code : rc;
+}
+
+static int flush(fbw_client *cl, int timeout_ms)
+{
+    const uint8_t *p;
+    size_t n;
+    int rc = fbw_conn_pending(cl->conn, &p, &n);
+    if (rc)
+        return take_conn_error(cl, rc);
+    if (n == 0)
+        return FBW_OK;
+    rc = fbw_sock_send_all(&cl->sock, p, n, timeout_ms, &cl->err);
+    if (rc)
+        return rc;
+    fbw_conn_sent(cl->conn, n);
+    return FBW_OK;
+}
+
+/* One wait for the server: counts the round trip, times the wait, feeds what arrived. */
+static int read_once(fbw_client *cl, int timeout_ms)
+{
+    fbw_stats *st = fbw_conn_stats(cl->conn);
+    fbw_stats_wait_begin(st);
+    uint64_t t0 = fbw_now_ns();
+    size_t got = 0;
+    int rc = fbw_sock_recv(&cl->sock, cl->rbuf, RECV_CHUNK, timeout_ms, &got, &cl->err);
+    fbw_stats_wait_time(st, fbw_now_ns() - t0);
+    if (rc) {
+        if (rc == FBW_E_EOF)
+            fbw_err_set(&cl->err, FBW_E_EOF, "connection lost: server closed the connection");
+        else if (rc == FBW_E_TIMEOUT)
+            fbw_err_set(&cl->err, FBW_E_TIMEOUT, "timed out after %d ms waiting for the server",
+                        timeout_ms);
+        return rc;
+    }
+    rc = fbw_conn_recv(cl->conn, cl->rbuf, got);
+    return rc ? take_conn_error(cl, rc) : FBW_OK;
+}
+
+int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg)
+{
+    for (;;) {
+        int rc = flush(cl, cl->timeout_ms);
+        if (rc)
+            return rc;
+        if (pred && pred(arg))
+            return FBW_OK;
+        if (!fbw_conn_before_wait(cl->conn)) {
+            if (fbw_conn_get_state(cl->conn) == FBW_CS_FAILED)
+                return take_conn_error(cl, FBW_E_PROTO);
+            return flush(cl, cl->timeout_ms);
+        }
+        rc = flush(cl, cl->timeout_ms); /* the op_ping that before_wait may have added */
+        if (rc == FBW_OK)
+            rc = read_once(cl, cl->timeout_ms);
+        if (rc)
+            return rc;
+    }
+}
+
+int fbw_client_wait(fbw_client *cl) { return fbw_client_wait_until(cl, NULL, NULL); }
+
+static int connected(void *arg)
+{
+    fbw_conn_state s = fbw_conn_get_state(arg);
+    return s == FBW_CS_READY || s == FBW_CS_FAILED;
+}
+
+static void default_identity(fbw_conn_opts *co, char *host, size_t hs, char *user, size_t us)
+{
+    fbw_sock_local_identity(host, hs, user, us);
+    if (!co->client_host)
+        co->client_host = host;
+    if (!co->client_user)
+        co->client_user = user;
+    if (!co->process_id)
+        co->process_id = (int32_t)getpid();
+    if (!co->user || !*co->user)
+        co->user = getenv("ISC_USER");
+    if (!co->password)
+        co->password = getenv("ISC_PASSWORD");
+}
+
+static int establish(fbw_client *cl, const char *dsn, const fbw_client_opts *o)
+{
+    fbw_dsn d;
+    int rc = fbw_dsn_parse(dsn, &d, &cl->err);
+    if (rc)
+        return rc;
+    fbw_conn_opts co = o->conn;
+    char host[256], user[256];
+    default_identity(&co, host, sizeof host, user, sizeof user);
+    co.database = d.path;
+    rc = fbw_conn_new(&co, &cl->conn, &cl->err);
+    if (rc == FBW_OK)
+        rc = fbw_conn_start(cl->conn);
+    if (rc)
+        return cl->conn ? take_conn_error(cl, rc) : rc;
+    uint64_t t0 = fbw_now_ns();
+    rc = fbw_sock_connect(&cl->sock, d.host, d.port, o->connect_timeout_ms, &cl->err);
+    if (rc)
+        return rc;
+    /* Until attached, the connect timeout bounds each wait (a silent server must not hang us). */
+    cl->timeout_ms = o->connect_timeout_ms;
+    rc = fbw_client_wait_until(cl, connected, cl->conn);
+    cl->timeout_ms = o->timeout_ms;
+    if (rc == FBW_OK && fbw_conn_get_state(cl->conn) != FBW_CS_READY)
+        rc = take_conn_error(cl, FBW_E_PROTO);
+    (void)t0;
+    return rc;
+}
+
+int fbw_client_connect(const char *dsn, const fbw_client_opts *o, fbw_client **out, fbw_err *err)
+{
+    *out = NULL;
+    fbw_client *cl = calloc(1, sizeof *cl);
+    uint8_t *rbuf = malloc(RECV_CHUNK);
+    if (!cl || !rbuf) {
+        free(cl);
+        free(rbuf);
+        return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
+    }
+    cl->rbuf = rbuf;
+    fbw_sock_init(&cl->sock);
+    fbw_err_clear(&cl->err);
+    int rc = establish(cl, dsn, o);
+    if (rc) {
+        if (err)
+            *err = cl->err;
+        fbw_client_abort(cl);
+        return rc;
+    }
+    *out = cl;
+    return FBW_OK;
+}
+
+int fbw_client_close(fbw_client *cl)
+{
+    if (!cl)
+        return FBW_OK;
+    int rc = FBW_OK;
+    if (fbw_conn_get_state(cl->conn) == FBW_CS_READY) {
+        rc = fbw_conn_detach(cl->conn);
+        if (rc == FBW_OK)
+            rc = fbw_client_wait(cl);
+        if (rc == FBW_OK)
+            rc = flush(cl, cl->timeout_ms); /* op_disconnect */
+    }
+    fbw_client_abort(cl);
+    return rc;
+}
+
+void fbw_client_abort(fbw_client *cl)
+{
+    if (!cl)
+        return;
+    fbw_sock_close(&cl->sock);
+    fbw_conn_free(cl->conn);
+    free(cl->rbuf);
+    free(cl);
+}

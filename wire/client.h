@@ -1,0 +1,33 @@
+/* client.h - the blocking client: runs the sans-I/O connection (conn.c) over a TCP socket (sock.c)
+ * with deadlines, and feeds the round-trip accounting its wait events. This and sock.c are the only
+ * wire/ files that block or read a clock. */
+#ifndef FBW_CLIENT_H
+#define FBW_CLIENT_H
+
+#include "conn.h"
+
+typedef struct fbw_client fbw_client;
+
+typedef struct fbw_client_opts {
+    fbw_conn_opts conn;     /* conn.database is ignored: the path comes from the connection string */
+    int connect_timeout_ms; /* TCP connect + until attached; default 30000 */
+    int timeout_ms;         /* every later wait for the server; default 60000; < 0 = none */
+} fbw_client_opts;
+
+void fbw_client_opts_init(fbw_client_opts *o);
+/* Parse dsn ("host[/port]:path", ...), connect, authenticate, attach (or create). Missing user or
+ * password are taken from ISC_USER / ISC_PASSWORD. On failure *out is NULL and err says why
+ * (FBW_E_SERVER carries gds codes and SQLSTATE). */
+int fbw_client_connect(const char *dsn, const fbw_client_opts *o, fbw_client **out, fbw_err *err);
+/* Send what is queued and read until no reply is outstanding. */
+int fbw_client_wait(fbw_client *cl);
+/* Send what is queued and read until pred(arg) is true or nothing is outstanding. */
+int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg);
+/* Detach and disconnect politely (bounded by the timeout), then free. NULL is fine. */
+int fbw_client_close(fbw_client *cl);
+/* Drop the connection without talking to the server, then free. */
+void fbw_client_abort(fbw_client *cl);
+fbw_conn *fbw_client_conn(fbw_client *cl);
+const fbw_err *fbw_client_error(const fbw_client *cl);
+
+#endif

@@ -1,0 +1,789 @@
+/* conn.c - connection state machine: connect, authenticate, start crypt/compression, attach, then
+ * ordered replies. Flows follow shared/reference/proto-connect.md 4-8 (fbclient: inet.cpp INET_analyze,
+ * interface.cpp authReceiveResponse; server: server.cpp accept_connection, ServerAuth). */
+#include "conn.h"
+
+#include "auth.h"
+#include "compress.h"
+#include "crypt.h"
+#include "keys.h"
+#include "pb.h"
+#include "status.h"
+
+#include <openssl/crypto.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUEUE_MIN 16
+#define ISC_INFO_END 1
+#define ISC_INFO_FIREBIRD_VERSION 103
+
+typedef struct pending_reply {
+    int32_t op;
+    uint8_t deferred;
+    fbw_reply_fn fn;
+    void *arg;
+} pending_reply;
+
+struct fbw_conn {
+    fbw_conn_opts o;
+    char *strings;           /* one allocation holding copies of the option strings */
+    size_t strings_len;
+    fbw_conn_state state;
+    fbw_err err;
+    fbw_conn_info info;
+    fbw_pkt_ctx ctx;
+    fbw_stats stats;
+
+    fbw_auth_list auth_list;
+    char auth_list_text[128];
+    fbw_auth *auth;
+    int auth_list_sent;      /* the plugin list goes out once per connection */
+    fbw_server_keys keys;
+
+    fbw_cipher *enc, *dec;
+    fbw_deflater *zd;
+    fbw_inflater *zi;
+
+    fbw_buf out_plain;       /* encoded packets not yet filtered */
+    fbw_buf out_wire;        /* filtered bytes to write */
+    fbw_buf in_scratch;      /* decrypted bytes waiting for inflate */
+    fbw_buf in_plain;        /* plain XDR waiting to be decoded */
+
+    pending_reply *q;        /* ring of outstanding replies */
+    size_t q_cap, q_head, q_len;
+};
+
+void fbw_conn_opts_init(fbw_conn_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->wire_crypt = FBW_WIRE_CRYPT_ENABLED;
+    o->protocol_min = 10;
+    o->protocol_max = 19;
+    o->lazy = 1;
+    o->dialect = 3;
+}
+
+/* ---- option copies ---- */
+
+static size_t str_size(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+static const char *copy_str(char **at, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    memcpy(*at, s, n);
+    const char *r = *at;
+    *at += n;
+    return r;
+}
+
+static int copy_opts(fbw_conn *c, const fbw_conn_opts *o)
+{
+    c->o = *o;
+    const char *const *fields[] = {&o->database, &o->user, &o->password, &o->role, &o->auth_list,
+                                   &o->crypt_list, &o->charset, &o->session_time_zone,
+                                   &o->client_host, &o->client_user, &o->process_name};
+    const char **dst[] = {&c->o.database, &c->o.user, &c->o.password, &c->o.role, &c->o.auth_list,
+                          &c->o.crypt_list, &c->o.charset, &c->o.session_time_zone,
+                          &c->o.client_host, &c->o.client_user, &c->o.process_name};
+    size_t total = 1;
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        total += str_size(*fields[i]);
+    c->strings = malloc(total);
+    if (!c->strings)
+        return FBW_E_NOMEM;
+    c->strings_len = total;
+    char *at = c->strings;
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        *dst[i] = copy_str(&at, *fields[i]);
+    return FBW_OK;
+}
+
+static const char *opt(const char *s, const char *dflt) { return s && *s ? s : dflt; }
+
+/* ---- errors ---- */
+
+static int fail(fbw_conn *c, int rc)
+{
+    c->state = FBW_CS_FAILED;
+    if (c->err.code == FBW_OK)
+        fbw_err_set(&c->err, rc, "%s", fbw_rc_name(rc));
+    return rc;
+}
+
+static int failf(fbw_conn *c, int rc, const char *what)
+{
+    fbw_err_set(&c->err, rc, "%s", what);
+    return fail(c, rc);
+}
+
+/* A server status in a reply during connect/attach ends the connection attempt. */
+static int fail_status(fbw_conn *c, const fbw_pkt *p, const char *stage)
+{
+    int rc = fbw_status_decode(p->u.resp.status, &c->err, NULL);
+    if (rc == FBW_OK)
+        rc = fbw_err_set(&c->err, FBW_E_PROTO, "unexpected success status");
+    fbw_err_prefix(&c->err, "%s", stage);
+    c->state = FBW_CS_FAILED;
+    return rc;
+}
+
+/* ---- sending ---- */
+
+static int send_pkt(fbw_conn *c, const fbw_pkt *p)
+{
+    fbw_wr w;
+    fbw_wr_init(&w, &c->out_plain);
+    size_t before = c->out_plain.len;
+    int rc = fbw_pkt_encode(&c->ctx, &w, p);
+    if (rc) {
+        c->out_plain.len = before;
+        return fail(c, rc);
+    }
+    fbw_stats_packet(&c->stats, p->op, 1, c->out_plain.len - before);
+    return FBW_OK;
+}
+
+/* Move queued packets through compression and encryption into the wire buffer. */
+static int filter_out(fbw_conn *c)
+{
+    size_t n = fbw_buf_avail(&c->out_plain);
+    if (n == 0)
+        return FBW_OK;
+    size_t start = c->out_wire.len;
+    int rc = c->zd ? fbw_deflater_flush(c->zd, fbw_buf_head(&c->out_plain), n, &c->out_wire, &c->err)
+                   : fbw_buf_append(&c->out_wire, fbw_buf_head(&c->out_plain), n);
+    fbw_buf_reset(&c->out_plain);
+    if (rc == FBW_OK && c->enc)
+        rc = fbw_cipher_apply(c->enc, c->out_wire.data + start, c->out_wire.len - start, &c->err);
+    return rc ? fail(c, rc) : FBW_OK;
+}
+
+int fbw_conn_pending(fbw_conn *c, const uint8_t **p, size_t *n)
+{
+    int rc = filter_out(c);
+    *p = fbw_buf_head(&c->out_wire);
+    *n = fbw_buf_avail(&c->out_wire);
+    return rc;
+}
+
+void fbw_conn_sent(fbw_conn *c, size_t n)
+{
+    fbw_stats_wire(&c->stats, 1, n);
+    fbw_buf_consume(&c->out_wire, n);
+}
+
+/* ---- reply queue ---- */
+
+static int push_reply(fbw_conn *c, int32_t op, fbw_reply_fn fn, void *arg)
+{
+    if (c->q_len == c->q_cap) {
+        size_t cap = c->q_cap ? c->q_cap * 2 : QUEUE_MIN;
+        pending_reply *q = malloc(cap * sizeof *q);
+        if (!q)
+            return fail(c, FBW_E_NOMEM);
+        for (size_t i = 0; i < c->q_len; i++)
+            q[i] = c->q[(c->q_head + i) % c->q_cap];
+        free(c->q);
+        c->q = q;
+        c->q_cap = cap;
+        c->q_head = 0;
+    }
+    const fbw_opinfo *oi = fbw_op_info(op);
+    pending_reply *e = &c->q[(c->q_head + c->q_len) % c->q_cap];
+    e->op = op;
+    e->deferred = c->info.lazy && oi && (oi->flags & FBW_OPF_DEFERRED);
+    e->fn = fn;
+    e->arg = arg;
+    c->q_len++;
+    return FBW_OK;
+}
+
+int fbw_conn_outstanding(const fbw_conn *c) { return (int)c->q_len; }
+
+static int ignore_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err)
+{
+    (void)arg, (void)c, (void)reply, (void)err;
+    return FBW_OK;
+}
+
+int fbw_conn_before_wait(fbw_conn *c)
+{
+    if (c->state != FBW_CS_READY)
+        return c->state != FBW_CS_FAILED && c->state != FBW_CS_DETACHED && c->state != FBW_CS_INIT;
+    if (c->q_len == 0)
+        return 0;
+    for (size_t i = 0; i < c->q_len; i++)
+        if (!c->q[(c->q_head + i) % c->q_cap].deferred)
+            return 1;
+    /* Every outstanding reply would sit in the server's buffer: ping to flush them. */
+    fbw_pkt ping = {.op = FBW_OP_PING};
+    int rc = c->info.protocol >= 13 ? send_pkt(c, &ping) : FBW_E_UNSUPPORTED;
+    if (rc == FBW_E_UNSUPPORTED)
+        return failf(c, FBW_E_PROTO, "deferred replies cannot be flushed below protocol 13"), 0;
+    if (rc == FBW_OK)
+        rc = push_reply(c, FBW_OP_PING, ignore_reply, NULL);
+    return rc == FBW_OK;
+}
+
+int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg)
+{
+    if (c->state == FBW_CS_FAILED)
+        return c->err.code;
+    if (c->state != FBW_CS_READY)
+        return fbw_err_set(&c->err, FBW_E_USAGE, "connection is not attached");
+    int rc = send_pkt(c, req);
+    if (rc == FBW_OK && fn)
+        rc = push_reply(c, req->op, fn, arg);
+    return rc;
+}
+
+/* ---- the op_connect packet ---- */
+
+static fbw_bytes view(const void *p, size_t n)
+{
+    fbw_bytes b = {p, n};
+    return b;
+}
+
+static fbw_bytes view_str(const char *s) { return view(s, s ? strlen(s) : 0); }
+
+static int start_plugin(fbw_conn *c, const char *name)
+{
+    fbw_auth_free(c->auth);
+    c->auth = NULL;
+    int rc = fbw_auth_new(name, opt(c->o.user, ""), opt(c->o.password, ""), &c->auth, &c->err);
+    if (rc == FBW_OK)
+        snprintf(c->info.auth_plugin, sizeof c->info.auth_plugin, "%s", fbw_auth_name(c->auth));
+    return rc;
+}
+
+static int user_id_block(fbw_conn *c, fbw_buf *uid)
+{
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = fbw_auth_step(c->auth, NULL, 0, &data, &len, &c->err);
+    if (rc)
+        return rc;
+    uint8_t crypt_le[4] = {(uint8_t)c->o.wire_crypt, 0, 0, 0};
+    const char *login = opt(c->o.user, "");
+    if (strlen(login) > 255)
+        return fbw_err_set(&c->err, FBW_E_USAGE, "user name longer than 255 bytes");
+    rc = fbw_pb_put_clumplet(uid, FBW_CNCT_LOGIN, login, strlen(login));
+    if (!rc)
+        rc = fbw_pb_put_clumplet(uid, FBW_CNCT_PLUGIN_NAME, c->info.auth_plugin, strlen(c->info.auth_plugin));
+    if (!rc)
+        rc = fbw_pb_put_clumplet(uid, FBW_CNCT_PLUGIN_LIST, c->auth_list_text, strlen(c->auth_list_text));
+    if (!rc && len)
+        rc = fbw_pb_put_multipart(uid, FBW_CNCT_SPECIFIC_DATA, data, len);
+    if (!rc)
+        rc = fbw_pb_put_clumplet(uid, FBW_CNCT_CLIENT_CRYPT, crypt_le, 4);
+    const char *user = opt(c->o.client_user, "unknown"), *host = opt(c->o.client_host, "unknown");
+    if (!rc)
+        rc = fbw_pb_put_clumplet(uid, FBW_CNCT_USER, user, strlen(user) > 255 ? 255 : strlen(user));
+    if (!rc)
+        rc = fbw_pb_put_clumplet(uid, FBW_CNCT_HOST, host, strlen(host) > 255 ? 255 : strlen(host));
+    if (!rc)
+        rc = fbw_pb_put_clumplet(uid, FBW_CNCT_USER_VERIFICATION, "", 0);
+    c->auth_list_sent = 1;
+    return rc;
+}
+
+int fbw_conn_start(fbw_conn *c)
+{
+    if (c->state != FBW_CS_INIT)
+        return fbw_err_set(&c->err, FBW_E_USAGE, "connection already started");
+    fbw_buf uid;
+    fbw_buf_init(&uid);
+    int rc = start_plugin(c, c->auth_list.name[0]);
+    if (rc == FBW_OK)
+        rc = user_id_block(c, &uid);
+    if (rc) {
+        fbw_buf_wipe_free(&uid);
+        return fail(c, rc);
+    }
+    fbw_pkt p = {.op = FBW_OP_CONNECT};
+    p.u.cnct.operation = FBW_OP_ATTACH;
+    p.u.cnct.cversion = 3; /* CONNECT_VERSION3: strings are UTF-8 */
+    p.u.cnct.client_arch = FBW_ARCH_GENERIC;
+    p.u.cnct.file = view_str(c->o.database);
+    p.u.cnct.user_id = view(uid.data, uid.len);
+    int n = 0;
+    for (int v = c->o.protocol_min; v <= c->o.protocol_max && n < FBW_CNCT_MAX_VERSIONS; v++, n++) {
+        fbw_cnct_version *e = &p.u.cnct.ver[n];
+        e->version = fbw_protocol_to_wire(v);
+        e->arch = FBW_ARCH_GENERIC;
+        e->min_type = 0;
+        e->max_type = (uint16_t)((c->o.lazy ? FBW_PTYPE_LAZY_SEND : FBW_PTYPE_BATCH_SEND) |
+                                 (c->o.compress && v >= 13 ? FBW_PFLAG_COMPRESS : 0));
+        e->weight = (uint16_t)(2 * (n + 1));
+    }
+    p.u.cnct.count = (uint16_t)n;
+    rc = send_pkt(c, &p);
+    fbw_buf_wipe_free(&uid);
+    if (rc)
+        return rc;
+    c->state = FBW_CS_CONNECTING;
+    return FBW_OK;
+}
+
+/* ---- authentication ---- */
+
+/* The server names the plugin to continue with. A different one restarts from phase 1 and the data
+ * that came with the switch is ignored (it can be the previous plugin's, proto-connect.md 5.4); the
+ * same one with no data also means "start again". A plugin the client did not list is answered with
+ * empty data, so the server ends the login with its own error (isc_login) instead of fbwire guessing. */
+static int auth_continue(fbw_conn *c, fbw_bytes plugin, fbw_bytes data, const uint8_t **out, size_t *len)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s", c->info.auth_plugin);
+    if (plugin.n > 0) {
+        if (plugin.n >= sizeof name)
+            return fbw_err_set(&c->err, FBW_E_PROTO, "server named an overlong auth plugin");
+        memcpy(name, plugin.p, plugin.n);
+        name[plugin.n] = 0;
+    }
+    int restart = data.n == 0 || strcmp(name, c->info.auth_plugin) != 0;
+    if (!restart)
+        return fbw_auth_step(c->auth, data.p, data.n, out, len, &c->err);
+    if (!fbw_auth_list_contains(&c->auth_list, name)) {
+        snprintf(c->info.auth_plugin, sizeof c->info.auth_plugin, "%s", name);
+        *out = NULL;
+        *len = 0;
+        return FBW_OK;
+    }
+    int rc = start_plugin(c, name);
+    return rc ? rc : fbw_auth_step(c->auth, NULL, 0, out, len, &c->err);
+}
+
+static int send_cont_auth(fbw_conn *c, const uint8_t *data, size_t len)
+{
+    fbw_pkt p = {.op = FBW_OP_CONT_AUTH};
+    p.u.auth.data = view(data, len);
+    p.u.auth.name = view_str(c->info.auth_plugin);
+    p.u.auth.list = c->auth_list_sent ? view(NULL, 0) : view_str(c->auth_list_text);
+    c->auth_list_sent = 1;
+    return send_pkt(c, &p);
+}
+
+static int add_keys(fbw_conn *c, fbw_bytes k)
+{
+    return k.n ? fbw_keys_add(&c->keys, k.p, k.n, &c->err) : FBW_OK;
+}
+
+/* Compression starts right after the accept packet, both ways (proto-connect.md 7). */
+static int start_compression(fbw_conn *c)
+{
+    if (fbw_buf_avail(&c->in_plain) > 0 || fbw_buf_avail(&c->out_plain) > 0)
+        return fbw_err_set(&c->err, FBW_E_PROTO, "server sent data after the accept packet, before "
+                                                 "compression could start");
+    int rc = fbw_deflater_new(&c->zd, &c->err);
+    if (rc == FBW_OK)
+        rc = fbw_inflater_new(&c->zi, &c->err);
+    c->info.compressed = rc == FBW_OK;
+    return rc;
+}
+
+/* ---- attach ---- */
+
+static int send_attach(fbw_conn *c, const uint8_t *auth_data, size_t auth_len, int with_plugin)
+{
+    fbw_dpb d;
+    fbw_dpb_init(&d);
+    fbw_dpb_add_flag(&d, FBW_DPB_UTF8_FILENAME);
+    fbw_dpb_add_str(&d, FBW_DPB_LC_CTYPE, opt(c->o.charset, "UTF8"));
+    if (c->o.user && *c->o.user)
+        fbw_dpb_add_str(&d, FBW_DPB_USER_NAME, c->o.user);
+    fbw_dpb_add_int(&d, FBW_DPB_SQL_DIALECT, c->o.dialect);
+    fbw_dpb_add_int(&d, FBW_DPB_PROCESS_ID, c->o.process_id);
+    fbw_dpb_add_str(&d, FBW_DPB_PROCESS_NAME, opt(c->o.process_name, "fbwire"));
+    fbw_dpb_add_str(&d, FBW_DPB_CLIENT_VERSION, "fbwire 0.1");
+    if (c->o.role && *c->o.role)
+        fbw_dpb_add_str(&d, FBW_DPB_SQL_ROLE_NAME, c->o.role);
+    if (c->o.session_time_zone && *c->o.session_time_zone)
+        fbw_dpb_add_str(&d, FBW_DPB_SESSION_TIME_ZONE, c->o.session_time_zone);
+    if (c->o.create) {
+        if (c->o.page_size)
+            fbw_dpb_add_int(&d, FBW_DPB_PAGE_SIZE, c->o.page_size);
+        fbw_dpb_add_str(&d, FBW_DPB_SET_DB_CHARSET, opt(c->o.charset, "UTF8"));
+    }
+    if (auth_len && c->info.protocol < 13) {
+        /* Before protocol 13 only Legacy_Auth exists: its hash travels as isc_dpb_password_enc. */
+        fbw_dpb_add_bytes(&d, FBW_DPB_PASSWORD_ENC, auth_data, auth_len);
+    } else if (auth_len || with_plugin) {
+        fbw_dpb_add_str(&d, FBW_DPB_AUTH_PLUGIN_NAME, c->info.auth_plugin);
+        if (!c->auth_list_sent)
+            fbw_dpb_add_str(&d, FBW_DPB_AUTH_PLUGIN_LIST, c->auth_list_text);
+        fbw_dpb_add_bytes(&d, FBW_DPB_SPECIFIC_AUTH_DATA, auth_data, auth_len);
+    }
+    fbw_buf dpb;
+    fbw_buf_init(&dpb);
+    int rc = fbw_dpb_build(&d, &dpb);
+    fbw_dpb_free(&d);
+    if (rc == FBW_OK) {
+        fbw_pkt p = {.op = c->o.create ? FBW_OP_CREATE : FBW_OP_ATTACH};
+        p.u.atch.file = view_str(c->o.database);
+        p.u.atch.dpb = view(dpb.data, dpb.len);
+        rc = send_pkt(c, &p);
+    }
+    fbw_buf_wipe_free(&dpb);
+    if (rc)
+        return fail(c, rc);
+    c->state = FBW_CS_ATTACHING;
+    return FBW_OK;
+}
+
+/* After authentication in the connect phase: choose and start wire encryption, or refuse. */
+static int start_crypt_or_attach(fbw_conn *c)
+{
+    const char *plugin = NULL;
+    const uint8_t *iv = NULL, *key = NULL;
+    size_t iv_len = 0, key_len = 0;
+    fbw_err why;
+    fbw_err_clear(&why);
+    int rc = FBW_E_UNSUPPORTED;
+    if (c->o.wire_crypt != FBW_WIRE_CRYPT_DISABLED) {
+        rc = fbw_auth_session_key(c->auth, &key, &key_len, &why);
+        if (rc == FBW_OK)
+            rc = fbw_keys_choose(&c->keys, opt(c->o.crypt_list, FBW_CRYPT_DEFAULT_LIST), &plugin, &iv,
+                                 &iv_len, &why);
+    }
+    if (rc != FBW_OK) {
+        if (c->o.wire_crypt == FBW_WIRE_CRYPT_REQUIRED) {
+            fbw_err_set(&c->err, FBW_E_CRYPT, "wire encryption required but not possible: %s", why.msg);
+            return fail(c, FBW_E_CRYPT);
+        }
+        return send_attach(c, NULL, 0, 0);
+    }
+    fbw_pkt p = {.op = FBW_OP_CRYPT};
+    p.u.crypt.plugin = view_str(plugin);
+    p.u.crypt.key = view_str("Symmetric");
+    rc = send_pkt(c, &p);
+    if (rc == FBW_OK)
+        rc = filter_out(c); /* op_crypt itself goes out in clear */
+    if (rc == FBW_OK)
+        rc = fbw_cipher_new(plugin, key, key_len, iv, iv_len, &c->enc, &c->err);
+    if (rc == FBW_OK)
+        rc = fbw_cipher_new(plugin, key, key_len, iv, iv_len, &c->dec, &c->err);
+    if (rc)
+        return fail(c, rc);
+    snprintf(c->info.wire_crypt, sizeof c->info.wire_crypt, "%s", plugin);
+    c->state = FBW_CS_CRYPT;
+    return FBW_OK;
+}
+
+static int on_accept(fbw_conn *c, const fbw_pkt *p)
+{
+    if (p->op == FBW_OP_REJECT) {
+        fbw_err_set(&c->err, FBW_E_SERVER,
+                    "connection rejected by remote interface (no protocol in %d..%d accepted)",
+                    c->o.protocol_min, c->o.protocol_max);
+        c->err.gds[0] = 335544421u; /* isc_connect_reject */
+        c->err.ngds = 1;
+        memcpy(c->err.sqlstate, "08004", 6);
+        return fail(c, FBW_E_SERVER);
+    }
+    if (p->op == FBW_OP_RESPONSE)
+        return fail_status(c, p, "connect");
+    if (p->op != FBW_OP_ACCEPT && p->op != FBW_OP_ACCEPT_DATA && p->op != FBW_OP_COND_ACCEPT)
+        return failf(c, FBW_E_PROTO, "unexpected packet in answer to op_connect");
+    const __typeof__(p->u.acpt) *a = &p->u.acpt;
+    c->info.protocol = fbw_protocol_from_wire(a->version);
+    if (c->info.protocol < c->o.protocol_min || c->info.protocol > c->o.protocol_max)
+        return failf(c, FBW_E_PROTO, "server accepted a protocol version that was not offered");
+    c->ctx.protocol = c->info.protocol;
+    c->info.lazy = (a->type & FBW_PTYPE_MASK) == FBW_PTYPE_LAZY_SEND;
+    int rc = FBW_OK;
+    if (a->type & FBW_PFLAG_COMPRESS)
+        rc = start_compression(c);
+    if (rc == FBW_OK && p->op != FBW_OP_ACCEPT)
+        rc = add_keys(c, a->keys);
+    if (rc)
+        return fail(c, rc);
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    if (p->op == FBW_OP_COND_ACCEPT) { /* flow A: authenticate now */
+        rc = auth_continue(c, a->plugin, a->data, &out, &len);
+        if (rc == FBW_OK)
+            rc = send_cont_auth(c, out, len);
+        if (rc)
+            return fail(c, rc);
+        c->state = FBW_CS_AUTH;
+        return FBW_OK;
+    }
+    if (p->op == FBW_OP_ACCEPT_DATA && a->authenticated)
+        return send_attach(c, NULL, 0, 0);
+    if (p->op == FBW_OP_ACCEPT_DATA) { /* flow B with the server's first data */
+        rc = auth_continue(c, a->plugin, a->data, &out, &len);
+        return rc ? fail(c, rc) : send_attach(c, out, len, 1);
+    }
+    /* op_accept: the server ignored the op_connect data; authentication travels in the DPB, with a
+     * fresh plugin instance. Below protocol 13 only Legacy_Auth exists. */
+    const char *name = c->info.auth_plugin;
+    if (c->info.protocol < 13) {
+        if (!fbw_auth_list_contains(&c->auth_list, "Legacy_Auth"))
+            return failf(c, FBW_E_AUTH, "protocols below 13 only support Legacy_Auth, which sends a "
+                                        "crackable hash: add it to the auth plugin list to use them");
+        name = "Legacy_Auth";
+    }
+    rc = start_plugin(c, name);
+    if (rc == FBW_OK)
+        rc = fbw_auth_step(c->auth, NULL, 0, &out, &len, &c->err);
+    c->auth_list_sent = 0; /* nothing reached the server yet in this flow */
+    return rc ? fail(c, rc) : send_attach(c, out, len, 1);
+}
+
+static int on_auth(fbw_conn *c, const fbw_pkt *p)
+{
+    if (p->op == FBW_OP_RESPONSE) {
+        if (!fbw_status_is_success(p->u.resp.status))
+            return fail_status(c, p, "authentication");
+        int rc = add_keys(c, p->u.resp.data);
+        return rc ? fail(c, rc) : start_crypt_or_attach(c);
+    }
+    if (p->op != FBW_OP_CONT_AUTH)
+        return failf(c, FBW_E_PROTO, "unexpected packet during authentication");
+    const uint8_t *out = NULL;
+    size_t len = 0;
+    int rc = add_keys(c, p->u.auth.keys);
+    if (rc == FBW_OK)
+        rc = auth_continue(c, p->u.auth.name, p->u.auth.data, &out, &len);
+    if (rc == FBW_OK)
+        rc = send_cont_auth(c, out, len);
+    return rc ? fail(c, rc) : FBW_OK;
+}
+
+static int on_crypt(fbw_conn *c, const fbw_pkt *p)
+{
+    if (p->op != FBW_OP_RESPONSE)
+        return failf(c, FBW_E_PROTO, "unexpected packet in answer to op_crypt");
+    if (!fbw_status_is_success(p->u.resp.status))
+        return fail_status(c, p, "wire crypt");
+    return send_attach(c, NULL, 0, 0);
+}
+
+static int on_attach(fbw_conn *c, const fbw_pkt *p)
+{
+    if (p->op == FBW_OP_CONT_AUTH) /* authentication carried on inside op_attach (flow B) */
+        return on_auth(c, p);
+    if (p->op != FBW_OP_RESPONSE)
+        return failf(c, FBW_E_PROTO, "unexpected packet in answer to op_attach");
+    if (!fbw_status_is_success(p->u.resp.status))
+        return fail_status(c, p, c->o.create ? "create database" : "attach");
+    c->info.db_handle = p->u.resp.object;
+    c->state = FBW_CS_READY;
+    return FBW_OK;
+}
+
+/* Encrypted security databases may ask for a key before answering; fbwire has no key to give. */
+static int on_key_callback(fbw_conn *c)
+{
+    fbw_pkt r = {.op = FBW_OP_CRYPT_KEY_CALLBACK};
+    return send_pkt(c, &r);
+}
+
+static int on_ready(fbw_conn *c, const fbw_pkt *p)
+{
+    if (c->q_len == 0)
+        return failf(c, FBW_E_PROTO, "server sent a packet nobody asked for");
+    pending_reply *e = &c->q[c->q_head];
+    int rc = e->fn ? e->fn(e->arg, c, p, &c->err) : FBW_OK;
+    if (rc == FBW_AGAIN)
+        return FBW_OK;
+    if (rc)
+        return fail(c, rc);
+    c->q_head = (c->q_head + 1) % c->q_cap;
+    c->q_len--;
+    return FBW_OK;
+}
+
+static int dispatch(fbw_conn *c, const fbw_pkt *p)
+{
+    if (p->op == FBW_OP_CRYPT_KEY_CALLBACK && c->state != FBW_CS_READY)
+        return on_key_callback(c);
+    switch (c->state) {
+    case FBW_CS_CONNECTING: return on_accept(c, p);
+    case FBW_CS_AUTH: return on_auth(c, p);
+    case FBW_CS_CRYPT: return on_crypt(c, p);
+    case FBW_CS_ATTACHING: return on_attach(c, p);
+    case FBW_CS_READY:
+    case FBW_CS_DETACHED: return on_ready(c, p);
+    default: return failf(c, FBW_E_PROTO, "packet received in an impossible state");
+    }
+}
+
+/* ---- receiving ---- */
+
+static int filter_in(fbw_conn *c, const uint8_t *p, size_t n)
+{
+    if (!c->dec && !c->zi)
+        return fbw_buf_append(&c->in_plain, p, n);
+    fbw_buf *dst = c->zi ? &c->in_scratch : &c->in_plain;
+    size_t start = dst->len;
+    int rc = fbw_buf_append(dst, p, n);
+    if (rc == FBW_OK && c->dec)
+        rc = fbw_cipher_apply(c->dec, dst->data + start, n, &c->err);
+    if (rc == FBW_OK && c->zi) {
+        rc = fbw_inflater_feed(c->zi, fbw_buf_head(&c->in_scratch), fbw_buf_avail(&c->in_scratch),
+                               &c->in_plain, &c->err);
+        fbw_buf_reset(&c->in_scratch);
+    }
+    return rc;
+}
+
+int fbw_conn_recv(fbw_conn *c, const uint8_t *p, size_t n)
+{
+    if (c->state == FBW_CS_FAILED)
+        return c->err.code;
+    fbw_stats_wire(&c->stats, 0, n);
+    int rc = filter_in(c, p, n);
+    if (rc)
+        return fail(c, rc);
+    while (fbw_buf_avail(&c->in_plain) > 0) {
+        fbw_pkt pkt;
+        size_t used = 0;
+        rc = fbw_pkt_decode(&c->ctx, fbw_buf_head(&c->in_plain), fbw_buf_avail(&c->in_plain), &pkt,
+                            &used, &c->err);
+        if (rc == FBW_AGAIN)
+            return FBW_OK;
+        if (rc)
+            return fail(c, rc);
+        fbw_stats_packet(&c->stats, pkt.op, 0, used);
+        /* Consuming only moves the start offset: the packet's views stay valid until the next append,
+         * and a filter switch during dispatch can see whether bytes follow the switch point. */
+        fbw_buf_consume(&c->in_plain, used);
+        if (pkt.op != FBW_OP_DUMMY)
+            rc = dispatch(c, &pkt);
+        if (rc)
+            return rc;
+    }
+    return FBW_OK;
+}
+
+/* ---- after attach ---- */
+
+static int on_detach_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err)
+{
+    (void)arg;
+    (void)err;
+    if (reply->op != FBW_OP_RESPONSE)
+        return fbw_err_set(&c->err, FBW_E_PROTO, "unexpected answer to op_detach");
+    if (!fbw_status_is_success(reply->u.resp.status)) {
+        fbw_status_decode(reply->u.resp.status, &c->err, NULL);
+        fbw_err_prefix(&c->err, "detach");
+    }
+    c->state = FBW_CS_DETACHED;
+    fbw_pkt bye = {.op = FBW_OP_DISCONNECT};
+    return send_pkt(c, &bye);
+}
+
+int fbw_conn_detach(fbw_conn *c)
+{
+    fbw_pkt p = {.op = FBW_OP_DETACH};
+    p.u.rlse.object = c->info.db_handle;
+    return fbw_conn_request(c, &p, on_detach_reply, NULL);
+}
+
+/* isc_info_firebird_version: count byte, then length-prefixed version lines; keep the first line. */
+static int on_version_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err)
+{
+    (void)arg;
+    if (reply->op != FBW_OP_RESPONSE)
+        return fbw_err_set(err, FBW_E_PROTO, "unexpected answer to op_info_database");
+    if (!fbw_status_is_success(reply->u.resp.status)) {
+        fbw_status_decode(reply->u.resp.status, &c->err, NULL);
+        return FBW_OK;
+    }
+    fbw_rd r;
+    fbw_rd_init(&r, reply->u.resp.data.p, reply->u.resp.data.n, FBW_E_PROTO);
+    fbw_bytes item = fbw_xdr_raw(&r, 1);
+    fbw_bytes lenb = fbw_xdr_raw(&r, 2);
+    if (r.rc || item.p[0] != ISC_INFO_FIREBIRD_VERSION)
+        return fbw_err_set(err, FBW_E_PROTO, "op_info_database: no firebird_version item in reply");
+    fbw_bytes body = fbw_xdr_raw(&r, fbw_le16(lenb.p));
+    fbw_rd b;
+    fbw_rd_init(&b, body.p, body.n, FBW_E_PROTO);
+    fbw_bytes count = fbw_xdr_raw(&b, 1);
+    fbw_bytes l1 = fbw_xdr_raw(&b, 1);
+    fbw_bytes line = fbw_xdr_raw(&b, b.rc == FBW_OK && l1.p ? l1.p[0] : 0);
+    if (r.rc || b.rc || !count.p || count.p[0] == 0)
+        return fbw_err_set(err, FBW_E_PROTO, "op_info_database: malformed firebird_version item");
+    size_t n = line.n < sizeof c->info.server_version ? line.n : sizeof c->info.server_version - 1;
+    memcpy(c->info.server_version, line.p, n);
+    c->info.server_version[n] = 0;
+    return FBW_OK;
+}
+
+int fbw_conn_query_version(fbw_conn *c)
+{
+    static const uint8_t items[] = {ISC_INFO_FIREBIRD_VERSION, ISC_INFO_END};
+    fbw_pkt p = {.op = FBW_OP_INFO_DATABASE};
+    p.u.info.object = c->info.db_handle;
+    p.u.info.items = view(items, sizeof items);
+    p.u.info.buffer_length = 1024;
+    return fbw_conn_request(c, &p, on_version_reply, NULL);
+}
+
+/* ---- lifecycle ---- */
+
+int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err)
+{
+    *out = NULL;
+    if (o->protocol_min < FBW_PROTOCOL_MIN || o->protocol_max > FBW_PROTOCOL_MAX ||
+        o->protocol_min > o->protocol_max)
+        return fbw_err_set(err, FBW_E_USAGE, "protocol range %d..%d invalid (allowed %d..%d)",
+                           o->protocol_min, o->protocol_max, FBW_PROTOCOL_MIN, FBW_PROTOCOL_MAX);
+    if (!o->database || !*o->database)
+        return fbw_err_set(err, FBW_E_USAGE, "no database given");
+    fbw_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
+    fbw_err_clear(&c->err);
+    c->ctx.protocol = 0;
+    snprintf(c->info.wire_crypt, sizeof c->info.wire_crypt, "none");
+    fbw_keys_init(&c->keys);
+    int rc = copy_opts(c, o);
+    if (rc == FBW_OK)
+        rc = fbw_auth_list_parse(opt(c->o.auth_list, FBW_AUTH_DEFAULT_LIST), &c->auth_list, err);
+    if (rc == FBW_OK && c->auth_list.n == 0)
+        rc = fbw_err_set(err, FBW_E_USAGE, "empty auth plugin list");
+    if (rc == FBW_OK)
+        fbw_auth_list_format(&c->auth_list, c->auth_list_text, sizeof c->auth_list_text);
+    if (rc) {
+        if (rc == FBW_E_NOMEM)
+            fbw_err_set(err, rc, "out of memory");
+        fbw_conn_free(c);
+        return rc;
+    }
+    *out = c;
+    return FBW_OK;
+}
+
+void fbw_conn_free(fbw_conn *c)
+{
+    if (!c)
+        return;
+    fbw_auth_free(c->auth);
+    fbw_cipher_free(c->enc);
+    fbw_cipher_free(c->dec);
+    fbw_deflater_free(c->zd);
+    fbw_inflater_free(c->zi);
+    fbw_buf_free(&c->out_plain);
+    fbw_buf_free(&c->out_wire);
+    fbw_buf_free(&c->in_scratch);
+    fbw_buf_free(&c->in_plain);
+    free(c->q);
+    if (c->strings)
+        OPENSSL_cleanse(c->strings, c->strings_len);
+    free(c->strings);
+    OPENSSL_cleanse(c, sizeof *c);
+    free(c);
+}
+
+fbw_conn_state fbw_conn_get_state(const fbw_conn *c) { return c->state; }
+const fbw_err *fbw_conn_error(const fbw_conn *c) { return &c->err; }
+fbw_stats *fbw_conn_stats(fbw_conn *c) { return &c->stats; }
+const fbw_pkt_ctx *fbw_conn_pkt_ctx(const fbw_conn *c) { return &c->ctx; }
+const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c) { return &c->info; }

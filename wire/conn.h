@@ -1,0 +1,95 @@
+/* conn.h - one Firebird connection as a sans-I/O state machine: op_connect, authentication (the
+ * op_cont_auth loop with plugin switching), wire encryption and compression start, attach/create,
+ * then ordered request/reply matching for everything that follows.
+ *
+ * The caller moves bytes: fbw_conn_pending()/fbw_conn_sent() give what to write, fbw_conn_recv() takes
+ * what was read. Nothing here touches a socket or a clock (client.c does, over sock.c). Replies are
+ * matched to requests strictly in order; replies a lazy-send server holds back (deferred ops) are never
+ * waited for alone: fbw_conn_before_wait() appends an op_ping when needed. */
+#ifndef FBW_CONN_H
+#define FBW_CONN_H
+
+#include "err.h"
+#include "pkt.h"
+#include "stats.h"
+
+enum fbw_wire_crypt { FBW_WIRE_CRYPT_DISABLED = 0, FBW_WIRE_CRYPT_ENABLED = 1, FBW_WIRE_CRYPT_REQUIRED = 2 };
+
+typedef struct fbw_conn_opts {
+    const char *database;     /* path or alias on the server */
+    const char *user;         /* login as typed */
+    const char *password;
+    const char *role;         /* NULL: none */
+    const char *auth_list;    /* NULL: FBW_AUTH_DEFAULT_LIST ("Srp256,Srp") */
+    int wire_crypt;           /* enum fbw_wire_crypt, default ENABLED */
+    const char *crypt_list;   /* NULL: "ChaCha64,ChaCha,Arc4" */
+    int compress;             /* ask for zlib wire compression */
+    int protocol_min, protocol_max; /* offered range, default 10..19 */
+    int lazy;                 /* offer ptype_lazy_send (default 1); 0 offers ptype_batch_send */
+    int create;               /* op_create instead of op_attach */
+    int page_size;            /* create: 0 = server default */
+    const char *charset;      /* connection charset, default "UTF8" */
+    int dialect;              /* default 3 */
+    const char *session_time_zone; /* NULL: server default */
+    const char *client_host, *client_user; /* for the user-id block; NULL: "unknown" */
+    int32_t process_id;
+    const char *process_name;
+} fbw_conn_opts;
+
+void fbw_conn_opts_init(fbw_conn_opts *o);
+
+typedef enum fbw_conn_state {
+    FBW_CS_INIT, FBW_CS_CONNECTING, FBW_CS_AUTH, FBW_CS_CRYPT, FBW_CS_ATTACHING, FBW_CS_READY,
+    FBW_CS_DETACHED, FBW_CS_FAILED
+} fbw_conn_state;
+
+typedef struct fbw_conn fbw_conn;
+
+/* Reply handler for a request. Return FBW_OK when the reply completed the request (it is popped),
+ * FBW_AGAIN when more reply packets belong to it (fetch responses), or a fatal error. A server error
+ * in the reply is the request's business: store it and return FBW_OK. */
+typedef int (*fbw_reply_fn)(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err);
+
+/* Copies the options (strings included; the password into memory wiped on free). */
+int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err);
+void fbw_conn_free(fbw_conn *c);
+/* Queue op_connect. */
+int fbw_conn_start(fbw_conn *c);
+
+/* Bytes ready to write (after compression and encryption). *p valid until the next call. */
+int fbw_conn_pending(fbw_conn *c, const uint8_t **p, size_t *n);
+void fbw_conn_sent(fbw_conn *c, size_t n);
+/* Bytes read from the network. Decodes and dispatches every complete packet. Returns FBW_OK or a
+ * fatal error (the state becomes FBW_CS_FAILED and fbw_conn_error() says why). */
+int fbw_conn_recv(fbw_conn *c, const uint8_t *p, size_t n);
+/* Replies still expected. */
+int fbw_conn_outstanding(const fbw_conn *c);
+/* Call before blocking for replies: if every outstanding reply is one the server defers, queue an
+ * op_ping so the server flushes them. Returns 1 when there is something to wait for. */
+int fbw_conn_before_wait(fbw_conn *c);
+
+/* Queue a request (READY state) and the handler for its reply. Ops without replies (op_disconnect,
+ * op_dummy) take fn = NULL. */
+int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
+/* Queue op_detach (+ op_disconnect after its reply). */
+int fbw_conn_detach(fbw_conn *c);
+/* Queue op_info_database for the server version; the result is in fbw_conn_info(). */
+int fbw_conn_query_version(fbw_conn *c);
+
+fbw_conn_state fbw_conn_get_state(const fbw_conn *c);
+const fbw_err *fbw_conn_error(const fbw_conn *c);
+fbw_stats *fbw_conn_stats(fbw_conn *c);
+const fbw_pkt_ctx *fbw_conn_pkt_ctx(const fbw_conn *c);
+
+typedef struct fbw_conn_info {
+    int protocol;            /* 10..20, 0 before accept */
+    int lazy;                /* ptype_lazy_send accepted */
+    int compressed;
+    char auth_plugin[32];    /* "" before authentication / when done in op_attach by the DPB */
+    char wire_crypt[16];     /* "none" or the plugin name */
+    uint16_t db_handle;
+    char server_version[256];/* from isc_info_firebird_version, "" until queried */
+} fbw_conn_info;
+const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
+
+#endif

@@ -1,0 +1,20 @@
+/* fbwire.h - the public API: the only header tools, the sysbench driver and other programs include.
+ *
+ * Layers (dependencies point down): client.h (blocking, sockets) -> conn.h (sans-I/O connection state
+ * machine) -> pkt.h (every packet, both directions) -> xdr.h (bounded primitives). stats.h is the
+ * round-trip accounting every connection carries; status.h turns server status vectors into fbw_err. */
+#ifndef FBWIRE_H
+#define FBWIRE_H
+
+#include "client.h"
+#include "conn.h"
+#include "dsn.h"
+#include "err.h"
+#include "ops.h"
+#include "pkt.h"
+#include "stats.h"
+#include "status.h"
+
+#define FBWIRE_VERSION "0.1.0"
+
+#endif

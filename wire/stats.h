@@ -1,0 +1,46 @@
+/* stats.h - round-trip accounting, built into every connection from the first packet.
+ *
+ * Input is events only: a packet of op X and N bytes went one way; the client is about to wait; the
+ * wait took T ns. The live client (client.c) and the capture tool feed the same events, so both count
+ * alike. A round trip is counted each time the client waits for the server after having sent something
+ * since its last wait. Bytes per op are XDR bytes (before compression/encryption); wire totals are
+ * counted separately. No I/O, no clock, no allocation. */
+#ifndef FBW_STATS_H
+#define FBW_STATS_H
+
+#include "ops.h"
+
+#include <stdint.h>
+
+typedef struct fbw_op_stats {
+    uint64_t packets_sent, packets_received;
+    uint64_t bytes_sent, bytes_received;
+} fbw_op_stats;
+
+typedef struct fbw_stats {
+    fbw_op_stats op[FBW_OP_MAX + 1];
+    uint64_t packets_sent, packets_received; /* all ops */
+    uint64_t bytes_sent, bytes_received;     /* XDR bytes, all ops */
+    uint64_t wire_bytes_sent, wire_bytes_received; /* after compression and encryption */
+    uint64_t round_trips;
+    uint64_t waits;          /* waits in total, including ones with nothing sent (e.g. more rows) */
+    uint64_t wait_ns;        /* time spent waiting for the server */
+    int sent_since_wait;     /* internal: something was sent since the last wait */
+} fbw_stats;
+
+void fbw_stats_reset(fbw_stats *s);
+/* A packet of `op` and `bytes` XDR bytes went client->server (sent=1) or server->client (sent=0). */
+void fbw_stats_packet(fbw_stats *s, int32_t op, int sent, uint64_t bytes);
+/* Bytes handed to / taken from the network after filters. */
+void fbw_stats_wire(fbw_stats *s, int sent, uint64_t bytes);
+/* The client starts waiting for the server: counts a round trip if it sent anything since the last
+ * wait. Returns 1 when this wait is a new round trip. */
+int fbw_stats_wait_begin(fbw_stats *s);
+/* The wait ended after ns nanoseconds (may be called several times per wait). */
+void fbw_stats_wait_time(fbw_stats *s, uint64_t ns);
+/* a += b (for totals across connections and statement classes). */
+void fbw_stats_add(fbw_stats *a, const fbw_stats *b);
+/* d = a - b, for the cost of one operation measured as before/after snapshots. */
+void fbw_stats_diff(fbw_stats *d, const fbw_stats *a, const fbw_stats *b);
+
+#endif
