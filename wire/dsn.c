@@ -20,8 +20,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define FORMS                                                                                  \
-    "use host[/port]:path, [ipv6][/port]:path, inet[4|6]://host[:port]/path, inet://path or a " \
+#define FORMS                                                                                      \
+    "use host[/port]:path, [ipv6][/port]:path, inet[4|6]://host[:port]/path, inet://path or a "    \
     "local path or alias"
 
 static int bad(fbw_err *err, const char *why)

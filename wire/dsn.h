@@ -10,10 +10,10 @@
 #include "err.h"
 
 typedef struct fbw_dsn {
-    char host[256]; /* name or address, IPv6 without brackets; "localhost" when none given */
-    char port[64];  /* port number or service name; "3050" when none given */
-    char path[1024];/* database path or alias, passed to the server as is */
-    int family;     /* 4 for inet4://, 6 for inet6://, else 0 (any address family) */
+    char host[256];  /* name or address, IPv6 without brackets; "localhost" when none given */
+    char port[64];   /* port number or service name; "3050" when none given */
+    char path[1024]; /* database path or alias, passed to the server as is */
+    int family;      /* 4 for inet4://, 6 for inet6://, else 0 (any address family) */
 } fbw_dsn;
 
 /* Accepted forms:

@@ -226,8 +226,8 @@ int fbw_sock_send_all(fbw_sock *s, const void *p, size_t n, int timeout_ms, fbw_
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             int w = wait_fd(s->fd, POLLOUT, deadline);
             if (w == 0)
-                return fbw_err_set(err, FBW_E_TIMEOUT, "send to %s timed out after %d ms",
-                                   s->peer, timeout_ms);
+                return fbw_err_set(err, FBW_E_TIMEOUT, "send to %s timed out after %d ms", s->peer,
+                                   timeout_ms);
             if (w < 0)
                 return fbw_err_set_errno(err, errno, "poll for send to %s", s->peer);
             continue;

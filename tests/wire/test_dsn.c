@@ -68,26 +68,26 @@ Test(dsn, accepted_forms)
 
 static const char *const bads[] = {
     "",
-    ":db",             /* no host */
-    "host:",           /* no path */
-    "host/:db",        /* empty port */
-    "host/0:db",       /* port out of range */
-    "host/65536:db",   /* port out of range */
-    "host/123456:db",  /* too many digits */
-    "host/a b:db",     /* space in service */
-    "host/a/b:db",     /* '/' in port */
-    "ho st:db",        /* space in host */
-    "[::1:db",         /* no ']' */
-    "[::1]",           /* no path */
-    "[]:db",           /* empty address */
-    "[::1]x:db",       /* junk after ']' */
-    "inet://",         /* nothing */
-    "inet://host/",    /* no path */
-    "inet://host:/db", /* empty port */
-    "inet://:3050/db", /* empty host */
-    "inet6://::1/db",  /* IPv6 without brackets */
-    "inet://[::1/db",  /* no ']' */
-    "inet://[::1]x/db",/* junk after ']' */
+    ":db",              /* no host */
+    "host:",            /* no path */
+    "host/:db",         /* empty port */
+    "host/0:db",        /* port out of range */
+    "host/65536:db",    /* port out of range */
+    "host/123456:db",   /* too many digits */
+    "host/a b:db",      /* space in service */
+    "host/a/b:db",      /* '/' in port */
+    "ho st:db",         /* space in host */
+    "[::1:db",          /* no ']' */
+    "[::1]",            /* no path */
+    "[]:db",            /* empty address */
+    "[::1]x:db",        /* junk after ']' */
+    "inet://",          /* nothing */
+    "inet://host/",     /* no path */
+    "inet://host:/db",  /* empty port */
+    "inet://:3050/db",  /* empty host */
+    "inet6://::1/db",   /* IPv6 without brackets */
+    "inet://[::1/db",   /* no ']' */
+    "inet://[::1]x/db", /* junk after ']' */
     "inet://h:99999/db",
 };
 
@@ -140,11 +140,11 @@ static void check_limit(const char *fmt, size_t field_size, const char *what)
 
 Test(dsn, overlong_components)
 {
-    check_limit("%s:db", sizeof ((fbw_dsn *)0)->host, "host name");
-    check_limit("[%s]:db", sizeof ((fbw_dsn *)0)->host, "host name");
-    check_limit("inet://%s/db", sizeof ((fbw_dsn *)0)->host, "host name");
-    check_limit("h/%s:db", sizeof ((fbw_dsn *)0)->port, "port or service name");
-    check_limit("h:%s", sizeof ((fbw_dsn *)0)->path, "database path");
-    check_limit("%s", sizeof ((fbw_dsn *)0)->path, "database path");
-    check_limit("inet://h/%s", sizeof ((fbw_dsn *)0)->path, "database path");
+    check_limit("%s:db", sizeof((fbw_dsn *)0)->host, "host name");
+    check_limit("[%s]:db", sizeof((fbw_dsn *)0)->host, "host name");
+    check_limit("inet://%s/db", sizeof((fbw_dsn *)0)->host, "host name");
+    check_limit("h/%s:db", sizeof((fbw_dsn *)0)->port, "port or service name");
+    check_limit("h:%s", sizeof((fbw_dsn *)0)->path, "database path");
+    check_limit("%s", sizeof((fbw_dsn *)0)->path, "database path");
+    check_limit("inet://h/%s", sizeof((fbw_dsn *)0)->path, "database path");
 }

@@ -94,7 +94,10 @@ static void echo_round_trip(const char *host, int family)
     close(lfd);
 }
 
-Test(sock, connect_send_recv_ipv4) { echo_round_trip("127.0.0.1", AF_INET); }
+Test(sock, connect_send_recv_ipv4)
+{
+    echo_round_trip("127.0.0.1", AF_INET);
+}
 
 Test(sock, connect_by_name_localhost)
 {
@@ -102,7 +105,10 @@ Test(sock, connect_by_name_localhost)
     echo_round_trip("localhost", AF_INET);
 }
 
-Test(sock, connect_ipv6_loopback) { echo_round_trip("::1", AF_INET6); }
+Test(sock, connect_ipv6_loopback)
+{
+    echo_round_trip("::1", AF_INET6);
+}
 
 Test(sock, refused_port_is_io_error)
 {
