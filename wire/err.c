@@ -66,10 +66,16 @@ int fbw_err_prefix(fbw_err *e, const char *fmt, ...)
     va_start(ap, fmt);
     put_msg(e, 0, fmt, ap);
     va_end(ap);
-    size_t len = strlen(e->msg);
-    if (len + 2 < sizeof e->msg) {
-        snprintf(e->msg + len, sizeof e->msg - len, ": %s", old);
-        if (strlen(old) + len + 2 >= sizeof e->msg)
+    /* Append ": old" by hand: snprintf of a possibly truncated copy trips -Wformat-truncation. */
+    size_t len = strlen(e->msg), room = sizeof e->msg - 1 - len, oldlen = strnlen(old, sizeof old - 1);
+    if (room >= 2) {
+        memcpy(e->msg + len, ": ", 2);
+        len += 2;
+        room -= 2;
+        size_t take = oldlen < room ? oldlen : room;
+        memcpy(e->msg + len, old, take);
+        e->msg[len + take] = 0;
+        if (take < oldlen)
             memcpy(e->msg + sizeof e->msg - 4, "...", 4);
     }
     return e->code;
