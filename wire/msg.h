@@ -1,0 +1,168 @@
+/* msg.h - message formats (the fields a BLR message describes), BLR build and parse, and the XDR
+ * framing, decoding and encoding of one message: a fetched row or a set of input parameters.
+ *
+ * Pure codecs: no connection state, no I/O. BLR parse, framing and decoding never allocate;
+ * decoded values are views into the raw message bytes. Conversion of values to and from text is
+ * in value.h. Facts: shared/reference/proto-statements.md §3; Firebird src/remote/parser.cpp,
+ * src/remote/protocol.cpp (xdr_message, xdr_packed_message), src/common/xdr.cpp (xdr_datum). */
+#ifndef FBW_MSG_H
+#define FBW_MSG_H
+
+#include "buf.h"
+#include "err.h"
+#include "xdr.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* SQL type codes of sqlda_pub.h (without the +1 "nullable" bit). */
+enum {
+    FBW_SQL_VARYING = 448,
+    FBW_SQL_TEXT = 452,
+    FBW_SQL_DOUBLE = 480,
+    FBW_SQL_FLOAT = 482,
+    FBW_SQL_LONG = 496,
+    FBW_SQL_SHORT = 500,
+    FBW_SQL_TIMESTAMP = 510,
+    FBW_SQL_BLOB = 520,
+    FBW_SQL_D_FLOAT = 530,
+    FBW_SQL_ARRAY = 540,
+    FBW_SQL_QUAD = 550,
+    FBW_SQL_TYPE_TIME = 560,
+    FBW_SQL_TYPE_DATE = 570,
+    FBW_SQL_INT64 = 580,
+    FBW_SQL_TIMESTAMP_TZ_EX = 32748,
+    FBW_SQL_TIME_TZ_EX = 32750,
+    FBW_SQL_INT128 = 32752,
+    FBW_SQL_TIMESTAMP_TZ = 32754,
+    FBW_SQL_TIME_TZ = 32756,
+    FBW_SQL_DEC16 = 32760,
+    FBW_SQL_DEC34 = 32762,
+    FBW_SQL_BOOLEAN = 32764,
+    FBW_SQL_NULL = 32766,
+};
+
+/* Character set ids used by the codecs (Firebird's intlnames). 127 is what a BLR without a charset
+ * (blr_text, blr_varying) means: the attachment charset ("CS_dynamic"). */
+enum { FBW_CS_NONE = 0, FBW_CS_OCTETS = 1, FBW_CS_UTF8 = 4, FBW_CS_DYNAMIC = 127 };
+
+/* Most fields a message can have: the BLR count is a u16 holding 2 descriptors per field
+ * (value + NULL indicator), and fbclient asserts count < 65535 / 2 (BlrFromMessage.cpp). */
+#define FBW_MSG_MAX_COLS 32767
+/* Longest CHAR / VARCHAR: BLR lengths are u16, and a VARCHAR's native size (2 + len) must fit too. */
+#define FBW_MSG_MAX_TEXT 65535
+#define FBW_MSG_MAX_VARYING 65533
+
+/* One field of a message. */
+typedef struct fbw_col {
+    uint16_t type;    /* FBW_SQL_*, never with the nullable bit */
+    int16_t scale;    /* exact numerics: value = integer * 10^scale (NUMERIC(9,2) -> -2); else 0 */
+    int16_t subtype;  /* BLOB subtype; exact numerics 1 NUMERIC / 2 DECIMAL (informational) */
+    uint16_t charset; /* CHAR, VARCHAR, BLOB: charset id (FBW_CS_*); else 0 */
+    uint16_t length;  /* CHAR/VARCHAR: max bytes (VARCHAR without its 2-byte prefix); SQL_NULL: 0;
+                       * other types: their native size (fbw_msg_native_size) */
+    uint8_t nullable; /* from describe; BLR does not carry it (parse sets 1). Informational only */
+} fbw_col;
+
+/* A message format: `n` columns in caller-owned storage of `cap` entries. */
+typedef struct fbw_msgfmt {
+    fbw_col *cols;
+    uint16_t n;
+    uint16_t cap;
+} fbw_msgfmt;
+
+/* A 128-bit two's-complement integer as two halves (INT128 values). */
+typedef struct fbw_i128 {
+    int64_t hi;
+    uint64_t lo;
+} fbw_i128;
+
+/* One decoded field. `type` repeats the column type so a value can be checked against the column
+ * it is encoded for; the union member in use follows from it:
+ *   SHORT, LONG, INT64 -> i64 (unscaled integer; the column's scale applies)   INT128 -> i128
+ *   FLOAT -> f32   DOUBLE, D_FLOAT -> f64   BOOLEAN -> boolean (0/1)
+ *   TEXT, VARYING -> bytes (view; CHAR keeps its padding). When `hex` is set (only from
+ *     fbw_value_from_text for OCTETS columns) the view holds hex digits that encode as bytes.
+ *   DATE -> dt.date   TIME -> dt.time   TIMESTAMP -> dt.date + dt.time
+ *   TIME_TZ(_EX), TIMESTAMP_TZ(_EX) -> dt (UTC) + dt.zone; dt.offset (minutes) valid when
+ *     dt.has_offset (always for _EX types, from the wire; set by decode for offset zones and GMT)
+ *   DEC16, DEC34 -> dec: IEEE 754 decimal64/decimal128 in DPD, big-endian (8 or 16 bytes used)
+ *   BLOB, ARRAY, QUAD -> quad (blob id; (0,0) is the null blob)
+ *   SQL_NULL -> nothing (always null) */
+typedef struct fbw_value {
+    uint16_t type;
+    uint8_t is_null;
+    uint8_t hex;
+    union {
+        int64_t i64;
+        fbw_i128 i128;
+        float f32;
+        double f64;
+        int boolean;
+        fbw_bytes bytes;
+        struct {
+            int32_t date;   /* days since 1858-11-17 */
+            uint32_t time;  /* 1/10000 s since midnight */
+            uint16_t zone;  /* Firebird zone id (TimeZoneUtil): offset zones 0..2878, regions up */
+            int16_t offset; /* minutes east of UTC (ext_offset) */
+            uint8_t has_offset;
+        } dt;
+        uint8_t dec[16];
+        struct {
+            uint32_t high, low;
+        } quad;
+    } u;
+} fbw_value;
+
+/* ---- in blr.c ---- */
+
+/* Native size of a column in a message (sqlTypeToDsc): CHAR len, VARCHAR len + 2, INT64 8... */
+size_t fbw_msg_native_size(const fbw_col *c);
+/* Message length as the engine lays it out (proto-statements.md §3.3), needed for
+ * op_batch_create. Returns 0 for an empty format. */
+size_t fbw_msg_length(const fbw_msgfmt *f);
+
+/* Append the message BLR for `f` to `out`, as fbclient's BlrFromMessage writes it: blr_version5
+ * (blr_version4 when dialect <= 1), blr_begin, blr_message 0 count, per field its type and
+ * blr_short 0, blr_end, blr_eoc. An empty format appends nothing (fbclient sends an empty BLR).
+ * `protocol` picks blr_blob2 (>= 12) or blr_quad for BLOB columns.
+ * Returns FBW_OK, FBW_E_USAGE (unknown type, bad length, too many columns; message in err),
+ * FBW_E_NOMEM. */
+int fbw_blr_build(const fbw_msgfmt *f, int protocol, int dialect, fbw_buf *out, fbw_err *err);
+
+/* Number of fields of the message BLR in blr[0..n) (0 for an empty BLR), so the caller can size
+ * the column storage before fbw_blr_parse. Returns FBW_OK or FBW_E_BADVALUE. */
+int fbw_blr_count(const uint8_t *blr, size_t n, uint16_t *count, fbw_err *err);
+
+/* Parse a message BLR (every form fbclient and Jaybird send: text/text2, varying/varying2,
+ * short/long/int64/int128 with scale, float, double, d_float, dec64/dec128, sql_date, sql_time,
+ * timestamp, the four TZ forms, bool, blob2, quad) into f->cols (f->cap entries). Each field must
+ * be followed by its blr_short NULL indicator. An empty BLR gives n = 0. Bounds-checked; any
+ * malformation returns FBW_E_BADVALUE naming the byte and its offset; more fields than f->cap
+ * returns FBW_E_USAGE. */
+int fbw_blr_parse(const uint8_t *blr, size_t n, fbw_msgfmt *f, fbw_err *err);
+
+/* ---- in row.c ---- */
+
+/* Walk one message at the reader position without decoding it, and return its bytes in *raw.
+ * protocol >= 13: NULL bitmap (opaque, ceil(n/8) bytes padded to 4), then the non-NULL fields;
+ * protocol < 13: every field followed by its xdr_short NULL indicator.
+ * On a shortfall returns r->short_rc (FBW_AGAIN on a growing stream) with the reader's position
+ * unspecified: restart from the saved position once more bytes arrived. A VARCHAR longer than its
+ * declared length returns FBW_E_PROTO (framing cannot be trusted). No allocation. */
+int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);
+
+/* Decode one message framed by fbw_msg_frame into values[0..f->n). Views in values point into
+ * raw. Returns FBW_OK, FBW_E_PROTO (raw does not hold exactly one message). */
+int fbw_msg_decode(fbw_bytes raw, const fbw_msgfmt *f, int protocol, fbw_value *values,
+                   fbw_err *err);
+
+/* Append one message with values[0..f->n) to w. A non-NULL value must have its column's type
+ * (FBW_E_USAGE otherwise). CHAR values shorter than the column are padded (spaces; zero bytes for
+ * OCTETS); longer CHAR/VARCHAR values return FBW_E_BADVALUE. NULL fields are omitted from packed
+ * messages and sent as zeros with indicator -1 in unpacked ones. Returns FBW_OK, FBW_E_USAGE,
+ * FBW_E_BADVALUE, FBW_E_NOMEM (w->rc). */
+int fbw_msg_encode(fbw_wr *w, const fbw_msgfmt *f, int protocol, const fbw_value *values,
+                   fbw_err *err);
+
+#endif
