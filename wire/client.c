@@ -100,6 +100,22 @@ int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg)
 
 int fbw_client_wait(fbw_client *cl) { return fbw_client_wait_until(cl, NULL, NULL); }
 
+int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg)
+{
+    for (;;) {
+        int rc = queue(arg);
+        if (rc != FBW_AGAIN) {
+            int wrc = fbw_client_wait(cl);
+            return rc ? rc : wrc;
+        }
+        if (fbw_conn_outstanding(cl->conn) == 0)
+            return fbw_err_set(&cl->err, FBW_E_USAGE, "request cannot be queued and nothing is pending");
+        rc = fbw_client_wait(cl);
+        if (rc)
+            return rc;
+    }
+}
+
 static int connected(void *arg)
 {
     fbw_conn_state s = fbw_conn_get_state(arg);

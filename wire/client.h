@@ -23,6 +23,10 @@ int fbw_client_connect(const char *dsn, const fbw_client_opts *o, fbw_client **o
 int fbw_client_wait(fbw_client *cl);
 /* Send what is queued and read until pred(arg) is true or nothing is outstanding. */
 int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg);
+/* Run queue(arg), which queues requests and may answer FBW_AGAIN when it needs earlier replies
+ * first (then this waits and calls it again), and wait until nothing is outstanding. Returns the
+ * first error of either. */
+int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg);
 /* Detach and disconnect politely (bounded by the timeout), then free. NULL is fine. */
 int fbw_client_close(fbw_client *cl);
 /* Drop the connection without talking to the server, then free. */

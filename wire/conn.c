@@ -21,6 +21,7 @@
 typedef struct pending_reply {
     int32_t op;
     uint8_t deferred;
+    const fbw_msgfmt *fmt; /* rows in the reply, for the decoder */
     fbw_reply_fn fn;
     void *arg;
 } pending_reply;
@@ -50,6 +51,7 @@ struct fbw_conn {
     fbw_buf in_scratch;      /* decrypted bytes waiting for inflate */
     fbw_buf in_plain;        /* plain XDR waiting to be decoded */
 
+    uint64_t allocations;    /* requests queued that allocate a server object id */
     pending_reply *q;        /* ring of outstanding replies */
     size_t q_cap, q_head, q_len;
 };
@@ -152,12 +154,14 @@ static int filter_out(fbw_conn *c)
     size_t n = fbw_buf_avail(&c->out_plain);
     if (n == 0)
         return FBW_OK;
-    size_t start = c->out_wire.len;
+    /* Appending may compact the buffer, so the new bytes are located from its end. */
+    size_t before = fbw_buf_avail(&c->out_wire);
     int rc = c->zd ? fbw_deflater_flush(c->zd, fbw_buf_head(&c->out_plain), n, &c->out_wire, &c->err)
                    : fbw_buf_append(&c->out_wire, fbw_buf_head(&c->out_plain), n);
     fbw_buf_reset(&c->out_plain);
+    size_t added = fbw_buf_avail(&c->out_wire) - before;
     if (rc == FBW_OK && c->enc)
-        rc = fbw_cipher_apply(c->enc, c->out_wire.data + start, c->out_wire.len - start, &c->err);
+        rc = fbw_cipher_apply(c->enc, c->out_wire.data + c->out_wire.len - added, added, &c->err);
     return rc ? fail(c, rc) : FBW_OK;
 }
 
@@ -177,7 +181,7 @@ void fbw_conn_sent(fbw_conn *c, size_t n)
 
 /* ---- reply queue ---- */
 
-static int push_reply(fbw_conn *c, int32_t op, fbw_reply_fn fn, void *arg)
+static int push_reply(fbw_conn *c, int32_t op, const fbw_msgfmt *fmt, fbw_reply_fn fn, void *arg)
 {
     if (c->q_len == c->q_cap) {
         size_t cap = c->q_cap ? c->q_cap * 2 : QUEUE_MIN;
@@ -197,6 +201,7 @@ static int push_reply(fbw_conn *c, int32_t op, fbw_reply_fn fn, void *arg)
     e->deferred = c->info.lazy && oi && (oi->flags & FBW_OPF_DEFERRED);
     e->fn = fn;
     e->arg = arg;
+    e->fmt = fmt;
     c->q_len++;
     return FBW_OK;
 }
@@ -224,11 +229,28 @@ int fbw_conn_before_wait(fbw_conn *c)
     if (rc == FBW_E_UNSUPPORTED)
         return failf(c, FBW_E_PROTO, "deferred replies cannot be flushed below protocol 13"), 0;
     if (rc == FBW_OK)
-        rc = push_reply(c, FBW_OP_PING, ignore_reply, NULL);
+        rc = push_reply(c, FBW_OP_PING, NULL, ignore_reply, NULL);
     return rc == FBW_OK;
 }
 
 int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg)
+{
+    return fbw_conn_request_rows(c, req, NULL, fn, arg);
+}
+
+/* The live decoder's format source: rows in a reply belong to the request at the head of the queue. */
+static const fbw_msgfmt *head_format(void *arg, enum fbw_fmt_kind kind, const fbw_pkt *p, fbw_err *err)
+{
+    fbw_conn *c = arg;
+    (void)p;
+    if ((kind == FBW_FMT_FETCH || kind == FBW_FMT_SQL_RESPONSE) && c->q_len > 0 && c->q[c->q_head].fmt)
+        return c->q[c->q_head].fmt;
+    fbw_err_set(err, FBW_E_PROTO, "server sent rows nobody asked for");
+    return NULL;
+}
+
+int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt, fbw_reply_fn fn,
+                          void *arg)
 {
     if (c->state == FBW_CS_FAILED)
         return c->err.code;
@@ -236,9 +258,12 @@ int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg
         return fbw_err_set(&c->err, FBW_E_USAGE, "connection is not attached");
     int rc = send_pkt(c, req);
     if (rc == FBW_OK && fn)
-        rc = push_reply(c, req->op, fn, arg);
+        rc = push_reply(c, req->op, fmt, fn, arg);
     return rc;
 }
+
+uint64_t fbw_conn_note_allocation(fbw_conn *c) { return ++c->allocations; }
+uint64_t fbw_conn_allocations(const fbw_conn *c) { return c->allocations; }
 
 /* ---- the op_connect packet ---- */
 
@@ -621,10 +646,9 @@ static int filter_in(fbw_conn *c, const uint8_t *p, size_t n)
     if (!c->dec && !c->zi)
         return fbw_buf_append(&c->in_plain, p, n);
     fbw_buf *dst = c->zi ? &c->in_scratch : &c->in_plain;
-    size_t start = dst->len;
-    int rc = fbw_buf_append(dst, p, n);
+    int rc = fbw_buf_append(dst, p, n); /* may compact: the new bytes are the last n */
     if (rc == FBW_OK && c->dec)
-        rc = fbw_cipher_apply(c->dec, dst->data + start, n, &c->err);
+        rc = fbw_cipher_apply(c->dec, dst->data + dst->len - n, n, &c->err);
     if (rc == FBW_OK && c->zi) {
         rc = fbw_inflater_feed(c->zi, fbw_buf_head(&c->in_scratch), fbw_buf_avail(&c->in_scratch),
                                &c->in_plain, &c->err);
@@ -742,6 +766,8 @@ int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err)
         return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
     fbw_err_clear(&c->err);
     c->ctx.protocol = 0;
+    c->ctx.format = head_format;
+    c->ctx.arg = c;
     snprintf(c->info.wire_crypt, sizeof c->info.wire_crypt, "none");
     fbw_keys_init(&c->keys);
     int rc = copy_opts(c, o);

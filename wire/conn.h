@@ -71,6 +71,16 @@ int fbw_conn_before_wait(fbw_conn *c);
 /* Queue a request (READY state) and the handler for its reply. Ops without replies (op_disconnect,
  * op_dummy) take fn = NULL. */
 int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
+/* The same for requests whose reply carries rows (op_fetch, op_execute2): `fmt` is the row format
+ * the decoder uses for them; it must stay valid until the reply is handled. */
+int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt, fbw_reply_fn fn,
+                          void *arg);
+/* Requests that make the server allocate an object id (op_transaction, op_allocate_statement, blob
+ * open/create) call this when queued; it returns the new allocation count. A lazy-send server maps
+ * handle 0xFFFF to the most recent allocation, so a handle is usable as 0xFFFF while the count still
+ * equals the one its allocation got. */
+uint64_t fbw_conn_note_allocation(fbw_conn *c);
+uint64_t fbw_conn_allocations(const fbw_conn *c);
 /* Queue op_detach (+ op_disconnect after its reply). */
 int fbw_conn_detach(fbw_conn *c);
 /* Queue op_info_database for the server version; the result is in fbw_conn_info(). */

@@ -14,6 +14,9 @@
 #include "pkt.h"
 #include "stats.h"
 #include "status.h"
+#include "stmt.h"
+#include "tx.h"
+#include "value.h"
 
 #define FBWIRE_VERSION "0.1.0"
 

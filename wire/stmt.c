@@ -1,0 +1,595 @@
+/* stmt.c - statements (proto-statements.md 2, 4, 5). */
+#include "stmt.h"
+
+#include "status.h"
+#include "value.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PREPARE_BUFFER 64384 /* what fbclient asks for (MAX_MEDIUM_BLOCK_SIZE) */
+#define DSQL_CLOSE 1
+#define DSQL_DROP 2
+
+enum { ALLOC_NONE, ALLOC_PENDING, ALLOC_DONE };
+
+struct fbw_stmt {
+    fbw_conn *conn;
+    uint16_t handle;
+    int alloc;              /* ALLOC_* */
+    uint64_t alloc_token;
+    int pending;            /* replies outstanding for this statement */
+    int zombie;             /* freed by the user while replies were outstanding */
+
+    int prepared, type, flags;
+    fbw_describe desc;
+    fbw_msgfmt in, out;
+    fbw_colname *in_names, *out_names;
+    fbw_buf in_blr, out_blr;
+
+    int cursor_open, eof, exec_failed;
+    fbw_tx *cursor_tx;      /* transaction the cursor lives in, and its generation then */
+    uint64_t cursor_tx_gen;
+    uint16_t exec_tr_sent;
+    fbw_tx *exec_tx;
+    uint32_t fetch_size;
+
+    fbw_buf rows;           /* raw messages back to back */
+    fbw_buf row_offs;       /* size_t offsets into rows, one per row, plus the end */
+    size_t nrows;
+    uint64_t affected;
+    fbw_buf scratch;        /* encoded input message */
+    fbw_err err;
+};
+
+/* ---- allocation of describe storage ---- */
+
+static void free_side(fbw_msgfmt *f, fbw_colname **names)
+{
+    free(f->cols);
+    f->cols = NULL;
+    f->n = f->cap = 0;
+    free(*names);
+    *names = NULL;
+}
+
+static int alloc_side(void *arg, fbw_describe_side *side, uint32_t count)
+{
+    fbw_stmt *s = arg;
+    fbw_msgfmt *f = side == &s->desc.in ? &s->in : &s->out;
+    fbw_colname **names = side == &s->desc.in ? &s->in_names : &s->out_names;
+    free_side(f, names);
+    size_t n = count ? count : 1;
+    f->cols = calloc(n, sizeof *f->cols);
+    *names = calloc(n, sizeof **names);
+    if (!f->cols || !*names) {
+        free_side(f, names);
+        return FBW_E_NOMEM;
+    }
+    f->cap = (uint16_t)count;
+    side->fmt = f;
+    side->names = *names;
+    return FBW_OK;
+}
+
+static void reset_describe(fbw_stmt *s)
+{
+    free_side(&s->in, &s->in_names);
+    free_side(&s->out, &s->out_names);
+    memset(&s->desc, 0, sizeof s->desc);
+    s->desc.alloc = alloc_side;
+    s->desc.alloc_arg = s;
+    s->desc.in.fmt = &s->in;
+    s->desc.out.fmt = &s->out;
+    fbw_buf_reset(&s->in_blr);
+    fbw_buf_reset(&s->out_blr);
+    s->prepared = 0;
+}
+
+int fbw_stmt_new(fbw_conn *c, fbw_stmt **out, fbw_err *err)
+{
+    fbw_stmt *s = calloc(1, sizeof *s);
+    if (!s)
+        return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
+    s->conn = c;
+    fbw_err_clear(&s->err);
+    reset_describe(s);
+    *out = s;
+    return FBW_OK;
+}
+
+static void destroy(fbw_stmt *s)
+{
+    free_side(&s->in, &s->in_names);
+    free_side(&s->out, &s->out_names);
+    fbw_buf_free(&s->in_blr);
+    fbw_buf_free(&s->out_blr);
+    fbw_buf_free(&s->rows);
+    fbw_buf_free(&s->row_offs);
+    fbw_buf_free(&s->scratch);
+    free(s);
+}
+
+/* Every reply handler starts here: it accounts the reply and frees a statement its user dropped. */
+static int settle(fbw_stmt *s, int rc)
+{
+    if (rc != FBW_AGAIN && --s->pending == 0 && s->zombie)
+        destroy(s);
+    return rc;
+}
+
+static int request(fbw_stmt *s, const fbw_pkt *p, fbw_reply_fn fn)
+{
+    int rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2;
+    int rc = fbw_conn_request_rows(s->conn, p, rows ? &s->out : NULL, fn, s);
+    if (rc == FBW_OK)
+        s->pending++;
+    return rc;
+}
+
+static int ignore_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    (void)c, (void)r, (void)err;
+    return settle(arg, FBW_OK);
+}
+
+static int expect_response(const fbw_pkt *r, fbw_err *err, const char *what)
+{
+    if (r->op == FBW_OP_RESPONSE)
+        return FBW_OK;
+    return fbw_err_set(err, FBW_E_PROTO, "unexpected op %d in answer to %s", (int)r->op, what);
+}
+
+/* ---- handles ---- */
+
+static int stmt_handle(const fbw_stmt *s, uint16_t *h)
+{
+    if (s->alloc == ALLOC_DONE) {
+        *h = s->handle;
+        return FBW_OK;
+    }
+    if (s->alloc == ALLOC_PENDING && fbw_conn_get_info(s->conn)->lazy &&
+        fbw_conn_allocations(s->conn) == s->alloc_token) {
+        *h = FBW_INVALID_OBJECT;
+        return FBW_OK;
+    }
+    return s->alloc == ALLOC_PENDING ? FBW_AGAIN : FBW_E_USAGE;
+}
+
+static int on_alloc(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    fbw_stmt *s = arg;
+    (void)c;
+    int rc = expect_response(r, err, "op_allocate_statement");
+    if (rc)
+        return settle(s, rc);
+    if (fbw_status_decode(r->u.resp.status, &s->err, NULL) != FBW_OK)
+        s->alloc = ALLOC_NONE;
+    else {
+        s->handle = r->u.resp.object;
+        s->alloc = ALLOC_DONE;
+    }
+    return settle(s, FBW_OK);
+}
+
+/* ---- prepare ---- */
+
+/* Rows come back in the _EX time zone forms, which carry the zone's offset (value.h). */
+static int build_blrs(fbw_stmt *s, fbw_err *err)
+{
+    fbw_msgfmt_tz_ex(&s->out);
+    int proto = fbw_conn_get_info(s->conn)->protocol;
+    int rc = fbw_blr_build(&s->in, proto, 3, &s->in_blr, err);
+    return rc ? rc : fbw_blr_build(&s->out, proto, 3, &s->out_blr, err);
+}
+
+static int on_describe(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err);
+
+static int describe_done_or_continue(fbw_stmt *s, const uint8_t *data, size_t n)
+{
+    int truncated = 0;
+    int rc = fbw_describe_parse(&s->desc, data, n, &truncated, &s->err);
+    if (rc)
+        return rc; /* recorded in s->err; statement stays unprepared */
+    if (truncated) {
+        int sel = s->desc.out.complete < s->desc.out.count || !s->desc.out.have_count;
+        uint32_t from = (sel ? s->desc.out.complete : s->desc.in.complete) + 1;
+        uint8_t items[40];
+        fbw_pkt p = {.op = FBW_OP_INFO_SQL};
+        p.u.info.object = s->handle;
+        p.u.info.items.p = items;
+        p.u.info.items.n = fbw_describe_continue_items(sel, from, items);
+        p.u.info.buffer_length = PREPARE_BUFFER;
+        return request(s, &p, on_describe);
+    }
+    if (s->desc.in.complete < s->desc.in.count || s->desc.out.complete < s->desc.out.count)
+        return fbw_err_set(&s->err, FBW_E_BADVALUE, "describe reply incomplete without truncation");
+    s->type = s->desc.stmt_type;
+    s->flags = s->desc.stmt_flags;
+    rc = build_blrs(s, &s->err);
+    if (rc == FBW_OK)
+        s->prepared = 1;
+    return rc;
+}
+
+static int on_describe(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    fbw_stmt *s = arg;
+    (void)c;
+    int rc = expect_response(r, err, "op_info_sql");
+    if (rc == FBW_OK && fbw_status_decode(r->u.resp.status, &s->err, NULL) == FBW_OK) {
+        rc = describe_done_or_continue(s, r->u.resp.data.p, r->u.resp.data.n);
+        if (rc == FBW_E_NOMEM)
+            return settle(s, rc);
+        rc = FBW_OK; /* bad describe data fails the statement, not the connection */
+    }
+    return settle(s, rc);
+}
+
+static int on_prepare(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    return on_describe(arg, c, r, err);
+}
+
+int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len)
+{
+    uint16_t tr = 0;
+    if (tx && tx->state == FBW_TX_ACTIVE)
+        tr = tx->handle;
+    int rc = fbw_stmt_close(s);
+    if (rc)
+        return rc;
+    if (s->alloc == ALLOC_NONE) {
+        fbw_pkt a = {.op = FBW_OP_ALLOCATE_STATEMENT};
+        a.u.rlse.object = fbw_conn_get_info(s->conn)->db_handle;
+        rc = request(s, &a, on_alloc);
+        if (rc)
+            return rc;
+        s->alloc = ALLOC_PENDING;
+        s->alloc_token = fbw_conn_note_allocation(s->conn);
+    }
+    uint16_t h;
+    rc = stmt_handle(s, &h);
+    if (rc)
+        return rc; /* FBW_AGAIN on a port without lazy send: wait for the allocation */
+    reset_describe(s);
+    fbw_err_clear(&s->err);
+    fbw_pkt p = {.op = FBW_OP_PREPARE_STATEMENT};
+    p.u.sqlst.tr = tr;
+    p.u.sqlst.stmt = h;
+    p.u.sqlst.dialect = 3;
+    p.u.sqlst.sql.p = (const uint8_t *)sql;
+    p.u.sqlst.sql.n = len;
+    p.u.sqlst.items.p = fbw_describe_items;
+    p.u.sqlst.items.n = fbw_describe_items_len;
+    p.u.sqlst.buffer_length = PREPARE_BUFFER;
+    return request(s, &p, on_prepare);
+}
+
+/* ---- rows ---- */
+
+static int store_row(fbw_stmt *s, fbw_bytes raw)
+{
+    size_t off = s->rows.len;
+    if (s->nrows == 0 && fbw_buf_append(&s->row_offs, &off, sizeof off))
+        return FBW_E_NOMEM;
+    if (fbw_buf_append(&s->rows, raw.p, raw.n))
+        return FBW_E_NOMEM;
+    off = s->rows.len;
+    if (fbw_buf_append(&s->row_offs, &off, sizeof off))
+        return FBW_E_NOMEM;
+    s->nrows++;
+    return FBW_OK;
+}
+
+void fbw_stmt_clear_rows(fbw_stmt *s)
+{
+    fbw_buf_reset(&s->rows);
+    fbw_buf_reset(&s->row_offs);
+    s->nrows = 0;
+}
+
+int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err)
+{
+    if (i >= s->nrows)
+        return fbw_err_set(err, FBW_E_USAGE, "row %zu of %zu", i, s->nrows);
+    size_t a, b;
+    memcpy(&a, s->row_offs.data + i * sizeof(size_t), sizeof a);
+    memcpy(&b, s->row_offs.data + (i + 1) * sizeof(size_t), sizeof b);
+    fbw_bytes raw = {s->rows.data + a, b - a};
+    return fbw_msg_decode(raw, &s->out, fbw_conn_get_info(s->conn)->protocol, values, err);
+}
+
+/* ---- execute and fetch ---- */
+
+static void note_exec_status(fbw_stmt *s, const fbw_pkt *r)
+{
+    if (fbw_status_decode(r->u.resp.status, &s->err, NULL) != FBW_OK) {
+        s->exec_failed = 1;
+        s->cursor_open = 0;
+        s->eof = 1;
+        return; /* an error reply carries object 0, which says nothing about the transaction */
+    }
+    /* COMMIT / ROLLBACK / SET TRANSACTION as SQL change which transaction is alive (1.5). */
+    if (s->exec_tx)
+        fbw_tx_note_exec_reply(s->exec_tx, s->exec_tr_sent, r->u.resp.object);
+}
+
+static int on_execute(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    fbw_stmt *s = arg;
+    (void)c;
+    if (r->op == FBW_OP_SQL_RESPONSE) { /* op_execute2: the singleton row, then op_response */
+        int rc = r->u.sqldata.messages ? store_row(s, r->u.sqldata.msg) : FBW_OK;
+        return rc ? settle(s, rc) : FBW_AGAIN;
+    }
+    int rc = expect_response(r, err, "op_execute");
+    if (rc == FBW_OK)
+        note_exec_status(s, r);
+    return settle(s, rc);
+}
+
+static int on_fetch(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    fbw_stmt *s = arg;
+    (void)c;
+    if (r->op == FBW_OP_FETCH_RESPONSE) {
+        if (r->u.sqldata.messages) {
+            int rc = store_row(s, r->u.sqldata.msg);
+            return rc ? settle(s, rc) : FBW_AGAIN;
+        }
+        if (r->u.sqldata.status == 100)
+            s->eof = 1;
+        return settle(s, FBW_OK);
+    }
+    int rc = expect_response(r, err, "op_fetch");
+    if (rc == FBW_OK) {
+        /* An execute that failed makes its fetch fail too; keep the first (real) error. */
+        if (!s->exec_failed)
+            fbw_status_decode(r->u.resp.status, &s->err, NULL);
+        s->eof = 1;
+        s->cursor_open = 0;
+    }
+    return settle(s, rc);
+}
+
+static int on_records(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    fbw_stmt *s = arg;
+    (void)c;
+    int rc = expect_response(r, err, "op_info_sql");
+    fbw_err ignored;
+    if (rc == FBW_OK && fbw_status_decode(r->u.resp.status, &ignored, NULL) == FBW_OK) {
+        uint64_t sel = 0;
+        if (fbw_info_records(r->u.resp.data.p, r->u.resp.data.n, &s->affected, &sel, &ignored))
+            s->affected = 0;
+    }
+    return settle(s, rc);
+}
+
+static uint32_t fetch_size(const fbw_stmt *s)
+{
+    if (s->fetch_size)
+        return s->fetch_size;
+    size_t len = fbw_msg_length(&s->out);
+    uint32_t n = 1000;
+    if (len && (1u << 20) / len < n)
+        n = (uint32_t)((1u << 20) / len);
+    return n < 10 ? 10 : n;
+}
+
+static int queue_fetch(fbw_stmt *s, int with_blr)
+{
+    uint16_t h;
+    int rc = stmt_handle(s, &h);
+    if (rc)
+        return rc;
+    fbw_pkt f = {.op = FBW_OP_FETCH};
+    f.u.sqldata.stmt = h;
+    if (with_blr) {
+        f.u.sqldata.blr.p = s->out_blr.data;
+        f.u.sqldata.blr.n = s->out_blr.len;
+    }
+    f.u.sqldata.messages = (uint16_t)(fetch_size(s) > 0xFFFF ? 0xFFFF : fetch_size(s));
+    return request(s, &f, on_fetch);
+}
+
+int fbw_stmt_fetch(fbw_stmt *s)
+{
+    if (!s->cursor_open || s->eof)
+        return FBW_OK;
+    return queue_fetch(s, 0);
+}
+
+void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows) { s->fetch_size = rows; }
+
+static int cursor_still_on_server(const fbw_stmt *s)
+{
+    if (!s->cursor_open)
+        return 0;
+    const fbw_tx *t = s->cursor_tx;
+    return t && t->generation == s->cursor_tx_gen &&
+           (t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE);
+}
+
+int fbw_stmt_close(fbw_stmt *s)
+{
+    int open = cursor_still_on_server(s);
+    s->cursor_open = 0;
+    if (!open)
+        return FBW_OK;
+    uint16_t h;
+    int rc = stmt_handle(s, &h);
+    if (rc)
+        return rc;
+    fbw_pkt p = {.op = FBW_OP_FREE_STATEMENT};
+    p.u.sqlfree.stmt = h;
+    p.u.sqlfree.option = DSQL_CLOSE;
+    return request(s, &p, ignore_reply); /* deferred by the server; rides with the next request */
+}
+
+static int encode_params(fbw_stmt *s, const fbw_value *params, fbw_bytes *msg)
+{
+    fbw_buf_reset(&s->scratch);
+    msg->p = NULL;
+    msg->n = 0;
+    if (s->in.n == 0)
+        return FBW_OK;
+    fbw_wr w;
+    fbw_wr_init(&w, &s->scratch);
+    int rc = fbw_msg_encode(&w, &s->in, fbw_conn_get_info(s->conn)->protocol, params, &s->err);
+    if (rc)
+        return rc;
+    msg->p = s->scratch.data;
+    msg->n = s->scratch.len;
+    return FBW_OK;
+}
+
+int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags)
+{
+    if (!s->prepared)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "statement is not prepared");
+    uint16_t tr = 0, h;
+    int rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
+    if (rc == FBW_OK)
+        rc = stmt_handle(s, &h);
+    if (rc == FBW_E_USAGE)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "transaction or statement handle not available");
+    if (rc)
+        return rc;
+    rc = fbw_stmt_close(s);
+    if (rc)
+        return rc;
+    fbw_err_clear(&s->err);
+    fbw_stmt_clear_rows(s);
+    s->eof = 0;
+    s->exec_failed = 0;
+    s->affected = 0;
+    fbw_bytes msg;
+    rc = encode_params(s, params, &msg);
+    if (rc)
+        return rc;
+    int cursor = fbw_stmt_has_cursor(s);
+    fbw_pkt p = {.op = !cursor && s->out.n > 0 ? FBW_OP_EXECUTE2 : FBW_OP_EXECUTE};
+    p.u.sqldata.stmt = h;
+    p.u.sqldata.tr = tr;
+    p.u.sqldata.blr.p = s->in_blr.data;
+    p.u.sqldata.blr.n = s->in_blr.len;
+    p.u.sqldata.messages = s->in.n > 0;
+    p.u.sqldata.msg = msg;
+    if (p.op == FBW_OP_EXECUTE2) {
+        p.u.sqldata.out_blr.p = s->out_blr.data;
+        p.u.sqldata.out_blr.n = s->out_blr.len;
+    }
+    s->exec_tx = tx;
+    s->exec_tr_sent = tr;
+    rc = request(s, &p, on_execute);
+    if (rc)
+        return rc;
+    if (cursor) {
+        s->cursor_open = 1;
+        s->cursor_tx = tx;
+        s->cursor_tx_gen = tx ? tx->generation : 0;
+        if (!(flags & FBW_EXEC_NO_FETCH))
+            rc = queue_fetch(s, 1);
+    } else {
+        s->eof = 1;
+    }
+    if (rc == FBW_OK && (flags & FBW_EXEC_COUNT) && !cursor) {
+        static const uint8_t items[] = {FBW_INFO_SQL_RECORDS, FBW_INFO_END};
+        fbw_pkt q = {.op = FBW_OP_INFO_SQL};
+        q.u.info.object = h;
+        q.u.info.items.p = items;
+        q.u.info.items.n = sizeof items;
+        q.u.info.buffer_length = 64;
+        rc = request(s, &q, on_records);
+    }
+    return rc;
+}
+
+/* ---- free ---- */
+
+void fbw_stmt_free(fbw_stmt *s)
+{
+    if (!s)
+        return;
+    uint16_t h;
+    if (fbw_conn_get_state(s->conn) == FBW_CS_READY && stmt_handle(s, &h) == FBW_OK) {
+        fbw_pkt p = {.op = FBW_OP_FREE_STATEMENT};
+        p.u.sqlfree.stmt = h;
+        p.u.sqlfree.option = DSQL_DROP;
+        request(s, &p, ignore_reply);
+    }
+    if (s->pending > 0)
+        s->zombie = 1;
+    else
+        destroy(s);
+}
+
+/* ---- accessors ---- */
+
+int fbw_stmt_busy(const fbw_stmt *s) { return s->pending > 0; }
+int fbw_stmt_prepared(const fbw_stmt *s) { return s->prepared; }
+int fbw_stmt_type(const fbw_stmt *s) { return s->type; }
+int fbw_stmt_has_cursor(const fbw_stmt *s)
+{
+    return (s->flags & FBW_STMT_FLAG_HAS_CURSOR) || s->type == FBW_STMT_SELECT ||
+           s->type == FBW_STMT_SELECT_FOR_UPD;
+}
+const fbw_msgfmt *fbw_stmt_input(const fbw_stmt *s) { return &s->in; }
+const fbw_msgfmt *fbw_stmt_output(const fbw_stmt *s) { return &s->out; }
+const fbw_colname *fbw_stmt_input_names(const fbw_stmt *s) { return s->in_names; }
+const fbw_colname *fbw_stmt_output_names(const fbw_stmt *s) { return s->out_names; }
+size_t fbw_stmt_row_count(const fbw_stmt *s) { return s->nrows; }
+int fbw_stmt_eof(const fbw_stmt *s) { return s->eof; }
+uint64_t fbw_stmt_affected(const fbw_stmt *s) { return s->affected; }
+const fbw_err *fbw_stmt_error(const fbw_stmt *s) { return &s->err; }
+
+/* ---- execute immediate ---- */
+
+typedef struct immediate {
+    fbw_exec_result *res;
+    fbw_tx *tx;
+    uint16_t sent;
+} immediate;
+
+static int on_immediate(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    immediate *im = arg;
+    (void)c;
+    int rc = expect_response(r, err, "op_exec_immediate");
+    if (rc == FBW_OK) {
+        if (fbw_status_decode(r->u.resp.status, &im->res->err, NULL) == FBW_OK && im->tx)
+            fbw_tx_note_exec_reply(im->tx, im->sent, r->u.resp.object);
+    }
+    im->res->done = 1;
+    free(im);
+    return rc;
+}
+
+int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw_exec_result *res)
+{
+    uint16_t tr = 0;
+    int rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
+    if (rc == FBW_E_USAGE)
+        tr = 0; /* an ended transaction: only SET TRANSACTION and session statements make sense */
+    else if (rc)
+        return rc;
+    immediate *im = malloc(sizeof *im);
+    if (!im)
+        return FBW_E_NOMEM;
+    im->res = res;
+    im->tx = tx;
+    im->sent = tr;
+    res->done = 0;
+    fbw_err_clear(&res->err);
+    fbw_pkt p = {.op = FBW_OP_EXEC_IMMEDIATE};
+    p.u.sqlst.tr = tr;
+    p.u.sqlst.dialect = 3;
+    p.u.sqlst.sql.p = (const uint8_t *)sql;
+    p.u.sqlst.sql.n = len;
+    rc = fbw_conn_request(c, &p, on_immediate, im);
+    if (rc)
+        free(im);
+    return rc;
+}

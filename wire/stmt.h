@@ -1,0 +1,69 @@
+/* stmt.h - SQL statements on a connection: allocate + prepare + describe in one write, execute
+ * (op_execute, or op_execute2 for singleton results), cursor fetches, affected-row counts, deferred
+ * close and drop, and execute immediate. Sans-I/O like conn.h: calls queue packets and reply handlers;
+ * the caller moves bytes (client.h) and then reads results here.
+ *
+ * Pipelining is the point: a DSQL_close left from the previous run, op_execute, op_fetch and the
+ * records info request go out in one write and cost one round trip. A call returns FBW_AGAIN when
+ * it cannot be queued before earlier replies arrive (a handle still unknown); wait, then call again. */
+#ifndef FBW_STMT_H
+#define FBW_STMT_H
+
+#include "info.h"
+#include "msg.h"
+#include "tx.h"
+
+typedef struct fbw_stmt fbw_stmt;
+
+int fbw_stmt_new(fbw_conn *c, fbw_stmt **out, fbw_err *err);
+/* Queues op_free_statement(DSQL_drop) if the server has a handle (its reply is deferred and
+ * ignored), and frees the statement once no reply for it is outstanding. NULL is fine. */
+void fbw_stmt_free(fbw_stmt *s);
+
+/* Queue allocate (first time) + prepare with describe items. tx may be NULL (prepare in the
+ * attachment's system transaction). */
+int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len);
+
+enum {
+    FBW_EXEC_COUNT = 1,   /* also ask for the affected-row count in the same write */
+    FBW_EXEC_NO_FETCH = 2 /* open the cursor only; fetch later with fbw_stmt_fetch */
+};
+/* Queue an execution with params[0..in_count) (types as described, or converted with value.h).
+ * Statements with a cursor also get their first op_fetch queued unless FBW_EXEC_NO_FETCH. */
+int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags);
+/* Queue the next batch of rows (nothing if at end of cursor or none is open). */
+int fbw_stmt_fetch(fbw_stmt *s);
+/* Queue DSQL_close for an open cursor; its reply is deferred and ignored (not needed after the
+ * cursor's transaction ended: the server closed it then). */
+int fbw_stmt_close(fbw_stmt *s);
+/* Rows per op_fetch; 0 = fbclient's rule: min(1000, 1 MiB / row length), at least 10. */
+void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows);
+
+/* Results (valid once the queued requests are answered). */
+int fbw_stmt_busy(const fbw_stmt *s);          /* replies still outstanding for this statement */
+int fbw_stmt_prepared(const fbw_stmt *s);
+int fbw_stmt_type(const fbw_stmt *s);          /* FBW_STMT_* */
+int fbw_stmt_has_cursor(const fbw_stmt *s);
+const fbw_msgfmt *fbw_stmt_input(const fbw_stmt *s);
+const fbw_msgfmt *fbw_stmt_output(const fbw_stmt *s);
+const fbw_colname *fbw_stmt_input_names(const fbw_stmt *s);
+const fbw_colname *fbw_stmt_output_names(const fbw_stmt *s);
+size_t fbw_stmt_row_count(const fbw_stmt *s);  /* rows buffered since the last clear */
+int fbw_stmt_eof(const fbw_stmt *s);           /* cursor exhausted (or no cursor) */
+/* Decode buffered row i into values[0..output n). Views stay valid until rows are cleared. */
+int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err);
+void fbw_stmt_clear_rows(fbw_stmt *s);
+uint64_t fbw_stmt_affected(const fbw_stmt *s); /* inserted+updated+deleted, with FBW_EXEC_COUNT */
+/* The server error of the last prepare/execute/fetch, code FBW_OK when none. */
+const fbw_err *fbw_stmt_error(const fbw_stmt *s);
+
+/* Execute immediate without parameters (DDL, SET TRANSACTION, one-off SQL). Completion and error go
+ * to *res once answered (res must outlive the reply). tx may be NULL only for SET TRANSACTION and
+ * session statements. */
+typedef struct fbw_exec_result {
+    int done;
+    fbw_err err;
+} fbw_exec_result;
+int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw_exec_result *res);
+
+#endif

@@ -1,0 +1,57 @@
+/* tx.h - transactions: TPB from options, op_transaction, commit/rollback (retaining). Sans-I/O:
+ * calls queue packets on the connection; results arrive with the replies. A transaction whose start
+ * is still unanswered can already be used by later requests on a lazy port: the server maps handle
+ * 0xFFFF to the object it allocated last (remote.h getHandle), so op_transaction, op_execute and
+ * op_commit can share one write. */
+#ifndef FBW_TX_H
+#define FBW_TX_H
+
+#include "conn.h"
+
+enum fbw_isolation {
+    FBW_ISO_READ_COMMITTED = 0,      /* rec_version (FB4+ servers upgrade it to read consistency) */
+    FBW_ISO_READ_COMMITTED_NO_REC,   /* no_rec_version: wait for the committed version */
+    FBW_ISO_READ_CONSISTENCY,        /* FB4+: statement-level snapshot */
+    FBW_ISO_SNAPSHOT,                /* concurrency */
+    FBW_ISO_SERIALIZABLE,            /* consistency: snapshot table stability */
+};
+
+typedef struct fbw_tx_opts {
+    int isolation;    /* enum fbw_isolation */
+    int lock_timeout; /* -1 wait forever (default), 0 nowait, N seconds (1..32767) */
+    int read_only;
+    int autocommit;   /* isc_tpb_autocommit: the engine commits (retaining) after each write */
+} fbw_tx_opts;
+
+void fbw_tx_opts_init(fbw_tx_opts *o);
+/* Build the TPB. Returns FBW_OK, FBW_E_USAGE (bad option), FBW_E_NOMEM. */
+int fbw_tpb_build(const fbw_tx_opts *o, fbw_buf *out, fbw_err *err);
+
+enum fbw_tx_state { FBW_TX_NONE, FBW_TX_STARTING, FBW_TX_ACTIVE, FBW_TX_ENDING, FBW_TX_ENDED, FBW_TX_FAILED };
+
+typedef struct fbw_tx {
+    fbw_conn *conn;
+    int state;       /* enum fbw_tx_state */
+    uint16_t handle; /* valid once ACTIVE */
+    uint64_t alloc_token; /* conn allocation counter at start, for the 0xFFFF shortcut */
+    uint64_t generation;  /* bumped at every start: cursors opened under an older one are gone */
+    fbw_err err;     /* last server error for this transaction's own requests */
+} fbw_tx;
+
+void fbw_tx_init(fbw_tx *t, fbw_conn *c);
+/* Queue op_transaction. */
+int fbw_tx_start(fbw_tx *t, const fbw_tx_opts *o);
+/* Queue op_commit / op_rollback / *_retaining. */
+int fbw_tx_commit(fbw_tx *t);
+int fbw_tx_rollback(fbw_tx *t);
+int fbw_tx_commit_retaining(fbw_tx *t);
+int fbw_tx_rollback_retaining(fbw_tx *t);
+/* The handle to put into a request now: the real one, or 0xFFFF while the start is unanswered but
+ * still the last allocation queued. FBW_AGAIN: wait for the start's reply first. FBW_E_USAGE: the
+ * transaction is not started or already ended. */
+int fbw_tx_handle(const fbw_tx *t, uint16_t *h);
+/* The server says a statement ended or started a transaction (COMMIT / SET TRANSACTION as SQL):
+ * reply object 0 after sending a handle means ended; a new handle means started. */
+void fbw_tx_note_exec_reply(fbw_tx *t, uint16_t sent, uint16_t reply_object);
+
+#endif
