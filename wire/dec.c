@@ -1,0 +1,403 @@
+/* dec.c - session decoder over pkt.c: context learned from the stream itself. */
+#include "dec.h"
+
+#include "compress.h"
+#include "msg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FORMATS 4096 /* statements tracked at once; more is not a real client */
+
+/* Formats a statement handle has announced. */
+typedef struct stmt_fmt {
+    uint16_t handle;
+    fbw_msgfmt bind, select, out, batch; /* out: execute2 singleton output */
+} stmt_fmt;
+
+/* A request waiting for its reply. */
+typedef struct waiting {
+    int32_t op;
+    uint16_t stmt;
+} waiting;
+
+typedef struct direction {
+    fbw_buf raw;      /* after capture, before inflate */
+    fbw_buf plain;    /* XDR bytes waiting to be decoded */
+    fbw_inflater *zi;
+    uint64_t offset;  /* stream offset of plain's head, for messages */
+} direction;
+
+struct fbw_dec {
+    fbw_dec_packet_fn fn;
+    void *arg;
+    fbw_err err;
+    fbw_stats stats;
+    fbw_pkt_ctx ctx;
+    direction dir[2];         /* [1] client->server, [0] server->client */
+    int crypt_started;
+    char crypt_plugin[32];
+    int compress_pending;     /* accept said compress: switch both directions after it */
+    stmt_fmt *fmts;
+    size_t nfmts;
+    uint16_t last_alloc;      /* last object id the server allocated (0xFFFF resolution) */
+    waiting *q;
+    size_t q_head, q_len, q_cap;
+    fbw_msgfmt imm_in, imm_out; /* op_exec_immediate2 formats */
+    uint64_t last_client_ts;
+    int last_from_client;
+};
+
+/* ---- formats ---- */
+
+static void fmt_free(fbw_msgfmt *f)
+{
+    free(f->cols);
+    memset(f, 0, sizeof *f);
+}
+
+static stmt_fmt *fmt_for(fbw_dec *d, uint16_t handle, int create)
+{
+    if (handle == FBW_INVALID_OBJECT)
+        handle = d->last_alloc;
+    for (size_t i = 0; i < d->nfmts; i++)
+        if (d->fmts[i].handle == handle)
+            return &d->fmts[i];
+    if (!create || d->nfmts == MAX_FORMATS)
+        return NULL;
+    if (d->nfmts % 16 == 0) {
+        stmt_fmt *n = realloc(d->fmts, (d->nfmts + 16) * sizeof *n);
+        if (!n)
+            return NULL;
+        d->fmts = n;
+    }
+    stmt_fmt *s = &d->fmts[d->nfmts++];
+    memset(s, 0, sizeof *s);
+    s->handle = handle;
+    return s;
+}
+
+/* Replace *f with the format the BLR describes; an empty BLR keeps the previous format (the server
+ * does the same for op_fetch after the first one). */
+static int learn(fbw_dec *d, fbw_msgfmt *f, fbw_bytes blr)
+{
+    if (blr.n == 0)
+        return FBW_OK;
+    uint16_t count = 0;
+    int rc = fbw_blr_count(blr.p, blr.n, &count, &d->err);
+    if (rc)
+        return rc;
+    fmt_free(f);
+    f->cols = calloc(count ? count : 1, sizeof *f->cols);
+    if (!f->cols)
+        return fbw_err_set(&d->err, FBW_E_NOMEM, "out of memory");
+    f->cap = count;
+    return fbw_blr_parse(blr.p, blr.n, f, &d->err);
+}
+
+static const fbw_msgfmt *need(const fbw_msgfmt *f, fbw_err *err, const char *what)
+{
+    if (f && f->cols)
+        return f;
+    fbw_err_set(err, FBW_E_UNSUPPORTED, "no row format known for %s (the capture started mid-session?)", what);
+    return NULL;
+}
+
+static const waiting *head(const fbw_dec *d) { return d->q_len ? &d->q[d->q_head] : NULL; }
+
+static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_pkt *p, fbw_err *err)
+{
+    fbw_dec *d = arg;
+    stmt_fmt *s;
+    const waiting *w = head(d);
+    switch (kind) {
+    case FBW_FMT_EXEC_IN:
+        s = fmt_for(d, p->u.sqldata.stmt, 1);
+        if (s && learn(d, &s->bind, p->u.sqldata.blr))
+            return NULL;
+        return need(s ? &s->bind : NULL, err, "execute parameters");
+    case FBW_FMT_IMMEDIATE_IN:
+        if (learn(d, &d->imm_in, p->u.sqlst.blr))
+            return NULL;
+        return need(&d->imm_in, err, "execute immediate parameters");
+    case FBW_FMT_FETCH:
+        s = w && (w->op == FBW_OP_FETCH || w->op == FBW_OP_FETCH_SCROLL) ? fmt_for(d, w->stmt, 0) : NULL;
+        return need(s ? &s->select : NULL, err, "fetched rows");
+    case FBW_FMT_SQL_RESPONSE:
+        if (w && w->op == FBW_OP_EXEC_IMMEDIATE2)
+            return need(&d->imm_out, err, "execute immediate output");
+        s = w && w->op == FBW_OP_EXECUTE2 ? fmt_for(d, w->stmt, 0) : NULL;
+        return need(s ? &s->out : NULL, err, "execute output");
+    case FBW_FMT_BATCH:
+        s = fmt_for(d, p->u.batch_msg.stmt, 0);
+        return need(s ? &s->batch : NULL, err, "batch messages");
+    }
+    return NULL;
+}
+
+/* ---- what client packets teach ---- */
+
+static int push(fbw_dec *d, int32_t op, uint16_t stmt)
+{
+    if (d->q_len == d->q_cap) {
+        size_t cap = d->q_cap ? d->q_cap * 2 : 32;
+        if (cap > (1u << 20))
+            return fbw_err_set(&d->err, FBW_E_PROTO, "more than a million requests without replies");
+        waiting *q = malloc(cap * sizeof *q);
+        if (!q)
+            return fbw_err_set(&d->err, FBW_E_NOMEM, "out of memory");
+        for (size_t i = 0; i < d->q_len; i++)
+            q[i] = d->q[(d->q_head + i) % d->q_cap];
+        free(d->q);
+        d->q = q;
+        d->q_cap = cap;
+        d->q_head = 0;
+    }
+    d->q[(d->q_head + d->q_len) % d->q_cap] = (waiting){op, stmt};
+    d->q_len++;
+    return FBW_OK;
+}
+
+static void pop(fbw_dec *d)
+{
+    if (d->q_len) {
+        d->q_head = (d->q_head + 1) % d->q_cap;
+        d->q_len--;
+    }
+}
+
+static int expects_reply(int32_t op)
+{
+    switch (op) {
+    case FBW_OP_DISCONNECT: case FBW_OP_EXIT: case FBW_OP_DUMMY: case FBW_OP_CANCEL:
+    case FBW_OP_CRYPT_KEY_CALLBACK: case FBW_OP_ABORT_AUX_CONNECTION:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static int client_packet(fbw_dec *d, const fbw_pkt *p)
+{
+    stmt_fmt *s;
+    uint16_t stmt = 0;
+    int rc = FBW_OK;
+    switch (p->op) {
+    case FBW_OP_EXECUTE2:
+        s = fmt_for(d, p->u.sqldata.stmt, 1);
+        rc = s ? learn(d, &s->out, p->u.sqldata.out_blr) : FBW_OK;
+        stmt = p->u.sqldata.stmt;
+        break;
+    case FBW_OP_EXECUTE:
+        stmt = p->u.sqldata.stmt;
+        break;
+    case FBW_OP_FETCH: case FBW_OP_FETCH_SCROLL:
+        s = fmt_for(d, p->u.sqldata.stmt, 1);
+        rc = s ? learn(d, &s->select, p->u.sqldata.blr) : FBW_OK;
+        stmt = p->u.sqldata.stmt;
+        break;
+    case FBW_OP_EXEC_IMMEDIATE2:
+        fmt_free(&d->imm_out);
+        rc = learn(d, &d->imm_out, p->u.sqlst.out_blr);
+        break;
+    case FBW_OP_BATCH_CREATE:
+        s = fmt_for(d, p->u.batch_create.stmt, 1);
+        rc = s ? learn(d, &s->batch, p->u.batch_create.blr) : FBW_OK;
+        break;
+    case FBW_OP_CRYPT:
+        d->crypt_started = 1;
+        snprintf(d->crypt_plugin, sizeof d->crypt_plugin, "%.*s", (int)p->u.crypt.plugin.n,
+                 (const char *)p->u.crypt.plugin.p);
+        break;
+    default:
+        break;
+    }
+    if (rc == FBW_OK && expects_reply(p->op))
+        rc = push(d, p->op, stmt);
+    return rc;
+}
+
+/* ---- what server packets teach ---- */
+
+static int start_compression(fbw_dec *d)
+{
+    for (int i = 0; i < 2; i++) {
+        int rc = fbw_inflater_new(&d->dir[i].zi, &d->err);
+        if (rc)
+            return rc;
+        /* Bytes already fed after the switch point were compressed: move them back to raw. */
+        if (fbw_buf_avail(&d->dir[i].plain)) {
+            fbw_buf tmp = d->dir[i].raw;
+            d->dir[i].raw = d->dir[i].plain;
+            fbw_buf_init(&d->dir[i].plain);
+            rc = fbw_buf_append(&d->dir[i].raw, fbw_buf_head(&tmp), fbw_buf_avail(&tmp));
+            fbw_buf_free(&tmp);
+            if (rc)
+                return fbw_err_set(&d->err, rc, "out of memory");
+        }
+    }
+    return FBW_OK;
+}
+
+static int server_packet(fbw_dec *d, const fbw_pkt *p)
+{
+    const waiting *w = head(d);
+    switch (p->op) {
+    case FBW_OP_DUMMY: case FBW_OP_CRYPT_KEY_CALLBACK: case FBW_OP_INLINE_BLOB: case FBW_OP_SQL_RESPONSE:
+        return FBW_OK;
+    case FBW_OP_FETCH_RESPONSE:
+        if (p->u.sqldata.messages == 0)
+            pop(d);
+        return FBW_OK;
+    case FBW_OP_ACCEPT: case FBW_OP_ACCEPT_DATA: case FBW_OP_COND_ACCEPT:
+        d->ctx.protocol = fbw_protocol_from_wire(p->u.acpt.version);
+        pop(d);
+        if (p->u.acpt.type & FBW_PFLAG_COMPRESS)
+            d->compress_pending = 1;
+        return FBW_OK;
+    case FBW_OP_RESPONSE:
+        /* The reply to op_allocate_statement (and other allocations) names the new object. */
+        if (w && (w->op == FBW_OP_ALLOCATE_STATEMENT || w->op == FBW_OP_TRANSACTION ||
+                  w->op == FBW_OP_OPEN_BLOB || w->op == FBW_OP_OPEN_BLOB2 ||
+                  w->op == FBW_OP_CREATE_BLOB || w->op == FBW_OP_CREATE_BLOB2))
+            d->last_alloc = p->u.resp.object;
+        pop(d);
+        return FBW_OK;
+    default:
+        pop(d); /* op_cont_auth, op_reject, op_batch_cs, op_slice ... each answers one request */
+        return FBW_OK;
+    }
+}
+
+/* ---- feeding ---- */
+
+static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
+{
+    direction *x = &d->dir[from_client];
+    while (fbw_buf_avail(&x->plain) > 0) {
+        fbw_pkt p;
+        size_t used = 0;
+        int rc = fbw_pkt_decode(&d->ctx, fbw_buf_head(&x->plain), fbw_buf_avail(&x->plain), &p, &used,
+                                &d->err);
+        if (rc == FBW_AGAIN)
+            return FBW_OK;
+        if (rc) {
+            fbw_err_prefix(&d->err, "%s stream at offset %llu", from_client ? "client" : "server",
+                           (unsigned long long)x->offset);
+            return rc;
+        }
+        fbw_stats_packet(&d->stats, p.op, from_client, used);
+        rc = from_client ? client_packet(d, &p) : server_packet(d, &p);
+        if (rc == FBW_OK && d->fn)
+            d->fn(d->arg, from_client, &p, used, ts);
+        fbw_buf_consume(&x->plain, used);
+        x->offset += used;
+        if (rc)
+            return rc;
+        if (d->compress_pending) {
+            d->compress_pending = 0;
+            rc = start_compression(d);
+            if (rc)
+                return rc;
+        }
+        if (d->crypt_started && (from_client || fbw_buf_avail(&x->plain)))
+            break; /* what follows op_crypt (client) is ciphertext */
+    }
+    return FBW_OK;
+}
+
+/* Move raw bytes to plain through the inflater if compression is on. */
+static int unfilter(fbw_dec *d, direction *x)
+{
+    size_t n = fbw_buf_avail(&x->raw);
+    if (n == 0)
+        return FBW_OK;
+    int rc = x->zi ? fbw_inflater_feed(x->zi, fbw_buf_head(&x->raw), n, &x->plain, &d->err)
+                   : fbw_buf_append(&x->plain, fbw_buf_head(&x->raw), n);
+    fbw_buf_reset(&x->raw);
+    return rc;
+}
+
+int fbw_dec_feed(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts_ns)
+{
+    if (d->err.code)
+        return d->err.code;
+    from_client = from_client ? 1 : 0;
+    if (d->crypt_started) {
+        /* The server's reply to op_crypt and everything after it in both directions is ciphertext. */
+        return fbw_err_set(&d->err, FBW_E_CRYPT,
+                           "the session is encrypted with %s from here on; decoding needs the session key",
+                           d->crypt_plugin[0] ? d->crypt_plugin : "a wire crypt plugin");
+    }
+    if (from_client) {
+        d->last_client_ts = ts_ns;
+        d->last_from_client = 1;
+    } else if (d->last_from_client) {
+        fbw_stats_wait_begin(&d->stats);
+        if (ts_ns > d->last_client_ts)
+            fbw_stats_wait_time(&d->stats, ts_ns - d->last_client_ts);
+        d->last_from_client = 0;
+    }
+    fbw_stats_wire(&d->stats, from_client, n);
+    direction *x = &d->dir[from_client];
+    int rc = fbw_buf_append(&x->raw, p, n);
+    if (rc == FBW_OK)
+        rc = unfilter(d, x);
+    if (rc == FBW_OK)
+        rc = decode_direction(d, from_client, ts_ns);
+    /* A compression switch inside this call may have moved bytes back to raw. */
+    for (int i = 0; rc == FBW_OK && i < 2; i++)
+        if (fbw_buf_avail(&d->dir[i].raw)) {
+            rc = unfilter(d, &d->dir[i]);
+            if (rc == FBW_OK)
+                rc = decode_direction(d, i, ts_ns);
+        }
+    if (rc && d->err.code == FBW_OK)
+        fbw_err_set(&d->err, rc, "%s", fbw_rc_name(rc));
+    return rc;
+}
+
+int fbw_dec_new(fbw_dec_packet_fn fn, void *arg, fbw_dec **out)
+{
+    fbw_dec *d = calloc(1, sizeof *d);
+    if (!d)
+        return FBW_E_NOMEM;
+    d->fn = fn;
+    d->arg = arg;
+    fbw_err_clear(&d->err);
+    d->ctx.format = format_cb;
+    d->ctx.arg = d;
+    *out = d;
+    return FBW_OK;
+}
+
+void fbw_dec_free(fbw_dec *d)
+{
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->nfmts; i++) {
+        fmt_free(&d->fmts[i].bind);
+        fmt_free(&d->fmts[i].select);
+        fmt_free(&d->fmts[i].out);
+        fmt_free(&d->fmts[i].batch);
+    }
+    free(d->fmts);
+    fmt_free(&d->imm_in);
+    fmt_free(&d->imm_out);
+    for (int i = 0; i < 2; i++) {
+        fbw_buf_free(&d->dir[i].raw);
+        fbw_buf_free(&d->dir[i].plain);
+        fbw_inflater_free(d->dir[i].zi);
+    }
+    free(d->q);
+    free(d);
+}
+
+const fbw_err *fbw_dec_error(const fbw_dec *d) { return &d->err; }
+const fbw_stats *fbw_dec_stats(const fbw_dec *d) { return &d->stats; }
+int fbw_dec_protocol(const fbw_dec *d) { return d->ctx.protocol; }
+size_t fbw_dec_pending(const fbw_dec *d, int from_client)
+{
+    return fbw_buf_avail(&d->dir[from_client ? 1 : 0].plain) + fbw_buf_avail(&d->dir[from_client ? 1 : 0].raw);
+}

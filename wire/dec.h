@@ -1,0 +1,37 @@
+/* dec.h - decode a whole Firebird session from its two byte streams, learning everything the
+ * decoder needs from the bytes alone: the protocol version and compression from the accept packet,
+ * row formats from the BLR in op_execute/op_execute2/op_fetch/op_batch_create, and which request each
+ * reply answers (replies come strictly in request order). The fbclient tap and the capture tool use
+ * it; both feed the same round-trip accounting (stats.h) the live client keeps.
+ *
+ * Encrypted streams cannot be decoded without the session key: after op_crypt the decoder stops with
+ * FBW_E_CRYPT naming the plugin. No I/O, no clock: timestamps come in with the bytes. */
+#ifndef FBW_DEC_H
+#define FBW_DEC_H
+
+#include "pkt.h"
+#include "stats.h"
+
+typedef struct fbw_dec fbw_dec;
+
+/* Called for every decoded packet (op_dummy included). `bytes` is its XDR size. Views in p are
+ * valid during the call only. */
+typedef void (*fbw_dec_packet_fn)(void *arg, int from_client, const fbw_pkt *p, size_t bytes,
+                                  uint64_t ts_ns);
+
+int fbw_dec_new(fbw_dec_packet_fn fn, void *arg, fbw_dec **out);
+void fbw_dec_free(fbw_dec *d);
+/* Feed bytes seen on the wire in one direction, in the order they were seen across both directions.
+ * Returns FBW_OK, or the first decode error (then every later call returns it too; err() says
+ * where: direction, stream offset, op). */
+int fbw_dec_feed(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts_ns);
+const fbw_err *fbw_dec_error(const fbw_dec *d);
+/* Accounting of everything decoded so far. A round trip is counted when the server's bytes follow
+ * client bytes (the client waited for them); wait time is from the last client byte to the first
+ * server byte after it. */
+const fbw_stats *fbw_dec_stats(const fbw_dec *d);
+int fbw_dec_protocol(const fbw_dec *d);
+/* Bytes fed but not yet decoded in a direction (an incomplete packet at the end of a capture). */
+size_t fbw_dec_pending(const fbw_dec *d, int from_client);
+
+#endif
