@@ -318,6 +318,8 @@ static int user_id_block(fbw_conn *c, fbw_buf *uid)
 
 int fbw_conn_start(fbw_conn *c)
 {
+    if (c->state == FBW_CS_FAILED) /* keep the error that ended the connection */
+        return c->err.code;
     if (c->state != FBW_CS_INIT)
         return fbw_err_set(&c->err, FBW_E_USAGE, "connection already started");
     fbw_buf uid;

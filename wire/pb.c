@@ -58,7 +58,7 @@ int fbw_dpb_build(const fbw_dpb *d, fbw_buf *out)
         uint8_t hdr[5] = {it->tag, (uint8_t)it->len, (uint8_t)(it->len >> 8), (uint8_t)(it->len >> 16),
                           (uint8_t)(it->len >> 24)};
         rc = fbw_buf_append(out, hdr, wide ? 5 : 2);
-        if (rc == FBW_OK)
+        if (rc == FBW_OK && it->len) /* flags only: d->data may still be NULL */
             rc = fbw_buf_append(out, d->data.data + it->off, it->len);
     }
     return rc;

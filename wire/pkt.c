@@ -78,8 +78,8 @@ static int c_messages(codec *c, const fbw_pkt *p, enum fbw_fmt_kind kind, uint32
     if (!c->ctx || !c->ctx->format)
         return fbw_err_set(c->err, FBW_E_UNSUPPORTED, "no message format known for this stream");
     const fbw_msgfmt *f = c->ctx->format(c->ctx->arg, kind, p, c->err);
-    if (!f)
-        return c->err ? c->err->code : FBW_E_UNSUPPORTED;
+    if (!f) /* a callback that forgot to say why must still not let decoding go on */
+        return c->err && c->err->code != FBW_OK ? c->err->code : FBW_E_UNSUPPORTED;
     const uint8_t *start = c->r->p;
     for (uint32_t i = 0; i < count && c->r->rc == FBW_OK; i++) {
         fbw_bytes one;
@@ -113,7 +113,7 @@ static int lay_connect(codec *c, fbw_pkt *p)
         k->count = count > FBW_CNCT_MAX_VERSIONS ? FBW_CNCT_MAX_VERSIONS : count;
     }
     for (uint16_t i = 0; i < count; i++) {
-        fbw_cnct_version dummy, *v = i < FBW_CNCT_MAX_VERSIONS ? &k->ver[i] : &dummy;
+        fbw_cnct_version dummy = {0}, *v = i < FBW_CNCT_MAX_VERSIONS ? &k->ver[i] : &dummy;
         uint32_t arch = (uint32_t)v->arch;
         c_short(c, &v->version);
         c_u32(c, &arch);
@@ -575,11 +575,13 @@ int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *
     }
     if (rc == FBW_AGAIN)
         return FBW_AGAIN;
-    if (err && (err->code == FBW_OK || r.what)) {
+    if (err) {
         if (r.rc == rc && r.what)
             fbw_err_set(err, rc, "%s: %s at offset %zu", name, r.what, fbw_rd_offset(&r));
-        else
+        else if (err->code == rc) /* the format callback or message framing said why */
             fbw_err_prefix(err, "%s", name);
+        else
+            fbw_err_set(err, rc, "%s: %s", name, fbw_rc_name(rc));
         err->op = out->op;
         err->offset = fbw_rd_offset(&r);
     }
