@@ -1,0 +1,142 @@
+/* backend.h - the seam between the generic sysbench driver (sbdrv.c) and a Firebird client.
+ *
+ * A backend is a small vtable: attach/detach, explicit transactions, prepared statements with
+ * fully fetched results, one-shot SQL, row-wise bulk insert and (optionally) wire statistics.
+ * It speaks Firebird SQL only: sysbench's MySQL-isms are removed by dialect.c before a backend
+ * sees the text, and sysbench structures never reach it. Implementations: be_fbclient.c (the
+ * ISC API of libfbclient, the baseline) and be_fbwire.c (the native protocol client). */
+#ifndef FBW_BACKEND_H
+#define FBW_BACKEND_H
+
+#include "dialect.h"
+#include "err.h"
+#include "stats.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Isolation of explicit transactions and of per-statement autocommit transactions. */
+typedef enum {
+    FBW_ISO_READ_COMMITTED = 0,   /* read committed, record version (default) */
+    FBW_ISO_READ_COMMITTED_NOREC, /* read committed, no record version (waits for writers) */
+    FBW_ISO_READ_CONSISTENCY,     /* read committed read consistency (Firebird 4+) */
+    FBW_ISO_SNAPSHOT,             /* concurrency */
+    FBW_ISO_SERIALIZABLE          /* consistency (table stability) */
+} fbw_isolation;
+
+/* How statements outside BEGIN ... COMMIT are made durable one by one. */
+typedef enum {
+    FBW_AC_PER_STATEMENT = 0, /* start a transaction, run the statement, commit it */
+    FBW_AC_SHARED             /* one long-lived read-committed autocommit transaction, restarted
+                                 every restart_statements statements or restart_ms ms */
+} fbw_autocommit;
+
+/* Connection settings, already validated by sbdrv.c. Strings stay valid while connected. */
+typedef struct fbw_be_conf {
+    const char *db;           /* "host[/port]:path" or alias */
+    const char *user;
+    const char *password;     /* never logged */
+    fbw_isolation isolation;
+    int lock_timeout;         /* seconds; -1 = wait forever, 0 = no wait */
+    fbw_autocommit autocommit;
+    unsigned restart_statements; /* FBW_AC_SHARED: restart after this many statements (0 = never) */
+    unsigned restart_ms;         /* FBW_AC_SHARED: restart after this many ms (0 = never) */
+    const char *wire_crypt;   /* "disabled" | "enabled" | "required" */
+    int compress;             /* request wire compression */
+    const char *auth;         /* client auth plugin list, "" = client default */
+    int debug;                /* log extra detail to stderr */
+} fbw_be_conf;
+
+/* A fully fetched result. Cells are row-major; a cell's bytes live in `arena` at `off`.
+ * Text rendering: integers and scaled numerics in decimal, CHAR with its blank padding,
+ * VARCHAR as stored, other types as the server converts them to text. */
+typedef struct fbw_be_cell {
+    size_t off;
+    uint32_t len;
+    uint8_t null;
+} fbw_be_cell;
+
+typedef struct fbw_be_result {
+    int has_set;        /* the statement returned rows (a SELECT, even with 0 rows) */
+    uint32_t ncols;
+    uint32_t nrows;
+    uint64_t affected;  /* rows inserted + updated + deleted by DML */
+    fbw_be_cell *cells;
+    size_t ncells, cells_cap;
+    char *arena;
+    size_t arena_len, arena_cap;
+} fbw_be_result;
+
+/* Cap on a buffered result set: beyond it the statement fails with FBW_E_UNSUPPORTED. */
+#define FBW_BE_RESULT_MAX ((size_t)256 * 1024 * 1024)
+
+/* Result helpers shared by backends (backend.c). reset keeps the memory for reuse. */
+void fbw_be_result_reset(fbw_be_result *r);
+void fbw_be_result_free(fbw_be_result *r);
+/* Mark r as a result set of ncols columns (no rows yet). */
+void fbw_be_result_set_cols(fbw_be_result *r, uint32_t ncols);
+/* Append one cell (p == NULL: SQL NULL); a row is complete every ncols cells. */
+int fbw_be_result_add(fbw_be_result *r, const void *p, size_t len, fbw_err *err);
+/* Pointer to the bytes of cell i (NULL for SQL NULL). Valid until the next add/reset. */
+const char *fbw_be_cell_ptr(const fbw_be_result *r, size_t i);
+
+typedef struct fbw_be_conn fbw_be_conn; /* one attachment, defined by each backend */
+typedef struct fbw_be_stmt fbw_be_stmt; /* one prepared statement of an attachment */
+
+/* Every int-returning entry gives FBW_OK or a negative FBW_E_* with *err filled:
+ *   FBW_E_SERVER  the server refused the operation; err->gds holds the status vector codes
+ *                 (primary first), err->sqlstate the SQLSTATE, err->msg the text. The
+ *                 connection is usable; a failed autocommit statement left nothing behind.
+ *   fbw_is_fatal(rc) (FBW_E_IO, FBW_E_EOF, ...) or err->code == FBW_E_IO with network gds codes:
+ *                 the attachment is lost; only close/disconnect may follow.
+ *   others        local failures (FBW_E_NOMEM, FBW_E_USAGE, FBW_E_UNSUPPORTED).
+ * A backend object is used by one thread at a time; backends keep no mutable globals except
+ * what global_init sets up once. */
+typedef struct fbw_backend {
+    const char *name;
+    /* Once per process before the first connect (may be called again: then a no-op). */
+    int (*global_init)(fbw_err *err);
+    /* Attach. *out stays NULL on failure. */
+    int (*connect)(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err);
+    /* Roll back any open transaction, detach and free. Never fails; also frees a connection
+     * whose attachment is already lost. All statements must have been closed before. */
+    void (*disconnect)(fbw_be_conn *c);
+    /* Start the explicit transaction. If one is already open it is committed first (MySQL's
+     * BEGIN semantics). Statements then run in it until commit/rollback. */
+    int (*begin)(fbw_be_conn *c, fbw_err *err);
+    /* End the explicit transaction; a no-op returning FBW_OK when none is open. A failed
+     * commit leaves no transaction open (it is rolled back). */
+    int (*commit)(fbw_be_conn *c, fbw_err *err);
+    int (*rollback)(fbw_be_conn *c, fbw_err *err);
+    /* Prepare Firebird SQL. Transaction-control statements never get here. */
+    int (*prepare)(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out, fbw_err *err);
+    unsigned (*param_count)(const fbw_be_stmt *s);
+    /* Execute with n == param_count values (converted to the described parameter types).
+     * Runs in the explicit transaction if one is open, else in autocommit (conf->autocommit):
+     * on FBW_OK the statement is committed and durable. res is reset, then filled: all rows of
+     * a result set are fetched before returning; `affected` for DML. */
+    int (*execute)(fbw_be_stmt *s, const fbw_val *params, size_t n, fbw_be_result *res,
+                   fbw_err *err);
+    /* Free a statement; never fails, also after the attachment was lost. */
+    void (*close)(fbw_be_stmt *s);
+    /* Prepare, execute and free one parameterless statement (same transaction rules and
+     * result as execute). */
+    int (*exec)(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err);
+    /* Insert all rows of b (b->single with each row's values) atomically: inside the explicit
+     * transaction under a savepoint, otherwise in a transaction of its own committed before
+     * returning. res->affected = rows inserted; nothing of the batch remains on error. */
+    int (*bulk_insert)(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_result *res,
+                       fbw_err *err);
+    /* Wire statistics of this attachment so far; FBW_E_UNSUPPORTED when the backend cannot
+     * see the wire (fbclient). May be NULL (same meaning). */
+    int (*stats)(fbw_be_conn *c, fbw_stats *out, fbw_err *err);
+} fbw_backend;
+
+/* The backends linked into the plug-in. */
+extern const fbw_backend fbw_backend_fbclient;
+extern const fbw_backend fbw_backend_fbwire;
+
+/* True when err describes a lost attachment (fatal rc or a network/shutdown gds code). */
+int fbw_be_conn_lost(int rc, const fbw_err *err);
+
+#endif

@@ -1,0 +1,26 @@
+# Tests of the sysbench plug-in (driver/): unit tests of the SQL dialect (tests/driver/test_*.c,
+# Criterion, label "unit") and the end-to-end workload script against real servers (label
+# "sysbench"; needs scripts/fb-servers.sh start and /usr/bin/sysbench).
+if(TARGET fbwire_dialect)
+  file(GLOB driver_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/driver/test_*.c)
+  foreach(src ${driver_tests})
+    get_filename_component(base ${src} NAME_WE)
+    set(exe driver_${base})
+    add_executable(${exe} ${src})
+    target_link_libraries(${exe} PRIVATE fbwire_dialect PkgConfig::CRITERION)
+    add_test(NAME ${exe} COMMAND ${exe})
+    set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
+  endforeach()
+endif()
+
+if(TARGET fbwire-sysbench)
+  add_test(NAME sysbench_workloads_fbclient
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/run-workloads.sh
+                   --driver fbclient --lib $<TARGET_FILE:fbwire-sysbench>)
+  set_tests_properties(sysbench_workloads_fbclient PROPERTIES LABELS sysbench TIMEOUT 3600)
+endif()
+
+# tests/integ/test_crypt.c captures loopback traffic with libpcap (live capture on "lo": needs root).
+if(TARGET integ_test_crypt)
+  target_link_libraries(integ_test_crypt PRIVATE PkgConfig::PCAP)
+endif()
