@@ -528,8 +528,8 @@ cmd_start() {
   for name in "${names[@]}"; do  # a server that died meanwhile must not pass unnoticed
     [ -n "$(server_pid "$name")" ] && port_open "$(port_of "$name")" || die "$name is not running"
   done
-  echo "SYSDBA password: $SYSDBA_PW"
-  echo "environment file: $ENV_FILE"
+  # The password itself stays out of logs: tests and tools read it from the environment file.
+  echo "SYSDBA password: in FBW_PASSWORD of $ENV_FILE (also 'scripts/fb-servers.sh env')"
 }
 
 cmd_stop() {

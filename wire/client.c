@@ -15,6 +15,7 @@ struct fbw_client {
     fbw_conn *conn;
     fbw_err err;
     int timeout_ms;
+    uint64_t deadline_ns; /* while connecting: the whole login must finish by then (0 = none) */
     uint8_t *rbuf; /* heap, not stack: sysbench threads have 64 KiB stacks */
 };
 
@@ -59,6 +60,12 @@ static int flush(fbw_client *cl, int timeout_ms)
 /* One wait for the server: counts the round trip, times the wait, feeds what arrived. */
 static int read_once(fbw_client *cl, int timeout_ms)
 {
+    if (cl->deadline_ns) {
+        uint64_t now = fbw_now_ns();
+        int left = now >= cl->deadline_ns ? 0 : (int)((cl->deadline_ns - now) / 1000000);
+        if (timeout_ms < 0 || left < timeout_ms)
+            timeout_ms = left;
+    }
     fbw_stats *st = fbw_conn_stats(cl->conn);
     fbw_stats_wait_begin(st);
     uint64_t t0 = fbw_now_ns();
@@ -152,17 +159,17 @@ static int establish(fbw_client *cl, const char *dsn, const fbw_client_opts *o)
         rc = fbw_conn_start(cl->conn);
     if (rc)
         return cl->conn ? take_conn_error(cl, rc) : rc;
-    uint64_t t0 = fbw_now_ns();
+    /* The connect timeout bounds the whole login: TCP connect, authentication and attach. */
+    cl->deadline_ns = fbw_now_ns() + (uint64_t)o->connect_timeout_ms * 1000000u;
     rc = fbw_sock_connect(&cl->sock, d.host, d.port, o->connect_timeout_ms, &cl->err);
     if (rc)
         return rc;
-    /* Until attached, the connect timeout bounds each wait (a silent server must not hang us). */
     cl->timeout_ms = o->connect_timeout_ms;
     rc = fbw_client_wait_until(cl, connected, cl->conn);
     cl->timeout_ms = o->timeout_ms;
+    cl->deadline_ns = 0;
     if (rc == FBW_OK && fbw_conn_get_state(cl->conn) != FBW_CS_READY)
         rc = take_conn_error(cl, FBW_E_PROTO);
-    (void)t0;
     return rc;
 }
 
