@@ -551,6 +551,13 @@ static int affected_rows(fbw_be_stmt *s, uint64_t *out, fbw_err *err)
     return rc;
 }
 
+/* Bytes of one column in the row buffer, rounded up to keep every column 8-byte aligned. */
+static size_t column_size(const xsqlvar *v)
+{
+    size_t sz = (size_t)(unsigned short)v->sqllen + ((v->sqltype & ~1) == SQL_VARYING ? 2u : 0u);
+    return (sz + 7) & ~(size_t)7;
+}
+
 /* Choose how each output column arrives and lay out one buffer for all of them. Types that
  * need formatting rules of the server (dates, floats, booleans) are requested as text. */
 static int setup_output(fbw_be_stmt *s, fbw_err *err)
@@ -568,10 +575,7 @@ static int setup_output(fbw_be_stmt *s, fbw_err *err)
             v->sqllen = 64;
         }
         v->sqltype |= 1; /* always give an indicator */
-        size_t sz = (size_t)(unsigned short)v->sqllen + ((t == SQL_VARYING) ? 2u : 0u);
-        if ((v->sqltype & ~1) == SQL_VARYING)
-            sz = (size_t)(unsigned short)v->sqllen + 2u;
-        total += (sz + 7) & ~(size_t)7;
+        total += column_size(v);
     }
     s->outbuf = malloc(total ? total : 1);
     s->out_ind = calloc((size_t)(n ? n : 1), sizeof(short));
@@ -580,10 +584,9 @@ static int setup_output(fbw_be_stmt *s, fbw_err *err)
     size_t off = 0;
     for (int i = 0; i < n; i++) {
         xsqlvar *v = &s->out->sqlvar[i];
-        size_t sz = (size_t)(unsigned short)v->sqllen + ((v->sqltype & ~1) == SQL_VARYING ? 2u : 0u);
         v->sqldata = s->outbuf + off;
         v->sqlind = &s->out_ind[i];
-        off += (sz + 7) & ~(size_t)7;
+        off += column_size(v);
     }
     return FBW_OK;
 }

@@ -6,7 +6,10 @@
  *   --P-password=STRING      password; default $ISC_PASSWORD (never printed)
  *   --P-isolation=STRING     read-committed | read-committed-no-rec-version |
  *                            read-consistency (FB4+) | snapshot | serializable [read-committed]
- *   --P-lock-timeout=N       seconds to wait for a lock; -1 forever, 0 no wait [10]
+ *   --P-lock-timeout=N       seconds to wait for a lock; -1 forever, 0 no wait [1]. Firebird
+ *                            breaks a deadlock only after the server's DeadlockTimeout (10 s by
+ *                            default), so a short lock timeout keeps a deadlocked event from
+ *                            stalling the run; the timeout is ignorable and the event retried
  *   --P-ignore-errors=STRING comma list of error classes, gds codes or SQLSTATEs, or "all":
  *                            classes update-conflict, deadlock, lock-conflict, lock-timeout,
  *                            unique (key violation), network (lost connection: reconnect);
@@ -104,7 +107,7 @@ static fbw_sb_host HOST;
          "read-committed, read-committed-no-rec-version, read-consistency, snapshot or "        \
          "serializable",                                                                        \
          "read-committed", SB_ARG_TYPE_STRING, NULL},                                           \
-        {P "-lock-timeout", "lock wait in seconds (-1 forever, 0 no wait)", "10",               \
+        {P "-lock-timeout", "lock wait in seconds (-1 forever, 0 no wait)", "1",                \
          SB_ARG_TYPE_INT, NULL},                                                                \
         {P "-ignore-errors",                                                                    \
          "error classes (update-conflict, deadlock, lock-conflict, lock-timeout, unique, "      \
@@ -750,14 +753,12 @@ static int exec_prepared(sbconn *sc, sbstmt *ss)
 {
     const fbw_backend *be = sc->d->be;
     fbw_be_result_reset(&sc->res);
+    debug_sql(sc->d, "execute", ss->text, ss->text_len);
     if (ss->kind == FBW_SQL_BEGIN || ss->kind == FBW_SQL_COMMIT || ss->kind == FBW_SQL_ROLLBACK)
         return txn_control(sc, ss->kind);
     int rc = prepare_backend(sc, ss); /* after a reconnect */
-    if (rc == FBW_OK) {
-        if (sc->d->debug)
-            debug_sql(sc->d, "execute", ss->text, ss->text_len);
+    if (rc == FBW_OK)
         rc = be->execute(ss->bs, ss->vals, ss->nvals, &sc->res, &sc->err);
-    }
     return rc;
 }
 

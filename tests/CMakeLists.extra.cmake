@@ -24,3 +24,22 @@ endif()
 if(TARGET integ_test_crypt)
   target_link_libraries(integ_test_crypt PRIVATE PkgConfig::PCAP)
 endif()
+
+# libFuzzer targets (tests/fuzz/, clang only): -DFBWIRE_FUZZ=ON; run them with scripts/fuzz.sh.
+if(FBWIRE_FUZZ)
+  add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/fuzz ${CMAKE_CURRENT_BINARY_DIR}/fuzz)
+endif()
+
+# ABI refusal: the plug-in preloaded into fake sysbench look-alikes must refuse cleanly.
+if(TARGET fbwire-sysbench)
+  foreach(variant fake_host fake_host_lua_ok)
+    add_executable(sysbench_${variant} ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/fake_host.c)
+    set_target_properties(sysbench_${variant} PROPERTIES ENABLE_EXPORTS ON)
+  endforeach()
+  target_compile_definitions(sysbench_fake_host_lua_ok PRIVATE FAKE_LUA_OK)
+  add_test(NAME sysbench_abi_refusal
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/abi-refusal.sh
+                   $<TARGET_FILE:fbwire-sysbench> $<TARGET_FILE:sysbench_fake_host>
+                   $<TARGET_FILE:sysbench_fake_host_lua_ok>)
+  set_tests_properties(sysbench_abi_refusal PROPERTIES LABELS unit TIMEOUT 60)
+endif()

@@ -5,6 +5,7 @@
 --   nonempty every sbtest<i> has rows, ids 1..count without gaps (bulk_insert)
 --   absent  no sbtest<i> table and no sbtest<i>_seq sequence is left, i=1..--tables
 --   values  NULLs, strings, numbers and multi-row results come back right
+--   reconnect  a killed attachment gives a clean error and con:reconnect() recovers
 -- Prints "CHECK OK" as its last line on success; raises an error otherwise.
 
 sysbench.cmdline.options = {
@@ -105,7 +106,41 @@ local function values()
    print("CHECK OK")
 end
 
+-- Kill our own attachment from a second connection; the next statement must fail cleanly and
+-- the connection must work again: after con:reconnect(), or at once when the driver was told
+-- to treat lost connections as ignorable (--<driver>-ignore-errors=...,network), in which case
+-- the failing statement raises a restart-event error table instead of a fatal error string.
+local function reconnect()
+   local drv, con = connect()
+   local killer = drv:connect()
+   local st = con:prepare("SELECT COUNT(*) FROM RDB$DATABASE WHERE 1 = ?")
+   local p = st:bind_create(sysbench.sql.type.INT)
+   st:bind_param(p)
+   p:set(1)
+   assert(st:execute():fetch_row()[1] == "1", "prepared statement before the kill")
+   local id = con:query_row("SELECT CURRENT_CONNECTION FROM RDB$DATABASE")
+   killer:query("DELETE FROM MON$ATTACHMENTS WHERE MON$ATTACHMENT_ID = " .. id)
+   local ok, err = pcall(con.query_row, con, "SELECT 1 FROM RDB$DATABASE")
+   assert(not ok, "a query on a killed attachment succeeded")
+   if type(err) == "table" then
+      print("lost connection: restart-event error, errno " .. tostring(err.sql_errno) ..
+            ", driver reconnected by itself")
+   else
+      print("lost connection: " .. tostring(err))
+      con:reconnect()
+   end
+   assert(con:query_row("SELECT 1 FROM RDB$DATABASE") == "1", "query after reconnect")
+   assert(st:execute():fetch_row()[1] == "1", "prepared statement after reconnect")
+   local id2 = con:query_row("SELECT CURRENT_CONNECTION FROM RDB$DATABASE")
+   assert(id2 ~= id, "still the old attachment")
+   st:close()
+   killer:disconnect()
+   con:disconnect()
+   print("CHECK OK")
+end
+
 sysbench.cmdline.commands = {
+   reconnect = {reconnect},
    verify = {verify},
    nonempty = {nonempty},
    absent = {absent},
