@@ -43,3 +43,8 @@ if(TARGET fbwire-sysbench)
                    $<TARGET_FILE:sysbench_fake_host_lua_ok>)
   set_tests_properties(sysbench_abi_refusal PROPERTIES LABELS unit TIMEOUT 60)
 endif()
+
+# tests/integ/test_crypt.c captures loopback traffic with libpcap (live capture on "lo": needs root).
+if(TARGET integ_test_crypt)
+  target_link_libraries(integ_test_crypt PRIVATE PkgConfig::PCAP)
+endif()

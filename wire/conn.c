@@ -540,8 +540,19 @@ static int on_accept(fbw_conn *c, const fbw_pkt *p)
         c->state = FBW_CS_AUTH;
         return FBW_OK;
     }
+    /* The plugin finished on the op_connect data alone (Legacy_Auth listed first): the login is done,
+     * so the same crypt policy as after op_cont_auth applies; `required` must not attach in clear. */
     if (p->op == FBW_OP_ACCEPT_DATA && a->authenticated)
-        return send_attach(c, NULL, 0, 0);
+        return start_crypt_or_attach(c);
+    /* Flow B: authentication rides in op_attach, so no key can exist before that packet goes out in
+     * clear (and the server would refuse it with isc_miss_wirecrypt anyway). */
+    if (c->o.wire_crypt == FBW_WIRE_CRYPT_REQUIRED) {
+        fbw_err_set(&c->err, FBW_E_CRYPT, "wire encryption required but not possible: the server "
+                    "skipped connect-phase authentication (protocol %d%s), so no key exists before "
+                    "op_attach", c->info.protocol,
+                    c->info.protocol < 13 ? ": below 13 only Legacy_Auth exists, which yields no key" : "");
+        return fail(c, FBW_E_CRYPT);
+    }
     if (p->op == FBW_OP_ACCEPT_DATA) { /* flow B with the server's first data */
         rc = auth_continue(c, a->plugin, a->data, &out, &len);
         return rc ? fail(c, rc) : send_attach(c, out, len, 1);

@@ -1,0 +1,68 @@
+/* bench.h - the parts of fbwire-bench every benchmark mode shares: common options, connecting with a
+ * given wire setup, running one prepared statement to the end, clocks (wall and process CPU) and
+ * medians. A mode (crypt.c, ...) registers its options and a run function in main.c's table.
+ * Nothing here asserts timings or decides what is fast: modes measure and print. */
+#ifndef FBW_BENCH_H
+#define FBW_BENCH_H
+
+#include "fbwire.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Options every mode takes. */
+typedef struct fbw_bench_opts {
+    const char *db;       /* DSN: host[/port]:path */
+    const char *user;     /* default $ISC_USER */
+    const char *password; /* default $ISC_PASSWORD; never printed */
+    int runs;             /* repetitions; modes report the median */
+    int timeout_s;        /* per wait for the server */
+} fbw_bench_opts;
+
+/* One benchmark mode ("fbwire-bench <name> ..."). Mode options all take a value. */
+typedef struct fbw_bench_mode {
+    const char *name;
+    const char *summary;      /* one line for the usage text */
+    const char *options_help; /* the mode's option lines, or "" */
+    size_t state_size;        /* bytes of mode state main.c allocates (zeroed) */
+    void (*init)(void *state);
+    /* Returns 1 when the option was the mode's, 0 when unknown, -1 for a bad value (after printing
+     * why to stderr). */
+    int (*option)(void *state, const char *name, const char *value);
+    /* Returns the process exit status. */
+    int (*run)(const fbw_bench_opts *o, void *state);
+} fbw_bench_mode;
+
+extern const fbw_bench_mode fbw_bench_mode_crypt;
+
+/* Connect to o->db. plugin: wire-crypt plugin to require, or NULL for encryption disabled. */
+int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress, fbw_client **out,
+                      fbw_err *err);
+
+/* A statement prepared once in its own read-only transaction, executed many times. */
+typedef struct fbw_bench_stmt {
+    fbw_client *cl;
+    fbw_tx tx;
+    fbw_stmt *s;
+    const char *sql;
+    const fbw_value *params; /* for the next execution */
+    uint64_t sink;           /* decoded bytes, so decoding cannot be skipped */
+} fbw_bench_stmt;
+
+int fbw_bench_prepare(fbw_bench_stmt *b, fbw_client *cl, const char *sql, fbw_err *err);
+/* Execute with params (NULL when none) and fetch every row, decoding each. *rows gets the count. */
+int fbw_bench_exec(fbw_bench_stmt *b, const fbw_value *params, uint64_t *rows, fbw_err *err);
+/* Free the statement and commit its transaction. */
+int fbw_bench_finish(fbw_bench_stmt *b, fbw_err *err);
+
+/* Monotonic wall clock and this process's user+system CPU time (getrusage), in nanoseconds. */
+uint64_t fbw_bench_wall_ns(void);
+uint64_t fbw_bench_cpu_ns(void);
+
+/* Median of v[0..n) (sorts v). n > 0. */
+double fbw_bench_median(double *v, int n);
+
+/* Print "fbwire-bench: <what>: <message>" with SQLSTATE and gds code when present. */
+void fbw_bench_print_error(const char *what, const fbw_err *e);
+
+#endif
