@@ -17,18 +17,22 @@
 
 /* Isolation of explicit transactions and of per-statement autocommit transactions. */
 typedef enum {
-    FBW_ISO_READ_COMMITTED = 0,   /* read committed, record version (default) */
-    FBW_ISO_READ_COMMITTED_NOREC, /* read committed, no record version (waits for writers) */
-    FBW_ISO_READ_CONSISTENCY,     /* read committed read consistency (Firebird 4+) */
-    FBW_ISO_SNAPSHOT,             /* concurrency */
-    FBW_ISO_SERIALIZABLE          /* consistency (table stability) */
-} fbw_isolation;
+    FBW_BE_ISO_READ_COMMITTED = 0,   /* read committed, record version (default) */
+    FBW_BE_ISO_READ_COMMITTED_NOREC, /* read committed, no record version (waits for writers) */
+    FBW_BE_ISO_READ_CONSISTENCY,     /* read committed read consistency (Firebird 4+) */
+    FBW_BE_ISO_SNAPSHOT,             /* concurrency */
+    FBW_BE_ISO_SERIALIZABLE          /* consistency (table stability) */
+} fbw_be_isolation;
 
 /* How statements outside BEGIN ... COMMIT are made durable one by one. */
 typedef enum {
     FBW_AC_PER_STATEMENT = 0, /* start a transaction, run the statement, commit it */
-    FBW_AC_SHARED             /* one long-lived read-committed autocommit transaction, restarted
+    FBW_AC_SHARED,            /* one long-lived read-committed autocommit transaction, restarted
                                  every restart_statements statements or restart_ms ms */
+    FBW_AC_PIPELINED          /* fbwire only: a write gets its own transaction, started, executed
+                                 and committed in one write to the server (one round trip); a
+                                 SELECT runs in a long-lived read-only read-committed transaction
+                                 restarted like the shared one */
 } fbw_autocommit;
 
 /* Connection settings, already validated by sbdrv.c. Strings stay valid while connected. */
@@ -36,7 +40,7 @@ typedef struct fbw_be_conf {
     const char *db;           /* "host[/port]:path" or alias */
     const char *user;
     const char *password;     /* never logged */
-    fbw_isolation isolation;
+    fbw_be_isolation isolation;
     int lock_timeout;         /* seconds; -1 = wait forever, 0 = no wait */
     fbw_autocommit autocommit;
     unsigned restart_statements; /* FBW_AC_SHARED: restart after this many statements (0 = never) */

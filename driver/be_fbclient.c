@@ -238,20 +238,20 @@ static uint64_t now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static int put_isolation(char *t, int n, fbw_isolation iso)
+static int put_isolation(char *t, int n, fbw_be_isolation iso)
 {
     switch (iso) {
-    case FBW_ISO_SNAPSHOT:
+    case FBW_BE_ISO_SNAPSHOT:
         t[n++] = TPB_CONCURRENCY;
         break;
-    case FBW_ISO_SERIALIZABLE:
+    case FBW_BE_ISO_SERIALIZABLE:
         t[n++] = TPB_CONSISTENCY;
         break;
-    case FBW_ISO_READ_COMMITTED_NOREC:
+    case FBW_BE_ISO_READ_COMMITTED_NOREC:
         t[n++] = TPB_READ_COMMITTED;
         t[n++] = TPB_NO_REC_VERSION;
         break;
-    case FBW_ISO_READ_CONSISTENCY:
+    case FBW_BE_ISO_READ_CONSISTENCY:
         t[n++] = TPB_READ_COMMITTED;
         t[n++] = TPB_READ_CONSISTENCY;
         break;
@@ -290,7 +290,7 @@ static void build_tpbs(fbw_be_conn *c)
     n = 0;
     c->tpb_ac[n++] = TPB_VERSION3;
     c->tpb_ac[n++] = TPB_WRITE;
-    n = put_isolation(c->tpb_ac, n, FBW_ISO_READ_COMMITTED);
+    n = put_isolation(c->tpb_ac, n, FBW_BE_ISO_READ_COMMITTED);
     n = put_wait(c->tpb_ac, n, c->conf->lock_timeout);
     c->tpb_ac[n++] = TPB_AUTOCOMMIT;
     c->tpb_ac_len = n;

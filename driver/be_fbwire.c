@@ -1,9 +1,108 @@
-/* be_fbwire.c - placeholder for the native fbwire protocol backend.
+/* be_fbwire.c - the native backend: fbwire's own protocol client behind the backend vtable.
  *
- * The `fbwire` sysbench driver is registered and parses its options today; this backend refuses
- * to connect until the protocol client (wire/) is plugged in here behind the same vtable as
- * be_fbclient.c (see backend.h for the contract every entry must honour). */
+ * Where fbclient waits after every request, this backend queues what belongs together and waits
+ * once (docs/design.md, Pipelining):
+ *   - a statement outside BEGIN that writes: op_transaction + op_execute + op_info_sql(records) +
+ *     op_commit in one write, one round trip, committed and durable when it returns;
+ *   - a SELECT outside BEGIN: runs in a long-lived read-only read-committed transaction (it has
+ *     nothing to commit and sees what is committed when it runs), restarted every N statements or
+ *     T ms with the restart riding along with the next SELECT;
+ *   - BEGIN queues op_transaction, which goes out with the first statement of the transaction;
+ *   - a multi-row INSERT is sent as one pipelined run of single-row executes.
+ * --fbwire-autocommit=per-statement and =shared behave like the fbclient backend's modes so that
+ * the two clients can be compared request for request. */
 #include "backend.h"
+
+#include "fbwire.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ISC_READ_ONLY_TRANS 335544361u /* a SELECT that writes: retried in a read-write transaction */
+#define BULK_CHUNK 500                 /* rows per wait in a pipelined bulk insert */
+
+struct fbw_be_conn {
+    const fbw_be_conf *conf;
+    fbw_client *cl;
+    fbw_conn *c;
+    fbw_tx exp;          /* explicit transaction (BEGIN) */
+    int exp_open;
+    fbw_tx own;          /* a statement's own transaction (autocommit) */
+    fbw_tx shared[2];    /* shared autocommit / pipelined read-only transaction; a restart
+                            commits one while starting the other in the same write */
+    int cur;             /* shared[cur] is the live one */
+    unsigned shared_count;
+    uint64_t shared_started_ms;
+    fbw_tx_opts rw, ro, ac;
+    fbw_buf text;        /* scratch for result text */
+};
+
+struct fbw_be_stmt {
+    fbw_be_conn *c;
+    fbw_stmt *s;
+    unsigned nparams;
+    fbw_value *vals;     /* nparams */
+    char (*num)[48];     /* nparams scratch strings for numbers bound to text columns */
+};
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int iso_of(fbw_be_isolation i)
+{
+    switch (i) {
+    case FBW_BE_ISO_READ_COMMITTED_NOREC: return FBW_ISO_READ_COMMITTED_NO_REC;
+    case FBW_BE_ISO_READ_CONSISTENCY: return FBW_ISO_READ_CONSISTENCY;
+    case FBW_BE_ISO_SNAPSHOT: return FBW_ISO_SNAPSHOT;
+    case FBW_BE_ISO_SERIALIZABLE: return FBW_ISO_SERIALIZABLE;
+    default: return FBW_ISO_READ_COMMITTED;
+    }
+}
+
+/* Copy the client's error, or the connection's when the client has none. */
+static int fail(fbw_be_conn *c, int rc, fbw_err *err)
+{
+    const fbw_err *e = fbw_client_error(c->cl);
+    if (e->code == FBW_OK)
+        e = fbw_conn_error(c->c);
+    if (e->code != FBW_OK)
+        *err = *e;
+    else
+        fbw_err_set(err, rc, "fbwire: %s", fbw_rc_name(rc));
+    return rc;
+}
+
+/* A server error of a request becomes the operation's error. */
+static int server_error(const fbw_err *e, fbw_err *err)
+{
+    *err = *e;
+    return e->code;
+}
+
+static int wait_all(fbw_be_conn *c, fbw_err *err)
+{
+    int rc = fbw_client_wait(c->cl);
+    return rc ? fail(c, rc, err) : FBW_OK;
+}
+
+typedef struct queued {
+    int (*fn)(void *arg);
+    void *arg;
+} queued;
+
+static int run(fbw_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err)
+{
+    int rc = fbw_client_run(c->cl, fn, arg);
+    return rc ? fail(c, rc, err) : FBW_OK;
+}
+
+/* ---- connect ---- */
 
 static int fbwire_global_init(fbw_err *err)
 {
@@ -13,77 +112,539 @@ static int fbwire_global_init(fbw_err *err)
 
 static int fbwire_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
 {
-    (void)conf;
     *out = NULL;
-    return fbw_err_set(err, FBW_E_UNSUPPORTED,
-                       "fbwire: the native protocol backend is not built into this plug-in yet "
-                       "(use --db-driver=fbclient)");
+    fbw_be_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
+    c->conf = conf;
+    fbw_client_opts o;
+    fbw_client_opts_init(&o);
+    o.conn.user = conf->user;
+    o.conn.password = conf->password;
+    o.conn.auth_list = conf->auth && conf->auth[0] ? conf->auth : NULL;
+    o.conn.compress = conf->compress;
+    o.conn.process_name = "sysbench";
+    const char *wc = conf->wire_crypt ? conf->wire_crypt : "disabled";
+    o.conn.wire_crypt = !strcmp(wc, "required") ? FBW_WIRE_CRYPT_REQUIRED
+                        : !strcmp(wc, "enabled") ? FBW_WIRE_CRYPT_ENABLED
+                                                 : FBW_WIRE_CRYPT_DISABLED;
+    int rc = fbw_client_connect(conf->db, &o, &c->cl, err);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    c->c = fbw_client_conn(c->cl);
+    fbw_tx_init(&c->exp, c->c);
+    fbw_tx_init(&c->own, c->c);
+    fbw_tx_init(&c->shared[0], c->c);
+    fbw_tx_init(&c->shared[1], c->c);
+    fbw_tx_opts_init(&c->rw);
+    c->rw.isolation = iso_of(conf->isolation);
+    c->rw.lock_timeout = conf->lock_timeout;
+    c->ro = c->rw;
+    c->ro.isolation = FBW_ISO_READ_COMMITTED;
+    c->ro.read_only = 1;
+    fbw_tx_opts_init(&c->ac);
+    c->ac.lock_timeout = conf->lock_timeout;
+    c->ac.autocommit = 1;
+    fbw_buf_init(&c->text);
+    *out = c;
+    return FBW_OK;
 }
+
+static int tx_live(const fbw_tx *t) { return t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE; }
 
 static void fbwire_disconnect(fbw_be_conn *c)
 {
-    (void)c;
+    if (!c)
+        return;
+    if (fbw_conn_get_state(c->c) == FBW_CS_READY) {
+        if (tx_live(&c->exp))
+            fbw_tx_rollback(&c->exp);
+        for (int i = 0; i < 2; i++)
+            if (tx_live(&c->shared[i]))
+                fbw_tx_commit(&c->shared[i]);
+        fbw_client_close(c->cl); /* detach waits for the queued ends too */
+    } else {
+        fbw_client_abort(c->cl);
+    }
+    fbw_buf_free(&c->text);
+    free(c);
 }
 
-static int fbwire_unsupported(fbw_err *err)
+/* ---- explicit transactions ---- */
+
+static int end_tx(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
 {
-    return fbw_err_set(err, FBW_E_UNSUPPORTED, "fbwire: backend not built in");
+    if (!tx_live(t))
+        return FBW_OK;
+    int rc = commit ? fbw_tx_commit(t) : fbw_tx_rollback(t);
+    if (rc == FBW_OK)
+        rc = wait_all(c, err);
+    else
+        rc = fail(c, rc, err);
+    if (rc)
+        return rc;
+    if (t->err.code != FBW_OK) {
+        rc = server_error(&t->err, err);
+        if (commit && tx_live(t)) { /* a failed commit leaves nothing open: roll back */
+            fbw_tx_rollback(t);
+            fbw_err keep = *err;
+            wait_all(c, err);
+            *err = keep;
+        }
+        return rc;
+    }
+    return FBW_OK;
 }
 
-static int fbwire_txn(fbw_be_conn *c, fbw_err *err)
+static int fbwire_begin(fbw_be_conn *c, fbw_err *err)
 {
-    (void)c;
-    return fbwire_unsupported(err);
+    int rc = end_tx(c, &c->exp, 1, err);
+    if (rc)
+        return rc;
+    /* Queued only: op_transaction goes out with the transaction's first statement. */
+    rc = fbw_tx_start(&c->exp, &c->rw);
+    if (rc)
+        return fail(c, rc, err);
+    c->exp_open = 1;
+    return FBW_OK;
+}
+
+static int fbwire_commit(fbw_be_conn *c, fbw_err *err)
+{
+    c->exp_open = 0;
+    return end_tx(c, &c->exp, 1, err);
+}
+
+static int fbwire_rollback(fbw_be_conn *c, fbw_err *err)
+{
+    c->exp_open = 0;
+    return end_tx(c, &c->exp, 0, err);
+}
+
+/* ---- statements ---- */
+
+typedef struct prep_call {
+    fbw_be_stmt *bs;
+    const char *sql;
+    size_t len;
+} prep_call;
+
+static int q_prepare(void *arg)
+{
+    prep_call *p = arg;
+    fbw_be_conn *c = p->bs->c;
+    return fbw_stmt_prepare(p->bs->s, c->exp_open ? &c->exp : NULL, p->sql, p->len);
+}
+
+static void stmt_free(fbw_be_stmt *bs)
+{
+    if (!bs)
+        return;
+    fbw_stmt_free(bs->s);
+    free(bs->vals);
+    free(bs->num);
+    free(bs);
 }
 
 static int fbwire_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out,
                           fbw_err *err)
 {
-    (void)c;
-    (void)sql;
-    (void)len;
     *out = NULL;
-    return fbwire_unsupported(err);
+    fbw_be_stmt *bs = calloc(1, sizeof *bs);
+    if (!bs)
+        return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
+    bs->c = c;
+    int rc = fbw_stmt_new(c->c, &bs->s, err);
+    prep_call p = {bs, sql, len};
+    if (rc == FBW_OK)
+        rc = run(c, q_prepare, &p, err);
+    if (rc == FBW_OK && !fbw_stmt_prepared(bs->s))
+        rc = server_error(fbw_stmt_error(bs->s), err);
+    if (rc == FBW_OK) {
+        bs->nparams = fbw_stmt_input(bs->s)->n;
+        size_t n = bs->nparams ? bs->nparams : 1;
+        bs->vals = calloc(n, sizeof *bs->vals);
+        bs->num = calloc(n, sizeof *bs->num);
+        if (!bs->vals || !bs->num)
+            rc = fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
+    }
+    if (rc) {
+        stmt_free(bs);
+        return rc;
+    }
+    *out = bs;
+    return FBW_OK;
 }
 
-static unsigned fbwire_param_count(const fbw_be_stmt *s)
+static unsigned fbwire_param_count(const fbw_be_stmt *s) { return s->nparams; }
+
+static int is_text(const fbw_col *col) { return col->type == FBW_SQL_VARYING || col->type == FBW_SQL_TEXT; }
+
+/* One sysbench value for a described parameter: native where the types meet, else through the
+ * canonical text parser (value.h), which rounds and range-checks like the server. */
+static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
 {
-    (void)s;
-    return 0;
+    const fbw_col *col = &fbw_stmt_input(bs->s)->cols[i];
+    fbw_value *x = &bs->vals[i];
+    memset(x, 0, sizeof *x);
+    x->type = col->type;
+    if (v->type == FBW_VAL_NULL) {
+        x->is_null = 1;
+        return FBW_OK;
+    }
+    const char *text = v->s;
+    size_t len = v->len;
+    if (v->type == FBW_VAL_INT64) {
+        int exact = col->scale == 0 && (col->type == FBW_SQL_INT64 ||
+                    (col->type == FBW_SQL_LONG && v->i >= INT32_MIN && v->i <= INT32_MAX) ||
+                    (col->type == FBW_SQL_SHORT && v->i >= INT16_MIN && v->i <= INT16_MAX));
+        if (exact) {
+            x->u.i64 = v->i;
+            return FBW_OK;
+        }
+        len = (size_t)snprintf(bs->num[i], sizeof bs->num[i], "%lld", (long long)v->i);
+        text = bs->num[i];
+    } else if (v->type == FBW_VAL_DOUBLE) {
+        if (col->type == FBW_SQL_DOUBLE) {
+            x->u.f64 = v->d;
+            return FBW_OK;
+        }
+        len = (size_t)snprintf(bs->num[i], sizeof bs->num[i], "%.17g", v->d);
+        text = bs->num[i];
+    } else if (is_text(col)) {
+        x->u.bytes.p = (const uint8_t *)v->s;
+        x->u.bytes.n = v->len;
+        return FBW_OK;
+    }
+    if (is_text(col)) {
+        x->u.bytes.p = (const uint8_t *)text;
+        x->u.bytes.n = len;
+        return FBW_OK;
+    }
+    return fbw_value_from_text(col, text, len, x, err);
 }
 
-static int fbwire_execute(fbw_be_stmt *s, const fbw_val *p, size_t n, fbw_be_result *res,
+static int bind_all(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_err *err)
+{
+    if (n != bs->nparams)
+        return fbw_err_set(err, FBW_E_USAGE, "fbwire: %zu values for %u parameters", n, bs->nparams);
+    for (unsigned i = 0; i < bs->nparams; i++) {
+        int rc = bind_one(bs, i, &params[i], err);
+        if (rc)
+            return rc;
+    }
+    return FBW_OK;
+}
+
+/* Rows as text cells (backend.h), in the canonical forms of value.h. */
+static int fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
+{
+    const fbw_msgfmt *f = fbw_stmt_output(bs->s);
+    size_t nrows = fbw_stmt_row_count(bs->s);
+    fbw_value vals[64];
+    fbw_value *v = f->n <= 64 ? vals : calloc(f->n, sizeof *v);
+    if (!v)
+        return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
+    int rc = FBW_OK;
+    for (size_t r = 0; r < nrows && rc == FBW_OK; r++) {
+        rc = fbw_stmt_row(bs->s, r, v, err);
+        for (uint16_t i = 0; i < f->n && rc == FBW_OK; i++) {
+            if (v[i].is_null) {
+                rc = fbw_be_result_add(res, NULL, 0, err);
+                continue;
+            }
+            fbw_buf_reset(&bs->c->text);
+            rc = fbw_value_to_text(&v[i], &f->cols[i], NULL, &bs->c->text, err);
+            if (rc == FBW_OK)
+                rc = fbw_be_result_add(res, bs->c->text.data ? (const char *)bs->c->text.data : "",
+                                       bs->c->text.len, err);
+        }
+    }
+    if (v != vals)
+        free(v);
+    fbw_stmt_clear_rows(bs->s);
+    return rc;
+}
+
+/* What one execution queues, depending on the transaction it runs in. */
+typedef struct exec_call {
+    fbw_be_stmt *bs;
+    fbw_tx *tx;
+    fbw_tx *end_first; /* commit this (the previous shared transaction) before starting tx */
+    int start;         /* queue fbw_tx_start(tx, opts) first */
+    const fbw_tx_opts *opts;
+    int commit_after;  /* own transaction: queue its commit right after the statement */
+    int queued;
+} exec_call;
+
+static int q_execute(void *arg)
+{
+    exec_call *x = arg;
+    int rc;
+    if (!x->queued) {
+        if (x->end_first) {
+            rc = fbw_tx_commit(x->end_first);
+            if (rc)
+                return rc;
+            x->end_first = NULL;
+        }
+        if (x->start) {
+            rc = fbw_tx_start(x->tx, x->opts);
+            if (rc)
+                return rc;
+            x->start = 0;
+        }
+        int st = fbw_stmt_type(x->bs->s);
+        unsigned flags = (st == FBW_STMT_INSERT || st == FBW_STMT_UPDATE || st == FBW_STMT_DELETE)
+                             ? FBW_EXEC_COUNT : 0;
+        rc = fbw_stmt_execute(x->bs->s, x->tx, x->bs->vals, flags);
+        if (rc)
+            return rc; /* FBW_AGAIN: a handle is not known yet; called again after a wait */
+        x->queued = 1;
+    }
+    if (x->commit_after)
+        return fbw_tx_commit(x->tx);
+    return FBW_OK;
+}
+
+static int q_fetch(void *arg) { return fbw_stmt_fetch(arg); }
+
+/* Execute in tx (queued as x says), fetch every row, fill res. */
+static int execute_in(fbw_be_conn *c, exec_call *x, fbw_be_result *res, fbw_err *err)
+{
+    fbw_be_stmt *bs = x->bs;
+    int rc = run(c, q_execute, x, err);
+    while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
+        rc = run(c, q_fetch, bs->s, err);
+    if (rc)
+        return rc;
+    if (x->tx->err.code != FBW_OK && x->tx->state == FBW_TX_FAILED)
+        return server_error(&x->tx->err, err);
+    if (fbw_stmt_error(bs->s)->code != FBW_OK)
+        return server_error(fbw_stmt_error(bs->s), err);
+    if (fbw_stmt_has_cursor(bs->s) || fbw_stmt_output(bs->s)->n > 0) {
+        fbw_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
+        rc = fill_result(bs, res, err);
+    }
+    res->affected = fbw_stmt_affected(bs->s);
+    return rc;
+}
+
+/* The shared (or read-only) transaction, restarted when it has run long enough. */
+static void shared_plan(fbw_be_conn *c, exec_call *x, const fbw_tx_opts *opts)
+{
+    const fbw_be_conf *f = c->conf;
+    fbw_tx *live = &c->shared[c->cur];
+    x->opts = opts;
+    if (tx_live(live)) {
+        int due = (f->restart_statements && c->shared_count >= f->restart_statements) ||
+                  (f->restart_ms && now_ms() - c->shared_started_ms >= f->restart_ms);
+        if (!due) {
+            x->tx = live;
+            c->shared_count++;
+            return;
+        }
+        x->end_first = live;
+        c->cur ^= 1;
+    }
+    x->tx = &c->shared[c->cur];
+    x->start = 1;
+    c->shared_count = 1;
+    c->shared_started_ms = now_ms();
+}
+
+static int execute_own(fbw_be_conn *c, fbw_be_stmt *bs, fbw_be_result *res, int pipelined,
+                       fbw_err *err)
+{
+    exec_call x = {.bs = bs, .tx = &c->own, .start = 1, .opts = &c->rw};
+    int cursor = fbw_stmt_has_cursor(bs->s);
+    x.commit_after = pipelined && !cursor; /* a cursor must be read to its end before commit */
+    if (!pipelined) {
+        int rc = fbw_tx_start(&c->own, &c->rw);
+        if (rc == FBW_OK)
+            rc = wait_all(c, err);
+        else
+            rc = fail(c, rc, err);
+        if (rc)
+            return rc;
+        if (c->own.state != FBW_TX_ACTIVE)
+            return server_error(&c->own.err, err);
+        x.start = 0;
+    }
+    int rc = execute_in(c, &x, res, err);
+    if (x.commit_after) {
+        if (rc == FBW_OK && c->own.err.code != FBW_OK)
+            rc = server_error(&c->own.err, err); /* the commit itself failed */
+        if (tx_live(&c->own)) {             /* it failed: nothing may stay open */
+            fbw_err keep = *err;
+            end_tx(c, &c->own, 0, err);
+            *err = keep;
+        }
+        return rc;
+    }
+    if (rc == FBW_OK)
+        return end_tx(c, &c->own, 1, err);
+    fbw_err keep = *err;
+    if (!fbw_be_conn_lost(rc, err))
+        end_tx(c, &c->own, 0, err);
+    *err = keep;
+    return rc;
+}
+
+static int execute_bound(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
+{
+    fbw_be_conn *c = bs->c;
+    fbw_be_result_reset(res);
+    if (c->exp_open) {
+        exec_call x = {.bs = bs, .tx = &c->exp};
+        return execute_in(c, &x, res, err);
+    }
+    switch (c->conf->autocommit) {
+    case FBW_AC_SHARED: {
+        exec_call x = {.bs = bs};
+        shared_plan(c, &x, &c->ac);
+        return execute_in(c, &x, res, err);
+    }
+    case FBW_AC_PIPELINED:
+        if (fbw_stmt_type(bs->s) == FBW_STMT_SELECT) {
+            exec_call x = {.bs = bs};
+            shared_plan(c, &x, &c->ro);
+            int rc = execute_in(c, &x, res, err);
+            if (rc != FBW_E_SERVER || err->ngds == 0 || err->gds[0] != ISC_READ_ONLY_TRANS)
+                return rc;
+            fbw_be_result_reset(res); /* a SELECT that writes (a procedure): read-write after all */
+        }
+        return execute_own(c, bs, res, 1, err);
+    default:
+        return execute_own(c, bs, res, 0, err);
+    }
+}
+
+static int fbwire_execute(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_be_result *res,
                           fbw_err *err)
 {
-    (void)s;
-    (void)p;
-    (void)n;
-    (void)res;
-    return fbwire_unsupported(err);
+    int rc = bind_all(bs, params, n, err);
+    return rc ? rc : execute_bound(bs, res, err);
 }
 
-static void fbwire_close(fbw_be_stmt *s)
+static void fbwire_close(fbw_be_stmt *s) { stmt_free(s); }
+
+static int fbwire_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err)
 {
-    (void)s;
+    fbw_be_stmt *bs = NULL;
+    int rc = fbwire_prepare(c, sql, len, &bs, err);
+    if (rc == FBW_OK)
+        rc = bs->nparams ? fbw_err_set(err, FBW_E_USAGE, "fbwire: statement has parameters")
+                         : execute_bound(bs, res, err);
+    stmt_free(bs);
+    return rc;
 }
 
-static int fbwire_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res,
+/* ---- bulk insert: every row's execute queued, one wait per chunk ---- */
+
+typedef struct bulk_call {
+    fbw_be_stmt *bs;
+    const fbw_bulk_insert *b;
+    fbw_tx *tx;
+    size_t next, end;
+    fbw_err *err;
+    int bind_rc;
+} bulk_call;
+
+static int q_bulk(void *arg)
+{
+    bulk_call *k = arg;
+    while (k->next < k->end) {
+        int rc = bind_all(k->bs, k->b->values + k->next * k->b->ncols, k->b->ncols, k->err);
+        if (rc) {
+            k->bind_rc = rc;
+            return FBW_OK;
+        }
+        rc = fbw_stmt_execute(k->bs->s, k->tx, k->bs->vals, 0);
+        if (rc)
+            return rc;
+        k->next++;
+    }
+    return FBW_OK;
+}
+
+static int immediate(fbw_be_conn *c, fbw_tx *t, const char *sql, fbw_err *err)
+{
+    fbw_exec_result r;
+    int rc = fbw_exec_immediate(c->c, t, sql, strlen(sql), &r);
+    if (rc == FBW_OK)
+        rc = wait_all(c, err);
+    else
+        rc = fail(c, rc, err);
+    if (rc == FBW_OK && r.err.code != FBW_OK)
+        rc = server_error(&r.err, err);
+    return rc;
+}
+
+static int insert_rows(fbw_be_conn *c, fbw_be_stmt *bs, fbw_tx *tx, const fbw_bulk_insert *b,
                        fbw_err *err)
 {
-    (void)c;
-    (void)sql;
-    (void)len;
-    (void)res;
-    return fbwire_unsupported(err);
+    bulk_call k = {bs, b, tx, 0, 0, err, FBW_OK};
+    while (k.next < b->nrows) {
+        k.end = k.next + BULK_CHUNK < b->nrows ? k.next + BULK_CHUNK : b->nrows;
+        /* Every execute of the chunk is answered before the next chunk is sent, so the first
+         * failing row stops the insert; each reply's error lands in the statement. */
+        int rc = run(c, q_bulk, &k, err);
+        if (rc == FBW_OK && k.bind_rc)
+            rc = k.bind_rc;
+        if (rc)
+            return rc;
+        if (fbw_stmt_error(bs->s)->code != FBW_OK)
+            return server_error(fbw_stmt_error(bs->s), err);
+    }
+    return FBW_OK;
 }
 
-static int fbwire_bulk(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_result *res,
-                       fbw_err *err)
+static int fbwire_bulk_insert(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_result *res,
+                              fbw_err *err)
 {
-    (void)c;
-    (void)b;
-    (void)res;
-    return fbwire_unsupported(err);
+    fbw_be_result_reset(res);
+    int explicit_tr = c->exp_open;
+    fbw_tx *tx = explicit_tr ? &c->exp : &c->own;
+    int rc = FBW_OK;
+    if (explicit_tr)
+        rc = immediate(c, tx, "SAVEPOINT FBW_BULK", err);
+    else if ((rc = fbw_tx_start(tx, &c->rw)) != FBW_OK)
+        rc = fail(c, rc, err);
+    fbw_be_stmt *bs = NULL;
+    if (rc == FBW_OK)
+        rc = fbwire_prepare(c, b->single, b->single_len, &bs, err);
+    if (rc == FBW_OK)
+        rc = insert_rows(c, bs, tx, b, err);
+    stmt_free(bs);
+    if (rc == FBW_OK)
+        res->affected = b->nrows;
+    if (explicit_tr) {
+        if (rc == FBW_OK)
+            return immediate(c, tx, "RELEASE SAVEPOINT FBW_BULK ONLY", err);
+        if (!fbw_be_conn_lost(rc, err)) {
+            fbw_err keep = *err;
+            immediate(c, tx, "ROLLBACK TO SAVEPOINT FBW_BULK", err);
+            *err = keep;
+        }
+        return rc;
+    }
+    if (rc == FBW_OK)
+        return end_tx(c, tx, 1, err);
+    fbw_err keep = *err;
+    if (!fbw_be_conn_lost(rc, err))
+        end_tx(c, tx, 0, err);
+    *err = keep;
+    return rc;
+}
+
+static int fbwire_stats(fbw_be_conn *c, fbw_stats *out, fbw_err *err)
+{
+    (void)err;
+    *out = *fbw_conn_stats(c->c);
+    return FBW_OK;
 }
 
 const fbw_backend fbw_backend_fbwire = {
@@ -91,14 +652,14 @@ const fbw_backend fbw_backend_fbwire = {
     .global_init = fbwire_global_init,
     .connect = fbwire_connect,
     .disconnect = fbwire_disconnect,
-    .begin = fbwire_txn,
-    .commit = fbwire_txn,
-    .rollback = fbwire_txn,
+    .begin = fbwire_begin,
+    .commit = fbwire_commit,
+    .rollback = fbwire_rollback,
     .prepare = fbwire_prepare,
     .param_count = fbwire_param_count,
     .execute = fbwire_execute,
     .close = fbwire_close,
     .exec = fbwire_exec,
-    .bulk_insert = fbwire_bulk,
-    .stats = NULL,
+    .bulk_insert = fbwire_bulk_insert,
+    .stats = fbwire_stats,
 };

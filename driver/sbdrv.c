@@ -114,9 +114,11 @@ static fbw_sb_host HOST;
          "network), gds codes or SQLSTATEs to retry, or \"all\"",                               \
          "update-conflict,deadlock,lock-conflict,lock-timeout", SB_ARG_TYPE_STRING, NULL},      \
         {P "-autocommit",                                                                       \
-         "statements outside BEGIN: per-statement (own transaction each) or shared (one "       \
-         "autocommit transaction, restarted periodically)",                                     \
-         "per-statement", SB_ARG_TYPE_STRING, NULL},                                            \
+         "statements outside BEGIN: per-statement (own transaction each), shared (one "         \
+         "autocommit transaction, restarted periodically) or pipelined (fbwire: own "          \
+         "transaction in one round trip; reads in a read-only transaction) [fbwire: pipelined, " \
+         "fbclient: per-statement]",                                                            \
+         NULL, SB_ARG_TYPE_STRING, NULL},                                                       \
         {P "-shared-restart-statements", "shared autocommit: restart after N statements",       \
          "1000", SB_ARG_TYPE_INT, NULL},                                                        \
         {P "-shared-restart-ms", "shared autocommit: restart after N milliseconds", "1000",     \
@@ -156,14 +158,14 @@ static int opt_flag(const fbw_sbdrv *d, const char *suffix)
     return HOST.get_flag(name);
 }
 
-static int parse_isolation(const char *s, fbw_isolation *out)
+static int parse_isolation(const char *s, fbw_be_isolation *out)
 {
-    static const struct { const char *name; fbw_isolation iso; } map[] = {
-        {"read-committed", FBW_ISO_READ_COMMITTED},
-        {"read-committed-no-rec-version", FBW_ISO_READ_COMMITTED_NOREC},
-        {"read-consistency", FBW_ISO_READ_CONSISTENCY},
-        {"snapshot", FBW_ISO_SNAPSHOT},
-        {"serializable", FBW_ISO_SERIALIZABLE},
+    static const struct { const char *name; fbw_be_isolation iso; } map[] = {
+        {"read-committed", FBW_BE_ISO_READ_COMMITTED},
+        {"read-committed-no-rec-version", FBW_BE_ISO_READ_COMMITTED_NOREC},
+        {"read-consistency", FBW_BE_ISO_READ_CONSISTENCY},
+        {"snapshot", FBW_BE_ISO_SNAPSHOT},
+        {"serializable", FBW_BE_ISO_SERIALIZABLE},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         if (strcasecmp(s, map[i].name) == 0) {
@@ -280,8 +282,14 @@ static int read_options(fbw_sbdrv *d)
         why = "invalid --%s-isolation";
     else if (ac && strcasecmp(ac, "shared") == 0)
         f->autocommit = FBW_AC_SHARED;
-    else if (ac && strcasecmp(ac, "per-statement") != 0)
-        why = "invalid --%s-autocommit (per-statement or shared)";
+    else if (ac && strcasecmp(ac, "pipelined") == 0 && d->be == &fbw_backend_fbwire)
+        f->autocommit = FBW_AC_PIPELINED;
+    else if (!ac || !*ac)
+        f->autocommit = d->be == &fbw_backend_fbwire ? FBW_AC_PIPELINED : FBW_AC_PER_STATEMENT;
+    else if (strcasecmp(ac, "per-statement") != 0)
+        why = d->be == &fbw_backend_fbwire
+                  ? "invalid --%s-autocommit (per-statement, shared or pipelined)"
+                  : "invalid --%s-autocommit (per-statement or shared; only fbwire can pipeline)";
     if (why == NULL && f->wire_crypt && strcasecmp(f->wire_crypt, "disabled") != 0 &&
         strcasecmp(f->wire_crypt, "enabled") != 0 && strcasecmp(f->wire_crypt, "required") != 0)
         why = "invalid --%s-wire-crypt (disabled, enabled or required)";

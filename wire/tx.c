@@ -72,7 +72,9 @@ static int on_start_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err
         return FBW_OK;
     }
     t->handle = r->u.resp.object;
-    t->state = FBW_TX_ACTIVE;
+    /* A commit or rollback pipelined behind the start (handle 0xFFFF) already moved the state on. */
+    if (t->state == FBW_TX_STARTING)
+        t->state = FBW_TX_ACTIVE;
     return FBW_OK;
 }
 
