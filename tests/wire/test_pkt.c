@@ -1522,3 +1522,24 @@ Test(pkt, status_vector_seeds)
         fbw_buf_free(&b);
     }
 }
+
+/* From fuzz_status: an empty or missing status vector. On a growing stream it is a shortfall
+ * (FBW_AGAIN, no message); in a complete buffer a protocol error that says so. */
+Test(pkt, response_without_status_waits)
+{
+    fbw_buf b;
+    fbw_buf_init(&b);
+    fbw_test_hex(&b, "00000009 00000000 00000000 00000000 00000000");
+    fbw_pkt p;
+    size_t used;
+    fbw_err err;
+    cr_assert_eq(decode_bytes(13, &b, &p, &used, &err), FBW_AGAIN);
+    fbw_rd r;
+    fbw_rd_init(&r, b.data, 0, FBW_E_PROTO);
+    fbw_err_clear(&err);
+    fbw_bytes v = fbw_status_frame_ex(&r, &err);
+    cr_assert_eq(r.rc, FBW_E_PROTO);
+    cr_assert_eq(v.n, 0);
+    cr_assert_neq(err.msg[0], 0, "the error says why");
+    fbw_buf_free(&b);
+}
