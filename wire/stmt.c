@@ -28,6 +28,8 @@ struct fbw_stmt {
     fbw_buf in_blr, out_blr;
 
     int cursor_open, eof, exec_failed;
+    int fetch_blr;          /* the next op_fetch must carry the output BLR: the server takes the
+                             * row format from the first fetch after execute (delayed format) */
     fbw_tx *cursor_tx;      /* transaction the cursor lives in, and its generation then */
     uint64_t cursor_tx_gen;
     uint16_t exec_tr_sent;
@@ -231,12 +233,28 @@ static int on_prepare(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
     return on_describe(arg, c, r, err);
 }
 
+/* The transaction to prepare in: FB3 refuses to prepare most statements without one ("invalid
+ * transaction handle (expecting explicit transaction start)"). A transaction still starting can
+ * go as 0xFFFF only when no op_allocate_statement is queued in between (it would take that name);
+ * otherwise wait for the start's reply. No transaction, or an ended one: prepare without. */
+static int prepare_tr(const fbw_stmt *s, const fbw_tx *tx, uint16_t *tr)
+{
+    *tr = 0;
+    if (!tx || (tx->state != FBW_TX_STARTING && tx->state != FBW_TX_ACTIVE))
+        return FBW_OK;
+    int rc = fbw_tx_handle(tx, tr);
+    if (rc == FBW_OK && *tr == FBW_INVALID_OBJECT && s->alloc == ALLOC_NONE)
+        rc = FBW_AGAIN;
+    return rc;
+}
+
 int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len)
 {
-    uint16_t tr = 0;
-    if (tx && tx->state == FBW_TX_ACTIVE)
-        tr = tx->handle;
-    int rc = fbw_stmt_close(s);
+    uint16_t tr;
+    int rc = prepare_tr(s, tx, &tr);
+    if (rc)
+        return rc;
+    rc = fbw_stmt_close(s);
     if (rc)
         return rc;
     if (s->alloc == ALLOC_NONE) {
@@ -387,6 +405,7 @@ static int queue_fetch(fbw_stmt *s, int with_blr)
     fbw_pkt f = {.op = FBW_OP_FETCH};
     f.u.sqldata.stmt = h;
     if (with_blr) {
+        s->fetch_blr = 0;
         f.u.sqldata.blr.p = s->out_blr.data;
         f.u.sqldata.blr.n = s->out_blr.len;
     }
@@ -398,7 +417,7 @@ int fbw_stmt_fetch(fbw_stmt *s)
 {
     if (!s->cursor_open || s->eof)
         return FBW_OK;
-    return queue_fetch(s, 0);
+    return queue_fetch(s, s->fetch_blr);
 }
 
 void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows) { s->fetch_size = rows; }
@@ -451,6 +470,8 @@ int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned 
         return fbw_err_set(&s->err, FBW_E_USAGE, "statement is not prepared");
     uint16_t tr = 0, h;
     int rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
+    if (rc == FBW_E_USAGE && s->type == FBW_STMT_START_TRANS)
+        rc = FBW_OK; /* SET TRANSACTION goes with handle 0; the reply names the new one (1.5) */
     if (rc == FBW_OK)
         rc = stmt_handle(s, &h);
     if (rc == FBW_E_USAGE)
@@ -490,6 +511,7 @@ int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned 
         s->cursor_open = 1;
         s->cursor_tx = tx;
         s->cursor_tx_gen = tx ? tx->generation : 0;
+        s->fetch_blr = 1;
         if (!(flags & FBW_EXEC_NO_FETCH))
             rc = queue_fetch(s, 1);
     } else {
@@ -544,6 +566,7 @@ size_t fbw_stmt_row_count(const fbw_stmt *s) { return s->nrows; }
 int fbw_stmt_eof(const fbw_stmt *s) { return s->eof; }
 uint64_t fbw_stmt_affected(const fbw_stmt *s) { return s->affected; }
 const fbw_err *fbw_stmt_error(const fbw_stmt *s) { return &s->err; }
+int fbw_stmt_handle(const fbw_stmt *s, uint16_t *h) { return stmt_handle(s, h); }
 
 /* ---- execute immediate ---- */
 

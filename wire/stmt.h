@@ -54,6 +54,10 @@ int fbw_stmt_eof(const fbw_stmt *s);           /* cursor exhausted (or no cursor
 int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err);
 void fbw_stmt_clear_rows(fbw_stmt *s);
 uint64_t fbw_stmt_affected(const fbw_stmt *s); /* inserted+updated+deleted, with FBW_EXEC_COUNT */
+/* The statement's server handle for requests built elsewhere (batch.c): FBW_OK, FBW_AGAIN while
+ * the allocation is unanswered and 0xFFFF cannot stand for it, FBW_E_USAGE when not allocated.
+ * *h may be 0xFFFF (lazy port, allocation still the last one queued). */
+int fbw_stmt_handle(const fbw_stmt *s, uint16_t *h);
 /* The server error of the last prepare/execute/fetch, code FBW_OK when none. */
 const fbw_err *fbw_stmt_error(const fbw_stmt *s);
 

@@ -10,6 +10,7 @@ void fbw_rd_init(fbw_rd *r, const void *p, size_t n, int short_rc)
     r->rc = FBW_OK;
     r->short_rc = short_rc;
     r->what = NULL;
+    r->fail_at = NULL;
 }
 
 int fbw_rd_fail(fbw_rd *r, int rc, const char *what)
@@ -17,6 +18,7 @@ int fbw_rd_fail(fbw_rd *r, int rc, const char *what)
     if (r->rc == FBW_OK) {
         r->rc = rc;
         r->what = what;
+        r->fail_at = r->p;
     }
     r->p = r->end; /* every later read fails too */
     return r->rc;

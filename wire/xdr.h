@@ -21,6 +21,7 @@ typedef struct fbw_rd {
     int rc;              /* FBW_OK, or the first error */
     int short_rc;        /* what running out of bytes means: FBW_AGAIN or FBW_E_PROTO */
     const char *what;    /* static text describing the first error */
+    const uint8_t *fail_at; /* where the first error happened (p moves to the end on failure) */
 } fbw_rd;
 
 /* A (pointer, length) view into a reader's buffer. Valid while that buffer is. */
@@ -30,7 +31,11 @@ typedef struct fbw_bytes {
 } fbw_bytes;
 
 void fbw_rd_init(fbw_rd *r, const void *p, size_t n, int short_rc);
-static inline size_t fbw_rd_offset(const fbw_rd *r) { return (size_t)(r->p - r->base); }
+/* Offset of the read position, or of the failing field once the reader has failed. */
+static inline size_t fbw_rd_offset(const fbw_rd *r)
+{
+    return (size_t)((r->rc != FBW_OK && r->fail_at ? r->fail_at : r->p) - r->base);
+}
 static inline size_t fbw_rd_left(const fbw_rd *r) { return (size_t)(r->end - r->p); }
 /* Record an error (first one wins). Returns r->rc. */
 int fbw_rd_fail(fbw_rd *r, int rc, const char *what);

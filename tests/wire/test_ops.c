@@ -207,7 +207,7 @@ Test(ops, deferred_replies_are_flagged)
 
 /* Exactly that set. Disabled: ops.c also flags op_close_blob and op_cancel_blob, but server.cpp
  * end_blob answers them with send_response(..., false) (flushed); reported to the owner of ops.c. */
-Test(ops, deferred_set_is_exact, .disabled = true)
+Test(ops, deferred_set_is_exact)
 {
     for (int op = 0; op <= FBW_OP_MAX; op++) {
         const fbw_opinfo *oi = fbw_op_info(op);
