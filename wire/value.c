@@ -330,6 +330,11 @@ int fbw_value_to_text(const fbw_value *v, const fbw_col *c, const fbw_tznames *t
 {
     out_ctx o = {out, FBW_OK};
     size_t start = out->len;
+    /* An array value is an id whose contents need op_get_slice, which fbwire does not implement:
+     * say so rather than print an id nobody can use. */
+    if (c->type == FBW_SQL_ARRAY && !v->is_null)
+        return fbw_err_set(err, FBW_E_UNSUPPORTED,
+                           "ARRAY values are not supported by fbwire (array slices are not implemented)");
     int rc = format_value(&o, v, c, tz);
     if (rc == FBW_OK)
         rc = o.rc;

@@ -623,3 +623,21 @@ Test(value, text_appends_and_error_leaves_buffer)
     cr_assert(strstr(e.msg, "DATE"), "%s", e.msg);
     fbw_buf_free(&b);
 }
+
+/* Array contents need op_get_slice, which fbwire does not implement: a non-NULL array must give a
+ * clear error instead of an id nobody can use. */
+Test(value, array_is_unsupported)
+{
+    fbw_col c = {.type = FBW_SQL_ARRAY, .length = 8};
+    fbw_value v = {.type = FBW_SQL_ARRAY};
+    v.u.quad.high = 1;
+    v.u.quad.low = 2;
+    fbw_buf out;
+    fbw_buf_init(&out);
+    fbw_err err;
+    fbw_err_clear(&err);
+    cr_assert_eq(fbw_value_to_text(&v, &c, NULL, &out, &err), FBW_E_UNSUPPORTED);
+    cr_assert(strstr(err.msg, "ARRAY") != NULL, "message: %s", err.msg);
+    cr_assert_eq(out.len, 0);
+    fbw_buf_free(&out);
+}
