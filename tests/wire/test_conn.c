@@ -917,3 +917,27 @@ Test(conn, bad_options)
     cr_assert_eq(fbw_conn_new(&o, &c, &err), FBW_E_USAGE);
     cr_assert_null(c);
 }
+
+/* fbwire asks for no inline blobs, but a protocol 19 server's op_inline_blob must not be taken for
+ * the reply to whatever request is waiting. */
+Test(conn, inline_blob_is_not_a_reply)
+{
+    srv s;
+    srv_init(&s);
+    fbw_conn *c = ready(&s, FBW_PTYPE_LAZY_SEND);
+    seen a = {0};
+    fbw_pkt tr = {.op = FBW_OP_TRANSACTION};
+    cr_assert_eq(fbw_conn_request(c, &tr, record_reply, &a), FBW_OK);
+    drain(c, &s);
+    fbw_pkt ib = {.op = FBW_OP_INLINE_BLOB};
+    ib.u.inline_blob.tr = 7;
+    ib.u.inline_blob.data = S("small blob");
+    cr_assert_eq(send_pkt(c, &s, &ib, 19), FBW_OK);
+    cr_assert_eq(a.calls, 0, "the inline blob was handed to the transaction's reply handler");
+    cr_assert_eq(fbw_conn_outstanding(c), 1);
+    cr_assert_eq(send_response(c, &s, 7, B(NULL, 0), NULL, 0, 19), FBW_OK);
+    cr_assert_eq(a.calls, 1);
+    cr_assert_eq(a.object[0], 7);
+    fbw_conn_free(c);
+    srv_free(&s);
+}
