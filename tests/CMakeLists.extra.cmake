@@ -44,6 +44,22 @@ if(TARGET fbwire-sysbench)
   set_tests_properties(sysbench_abi_refusal PROPERTIES LABELS unit TIMEOUT 60)
 endif()
 
+# Unit tests of fbwire-sql's pure parts (tests/tools/test_<module>.c, label "unit"): a tool is a
+# program, not a library, so each test compiles the one source it tests. The integration test of
+# the built program (tests/integ/test_sql_tool.c) needs the program built first.
+foreach(module split format)
+  set(exe tools_test_${module})
+  add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/tools/test_${module}.c
+                        ${CMAKE_SOURCE_DIR}/tools/fbwire-sql/${module}.c)
+  target_include_directories(${exe} PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-sql)
+  target_link_libraries(${exe} PRIVATE fbwire_testsupport)
+  add_test(NAME ${exe} COMMAND ${exe})
+  set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
+endforeach()
+if(TARGET integ_test_sql_tool AND TARGET fbwire-sql)
+  add_dependencies(integ_test_sql_tool fbwire-sql)
+endif()
+
 # tests/integ/test_crypt.c captures loopback traffic with libpcap (live capture on "lo": needs root).
 if(TARGET integ_test_crypt)
   target_link_libraries(integ_test_crypt PRIVATE PkgConfig::PCAP)

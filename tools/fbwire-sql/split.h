@@ -1,0 +1,43 @@
+/* split.h - cut SQL script text into statements the way isql does: on the current terminator
+ * (";" at first), outside '...' and "..." quotes (doubled quotes inside), q'<...>' literals and
+ * -- / block comments; `SET TERM x` changes the terminator and is not returned.
+ *
+ * Pure: no I/O, no allocation; statements are views into the caller's text. It does not
+ * understand SQL beyond that (no isql commands other than SET TERM, no nesting of PSQL blocks). */
+#ifndef FBW_SPLIT_H
+#define FBW_SPLIT_H
+
+#include "err.h"
+
+#include <stddef.h>
+
+#define FBW_SPLIT_TERM_MAX 16 /* longest terminator SET TERM accepts, in bytes */
+
+typedef struct fbw_split {
+    const char *text;
+    size_t len, pos;
+    unsigned line;                     /* line number at pos, 1-based */
+    char term[FBW_SPLIT_TERM_MAX + 1]; /* current terminator */
+    size_t term_len;
+} fbw_split;
+
+/* One statement: sql[0..len) runs from its first to its last significant character (leading and
+ * trailing blanks and comments dropped, inner ones kept), without the terminator. */
+typedef struct fbw_split_stmt {
+    const char *sql; /* NULL at the end of the text */
+    size_t len;
+    unsigned line; /* line of its first character */
+} fbw_split_stmt;
+
+/* Start with terminator ";" and no text. */
+void fbw_split_init(fbw_split *sp);
+/* Continue with new text (the terminator set so far is kept; lines count from 1 again). The text
+ * must stay valid while statements from it are used. */
+void fbw_split_feed(fbw_split *sp, const char *text, size_t len);
+/* The next statement, skipping empty ones (only blanks and comments); the text's last statement
+ * needs no terminator. Returns FBW_OK (out->sql NULL when the text is used up) or
+ * FBW_E_BADVALUE: an unterminated quote or comment (the rest of the text is dropped) or a SET TERM
+ * without a usable terminator; err names the problem and its line. */
+int fbw_split_next(fbw_split *sp, fbw_split_stmt *out, fbw_err *err);
+
+#endif
