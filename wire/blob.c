@@ -120,6 +120,15 @@ static int expect_response(const fbw_pkt *r, fbw_err *err, const char *what)
     return fbw_err_set(err, FBW_E_PROTO, "unexpected op %d in answer to %s", (int)r->op, what);
 }
 
+/* Every change of server_open goes through here, so the connection's count of blobs open for
+ * writing stays right (conn.h fbw_conn_blob_writers). */
+static void set_open(fbw_blob *b, int open)
+{
+    if (b->mode == MODE_WRITE && open != b->server_open)
+        fbw_conn_blob_writers(b->conn, open ? 1 : -1);
+    b->server_open = open;
+}
+
 static int blob_handle(const fbw_blob *b, uint16_t *h)
 {
     if (b->alloc == ALLOC_DONE) {
@@ -127,7 +136,8 @@ static int blob_handle(const fbw_blob *b, uint16_t *h)
         return FBW_OK;
     }
     if (b->alloc == ALLOC_PENDING && fbw_conn_get_info(b->conn)->lazy &&
-        fbw_conn_allocations(b->conn) == b->alloc_token) {
+        fbw_conn_allocations(b->conn) == b->alloc_token &&
+        (b->mode != MODE_WRITE || fbw_conn_blob_writers(b->conn, 0) <= 1)) {
         *h = FBW_INVALID_OBJECT;
         return FBW_OK;
     }
@@ -156,7 +166,7 @@ static int on_alloc(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
         return settle(b, rc);
     if (keep_status(b, r, b->mode == MODE_WRITE ? "create blob" : "open blob") != FBW_OK) {
         b->alloc = ALLOC_NONE;
-        b->server_open = 0;
+        set_open(b, 0);
         b->eof = 1;
         return settle(b, FBW_OK);
     }
@@ -229,7 +239,7 @@ static int queue_alloc(fbw_blob *b, int32_t op, uint16_t tr, const fbw_value *id
         return rc;
     b->alloc = ALLOC_PENDING;
     b->alloc_token = fbw_conn_note_allocation(b->conn);
-    b->server_open = 1;
+    set_open(b, 1);
     return FBW_OK;
 }
 
@@ -712,7 +722,7 @@ static int end_object(fbw_blob *b, int32_t op, fbw_reply_fn fn)
     p.u.rlse.object = h;
     rc = request(b, &p, fn);
     if (rc == FBW_OK)
-        b->server_open = 0;
+        set_open(b, 0);
     return rc;
 }
 

@@ -52,6 +52,7 @@ struct fbw_conn {
     fbw_buf in_plain;        /* plain XDR waiting to be decoded */
 
     uint64_t allocations;    /* requests queued that allocate a server object id */
+    int blob_writers;        /* blobs open for writing */
     pending_reply *q;        /* ring of outstanding replies */
     size_t q_cap, q_head, q_len;
 };
@@ -264,6 +265,7 @@ int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt
 
 uint64_t fbw_conn_note_allocation(fbw_conn *c) { return ++c->allocations; }
 uint64_t fbw_conn_allocations(const fbw_conn *c) { return c->allocations; }
+int fbw_conn_blob_writers(fbw_conn *c, int delta) { return c->blob_writers += delta; }
 
 /* ---- the op_connect packet ---- */
 

@@ -81,6 +81,10 @@ int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt
  * equals the one its allocation got. */
 uint64_t fbw_conn_note_allocation(fbw_conn *c);
 uint64_t fbw_conn_allocations(const fbw_conn *c);
+/* Blobs open for writing on this connection (blob.c adds +1/-1; 0 reads). If a blob create fails,
+ * 0xFFFF names the previous allocation: writes may only use the shortcut while no other blob is
+ * open for writing, so a failure can never put segments into someone else's blob. */
+int fbw_conn_blob_writers(fbw_conn *c, int delta);
 /* Queue op_detach (+ op_disconnect after its reply). */
 int fbw_conn_detach(fbw_conn *c);
 /* Queue op_info_database for the server version; the result is in fbw_conn_info(). */

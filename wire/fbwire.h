@@ -6,6 +6,8 @@
 #ifndef FBWIRE_H
 #define FBWIRE_H
 
+#include "batch.h"
+#include "blob.h"
 #include "client.h"
 #include "conn.h"
 #include "dsn.h"

@@ -420,3 +420,83 @@ static void bad_id(fbw_server_id sid)
 
 Test(blob, bad_id_fb3, .timeout = 60) { bad_id(FBW_SRV_FB3); }
 Test(blob, bad_id_fb4, .timeout = 60) { bad_id(FBW_SRV_FB4); }
+
+/* A blob create that fails leaves 0xFFFF naming the previous allocation. If another blob is open
+ * for writing, pipelined writes of the failed blob would land in it: fbwire must wait for the
+ * create's reply instead, so the other blob keeps exactly what was written to it. */
+typedef struct failing_create {
+    fbw_blob *b;
+    fbw_tx *bad_tx;
+    int created;
+    int write_rc;
+} failing_create;
+
+static int queue_failing_create(void *arg)
+{
+    failing_create *k = arg;
+    if (!k->created) {
+        int rc = fbw_blob_create(k->b, k->bad_tx, NULL, 0);
+        if (rc)
+            return rc;
+        k->created = 1;
+    }
+    int rc = fbw_blob_write(k->b, "BBBBBBBB", 8);
+    if (rc == FBW_OK)
+        rc = fbw_blob_flush(k->b);
+    if (rc == FBW_AGAIN)
+        return rc;
+    k->write_rc = rc;
+    return FBW_OK;
+}
+
+static void failed_create_cannot_hit_other_blob(fbw_server_id sid)
+{
+    blob_fixture f;
+    setup(&f, sid);
+    fbw_err err;
+    fbw_blob *a, *b;
+    cr_assert_eq(fbw_blob_new(f.q.c, &a, &err), FBW_OK);
+    cr_assert_eq(fbw_blob_create(a, &f.q.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_write(a, "AAAA", 4), FBW_OK);
+    cr_assert_eq(fbw_blob_flush(a), FBW_OK);
+    fbw_sqlt_wait_ok(&f.q);
+    cr_assert_eq(fbw_blob_error(a)->code, FBW_OK, "%s", fbw_blob_error(a)->msg);
+
+    /* A transaction handle the server never issued: the create is refused. */
+    fbw_tx bad;
+    fbw_tx_init(&bad, f.q.c);
+    bad.state = FBW_TX_ACTIVE;
+    bad.handle = 9999;
+    cr_assert_eq(fbw_blob_new(f.q.c, &b, &err), FBW_OK);
+    failing_create k = {b, &bad, 0, FBW_OK};
+    cr_assert_eq(fbw_client_run(f.q.cl, queue_failing_create, &k), FBW_OK, "%s",
+                 fbw_client_error(f.q.cl)->msg);
+    cr_assert_neq(k.write_rc, FBW_OK, "%s: writing to the failed blob went through",
+                  fbw_server_name(sid));
+    cr_assert_neq(fbw_blob_error(b)->code, FBW_OK);
+
+    cr_assert_eq(fbw_blob_close(a), FBW_OK);
+    fbw_sqlt_wait_ok(&f.q);
+    fbw_value id;
+    cr_assert_eq(fbw_blob_id(a, &id), FBW_OK);
+    uint64_t rt;
+    fbw_blob *r = read_blob(&f, &id, &rt);
+    size_t n;
+    const uint8_t *data = fbw_blob_data(r, &n);
+    cr_assert_eq(n, 4, "%s: blob A holds %zu bytes, the failed blob's segments went into it",
+                 fbw_server_name(sid), n);
+    cr_assert_eq(memcmp(data, "AAAA", 4), 0);
+    fbw_blob_free(r);
+    fbw_blob_free(b);
+    fbw_blob_free(a);
+    teardown(&f);
+}
+
+Test(blob, failed_create_cannot_hit_other_blob_fb3, .timeout = 60)
+{
+    failed_create_cannot_hit_other_blob(FBW_SRV_FB3);
+}
+Test(blob, failed_create_cannot_hit_other_blob_fb4, .timeout = 60)
+{
+    failed_create_cannot_hit_other_blob(FBW_SRV_FB4);
+}
