@@ -227,6 +227,7 @@ static int fbwire_rollback(fbw_be_conn *c, fbw_err *err)
 
 typedef struct prep_call {
     fbw_be_stmt *bs;
+    fbw_tx *tx;
     const char *sql;
     size_t len;
 } prep_call;
@@ -234,8 +235,31 @@ typedef struct prep_call {
 static int q_prepare(void *arg)
 {
     prep_call *p = arg;
-    fbw_be_conn *c = p->bs->c;
-    return fbw_stmt_prepare(p->bs->s, c->exp_open ? &c->exp : NULL, p->sql, p->len);
+    return fbw_stmt_prepare(p->bs->s, p->tx, p->sql, p->len);
+}
+
+/* The transaction a prepare runs in: Firebird 3 refuses to prepare without one ("invalid
+ * transaction handle (expecting explicit transaction start)"). Outside BEGIN that is the shared
+ * transaction (read-only in pipelined and per-statement mode: prepare only reads metadata),
+ * started here when none is live; the statement may later execute in any transaction. */
+static int prepare_tx(fbw_be_conn *c, fbw_tx **out, fbw_err *err)
+{
+    *out = &c->exp;
+    if (c->exp_open)
+        return FBW_OK;
+    fbw_tx *t = &c->shared[c->cur];
+    if (!tx_live(t)) {
+        int rc = fbw_tx_start(t, c->conf->autocommit == FBW_AC_SHARED ? &c->ac : &c->ro);
+        rc = rc ? fail(c, rc, err) : wait_all(c, err);
+        if (rc)
+            return rc;
+        if (t->state != FBW_TX_ACTIVE)
+            return server_error(&t->err, err);
+        c->shared_count = 0;
+        c->shared_started_ms = now_ms();
+    }
+    *out = t;
+    return FBW_OK;
 }
 
 static void stmt_free(fbw_be_stmt *bs)
@@ -257,7 +281,9 @@ static int fbwire_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_st
         return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     bs->c = c;
     int rc = fbw_stmt_new(c->c, &bs->s, err);
-    prep_call p = {bs, sql, len};
+    prep_call p = {bs, NULL, sql, len};
+    if (rc == FBW_OK)
+        rc = prepare_tx(c, &p.tx, err);
     if (rc == FBW_OK)
         rc = run(c, q_prepare, &p, err);
     if (rc == FBW_OK && !fbw_stmt_prepared(bs->s))
@@ -294,6 +320,8 @@ static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
         x->is_null = 1;
         return FBW_OK;
     }
+    if (col->type == FBW_SQL_NULL) /* "? IS NULL": only the null flag counts, no bytes travel */
+        return FBW_OK;
     const char *text = v->s;
     size_t len = v->len;
     if (v->type == FBW_VAL_INT64) {
@@ -338,6 +366,28 @@ static int bind_all(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_err *e
     return FBW_OK;
 }
 
+/* A CHAR(n) in a multi-byte charset travels as n * max-bytes-per-char bytes, blank padded: a
+ * CHAR(4) UTF8 literal 'abcd' arrives as 'abcd' and 12 blanks. Like fbclient with charset NONE
+ * (and isql), keep the n characters the column holds, padding included, and cut only the
+ * blanks that stand for unused byte room. */
+static size_t char_len(const fbw_col *col, const char *p, size_t n)
+{
+    unsigned bpc = col->charset == FBW_CS_UTF8 ? 4u : col->charset == 3 /* UNICODE_FSS */ ? 3u : 1u;
+    if (col->type != FBW_SQL_TEXT || bpc == 1)
+        return n;
+    size_t want = col->length / bpc, chars = 0, i = 0;
+    while (i < n && chars < want) {
+        i++;
+        while (i < n && ((unsigned char)p[i] & 0xC0) == 0x80)
+            i++;
+        chars++;
+    }
+    for (size_t k = i; k < n; k++)
+        if (p[k] != ' ')
+            return n; /* not padding after all: keep everything */
+    return i;
+}
+
 /* Rows as text cells (backend.h), in the canonical forms of value.h. */
 static int fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
 {
@@ -357,9 +407,9 @@ static int fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
             }
             fbw_buf_reset(&bs->c->text);
             rc = fbw_value_to_text(&v[i], &f->cols[i], NULL, &bs->c->text, err);
+            const char *t = bs->c->text.data ? (const char *)bs->c->text.data : "";
             if (rc == FBW_OK)
-                rc = fbw_be_result_add(res, bs->c->text.data ? (const char *)bs->c->text.data : "",
-                                       bs->c->text.len, err);
+                rc = fbw_be_result_add(res, t, char_len(&f->cols[i], t, bs->c->text.len), err);
         }
     }
     if (v != vals)
@@ -460,6 +510,13 @@ static int execute_own(fbw_be_conn *c, fbw_be_stmt *bs, fbw_be_result *res, int 
 {
     exec_call x = {.bs = bs, .tx = &c->own, .start = 1, .opts = &c->rw};
     int cursor = fbw_stmt_has_cursor(bs->s);
+    /* Firebird counts every table a transaction's statements touched as in use until it ends,
+     * so DDL (or an EXECUTE BLOCK doing DDL) fails with "object ... is in use" while the
+     * read-only transaction of earlier SELECTs lives: commit that one in the same write. */
+    int st = fbw_stmt_type(bs->s);
+    if (pipelined && (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE) &&
+        tx_live(&c->shared[c->cur]))
+        x.end_first = &c->shared[c->cur];
     x.commit_after = pipelined && !cursor; /* a cursor must be read to its end before commit */
     if (!pipelined) {
         int rc = fbw_tx_start(&c->own, &c->rw);
