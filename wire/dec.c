@@ -3,6 +3,7 @@
 
 #include "compress.h"
 #include "msg.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,16 +11,19 @@
 
 #define MAX_FORMATS 4096 /* statements tracked at once; more is not a real client */
 
-/* Formats a statement handle has announced. */
+/* Formats a statement handle has announced. An entry exists from the op_allocate_statement on:
+ * until its reply names the handle it is `pending` and only reachable as 0xFFFF. */
 typedef struct stmt_fmt {
     uint16_t handle;
+    uint8_t pending, unused;
     fbw_msgfmt bind, select, out, batch; /* out: execute2 singleton output */
 } stmt_fmt;
 
-/* A request waiting for its reply. */
+/* A request waiting for its reply; fmt is the statement entry it concerns (index + 1, 0 none),
+ * fixed when the request is seen, because 0xFFFF means "allocated last" at that moment. */
 typedef struct waiting {
     int32_t op;
-    uint16_t stmt;
+    size_t fmt;
 } waiting;
 
 typedef struct direction {
@@ -41,12 +45,14 @@ struct fbw_dec {
     int compress_pending;     /* accept said compress: switch both directions after it */
     stmt_fmt *fmts;
     size_t nfmts;
-    uint16_t last_alloc;      /* last object id the server allocated (0xFFFF resolution) */
+    size_t alloc_fmt;         /* entry 0xFFFF names (index + 1): the last allocation the client
+                               * asked for, if that was a statement; 0 otherwise */
     waiting *q;
     size_t q_head, q_len, q_cap;
     fbw_msgfmt imm_in, imm_out; /* op_exec_immediate2 formats */
     uint64_t last_client_ts;
     int last_from_client;
+    int32_t answering;        /* request op the server packet being reported answers */
 };
 
 /* ---- formats ---- */
@@ -57,25 +63,73 @@ static void fmt_free(fbw_msgfmt *f)
     memset(f, 0, sizeof *f);
 }
 
-static stmt_fmt *fmt_for(fbw_dec *d, uint16_t handle, int create)
+static void fmt_drop(stmt_fmt *s)
+{
+    fmt_free(&s->bind);
+    fmt_free(&s->select);
+    fmt_free(&s->out);
+    fmt_free(&s->batch);
+    s->unused = 1;
+}
+
+/* A fresh entry (reusing a freed slot); returns its index + 1, 0 when full or out of memory. */
+static size_t fmt_new(fbw_dec *d, uint16_t handle, int pending)
+{
+    size_t i = 0;
+    while (i < d->nfmts && !d->fmts[i].unused)
+        i++;
+    if (i == d->nfmts) {
+        if (d->nfmts == MAX_FORMATS)
+            return 0;
+        if (d->nfmts % 16 == 0) {
+            stmt_fmt *n = realloc(d->fmts, (d->nfmts + 16) * sizeof *n);
+            if (!n)
+                return 0;
+            d->fmts = n;
+        }
+        d->nfmts++;
+    } else {
+        fmt_drop(&d->fmts[i]); /* a reused slot: nothing of the old statement survives */
+    }
+    memset(&d->fmts[i], 0, sizeof d->fmts[i]);
+    d->fmts[i].handle = handle;
+    d->fmts[i].pending = (uint8_t)pending;
+    return i + 1;
+}
+
+/* The entry a handle in a client packet names (index + 1), 0 when unknown and not created. */
+static size_t fmt_index(fbw_dec *d, uint16_t handle, int create)
 {
     if (handle == FBW_INVALID_OBJECT)
-        handle = d->last_alloc;
+        return d->alloc_fmt;
     for (size_t i = 0; i < d->nfmts; i++)
-        if (d->fmts[i].handle == handle)
-            return &d->fmts[i];
-    if (!create || d->nfmts == MAX_FORMATS)
-        return NULL;
-    if (d->nfmts % 16 == 0) {
-        stmt_fmt *n = realloc(d->fmts, (d->nfmts + 16) * sizeof *n);
-        if (!n)
-            return NULL;
-        d->fmts = n;
-    }
-    stmt_fmt *s = &d->fmts[d->nfmts++];
-    memset(s, 0, sizeof *s);
+        if (!d->fmts[i].unused && !d->fmts[i].pending && d->fmts[i].handle == handle)
+            return i + 1;
+    return create ? fmt_new(d, handle, 0) : 0;
+}
+
+static stmt_fmt *fmt_at(fbw_dec *d, size_t idx)
+{
+    return idx && idx <= d->nfmts && !d->fmts[idx - 1].unused ? &d->fmts[idx - 1] : NULL;
+}
+
+static stmt_fmt *fmt_for(fbw_dec *d, uint16_t handle, int create)
+{
+    return fmt_at(d, fmt_index(d, handle, create));
+}
+
+/* The server named the handle of a pending allocation: an older entry with that handle is gone. */
+static void fmt_resolve(fbw_dec *d, size_t idx, uint16_t handle)
+{
+    stmt_fmt *s = fmt_at(d, idx);
+    if (!s || s->unused || !s->pending)
+        return;
+    for (size_t i = 0; i < d->nfmts; i++)
+        if (i + 1 != idx && !d->fmts[i].unused && !d->fmts[i].pending &&
+            d->fmts[i].handle == handle)
+            fmt_drop(&d->fmts[i]);
     s->handle = handle;
-    return s;
+    s->pending = 0;
 }
 
 /* Replace *f with the format the BLR describes; an empty BLR keeps the previous format (the server
@@ -122,12 +176,12 @@ static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_
             return NULL;
         return need(&d->imm_in, err, "execute immediate parameters");
     case FBW_FMT_FETCH:
-        s = w && (w->op == FBW_OP_FETCH || w->op == FBW_OP_FETCH_SCROLL) ? fmt_for(d, w->stmt, 0) : NULL;
+        s = w && (w->op == FBW_OP_FETCH || w->op == FBW_OP_FETCH_SCROLL) ? fmt_at(d, w->fmt) : NULL;
         return need(s ? &s->select : NULL, err, "fetched rows");
     case FBW_FMT_SQL_RESPONSE:
         if (w && w->op == FBW_OP_EXEC_IMMEDIATE2)
             return need(&d->imm_out, err, "execute immediate output");
-        s = w && w->op == FBW_OP_EXECUTE2 ? fmt_for(d, w->stmt, 0) : NULL;
+        s = w && w->op == FBW_OP_EXECUTE2 ? fmt_at(d, w->fmt) : NULL;
         return need(s ? &s->out : NULL, err, "execute output");
     case FBW_FMT_BATCH:
         s = fmt_for(d, p->u.batch_msg.stmt, 0);
@@ -138,7 +192,7 @@ static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_
 
 /* ---- what client packets teach ---- */
 
-static int push(fbw_dec *d, int32_t op, uint16_t stmt)
+static int push(fbw_dec *d, int32_t op, size_t fmt)
 {
     if (d->q_len == d->q_cap) {
         size_t cap = d->q_cap ? d->q_cap * 2 : 32;
@@ -154,7 +208,7 @@ static int push(fbw_dec *d, int32_t op, uint16_t stmt)
         d->q_cap = cap;
         d->q_head = 0;
     }
-    d->q[(d->q_head + d->q_len) % d->q_cap] = (waiting){op, stmt};
+    d->q[(d->q_head + d->q_len) % d->q_cap] = (waiting){op, fmt};
     d->q_len++;
     return FBW_OK;
 }
@@ -181,21 +235,26 @@ static int expects_reply(int32_t op)
 static int client_packet(fbw_dec *d, const fbw_pkt *p)
 {
     stmt_fmt *s;
-    uint16_t stmt = 0;
+    size_t fmt = 0;
     int rc = FBW_OK;
     switch (p->op) {
-    case FBW_OP_EXECUTE2:
-        s = fmt_for(d, p->u.sqldata.stmt, 1);
-        rc = s ? learn(d, &s->out, p->u.sqldata.out_blr) : FBW_OK;
-        stmt = p->u.sqldata.stmt;
+    case FBW_OP_ALLOCATE_STATEMENT:
+        fmt = fmt_new(d, FBW_INVALID_OBJECT, 1);
+        d->alloc_fmt = fmt;
         break;
-    case FBW_OP_EXECUTE:
-        stmt = p->u.sqldata.stmt;
+    case FBW_OP_TRANSACTION: case FBW_OP_OPEN_BLOB: case FBW_OP_OPEN_BLOB2: case FBW_OP_CREATE_BLOB:
+    case FBW_OP_CREATE_BLOB2:
+        d->alloc_fmt = 0; /* 0xFFFF now names that object, not a statement */
+        break;
+    case FBW_OP_EXECUTE2:
+        fmt = fmt_index(d, p->u.sqldata.stmt, 1);
+        s = fmt_at(d, fmt);
+        rc = s ? learn(d, &s->out, p->u.sqldata.out_blr) : FBW_OK;
         break;
     case FBW_OP_FETCH: case FBW_OP_FETCH_SCROLL:
-        s = fmt_for(d, p->u.sqldata.stmt, 1);
+        fmt = fmt_index(d, p->u.sqldata.stmt, 1);
+        s = fmt_at(d, fmt);
         rc = s ? learn(d, &s->select, p->u.sqldata.blr) : FBW_OK;
-        stmt = p->u.sqldata.stmt;
         break;
     case FBW_OP_EXEC_IMMEDIATE2:
         fmt_free(&d->imm_out);
@@ -214,7 +273,7 @@ static int client_packet(fbw_dec *d, const fbw_pkt *p)
         break;
     }
     if (rc == FBW_OK && expects_reply(p->op))
-        rc = push(d, p->op, stmt);
+        rc = push(d, p->op, fmt);
     return rc;
 }
 
@@ -226,8 +285,9 @@ static int start_compression(fbw_dec *d)
         int rc = fbw_inflater_new(&d->dir[i].zi, &d->err);
         if (rc)
             return rc;
-        /* Bytes already fed after the switch point were compressed: move them back to raw. */
-        if (fbw_buf_avail(&d->dir[i].plain)) {
+        /* Server bytes already fed after the accept were compressed: move them back to raw. Client
+         * bytes fed before it were sent before the client saw it: those stay plain. */
+        if (i == 0 && fbw_buf_avail(&d->dir[i].plain)) {
             fbw_buf tmp = d->dir[i].raw;
             d->dir[i].raw = d->dir[i].plain;
             fbw_buf_init(&d->dir[i].plain);
@@ -243,6 +303,7 @@ static int start_compression(fbw_dec *d)
 static int server_packet(fbw_dec *d, const fbw_pkt *p)
 {
     const waiting *w = head(d);
+    d->answering = w && p->op != FBW_OP_DUMMY && p->op != FBW_OP_CRYPT_KEY_CALLBACK ? w->op : 0;
     switch (p->op) {
     case FBW_OP_DUMMY: case FBW_OP_CRYPT_KEY_CALLBACK: case FBW_OP_INLINE_BLOB: case FBW_OP_SQL_RESPONSE:
         return FBW_OK;
@@ -253,15 +314,22 @@ static int server_packet(fbw_dec *d, const fbw_pkt *p)
     case FBW_OP_ACCEPT: case FBW_OP_ACCEPT_DATA: case FBW_OP_COND_ACCEPT:
         d->ctx.protocol = fbw_protocol_from_wire(p->u.acpt.version);
         pop(d);
-        if (p->u.acpt.type & FBW_PFLAG_COMPRESS)
+        /* Like the server (rem_port::initCompression): from P13 on, and only once per connection
+         * (op_cond_accept and a later op_accept_data may both carry the flag). */
+        if ((p->u.acpt.type & FBW_PFLAG_COMPRESS) && d->ctx.protocol >= 13 && !d->dir[0].zi)
             d->compress_pending = 1;
         return FBW_OK;
     case FBW_OP_RESPONSE:
         /* The reply to op_allocate_statement (and other allocations) names the new object. */
-        if (w && (w->op == FBW_OP_ALLOCATE_STATEMENT || w->op == FBW_OP_TRANSACTION ||
-                  w->op == FBW_OP_OPEN_BLOB || w->op == FBW_OP_OPEN_BLOB2 ||
-                  w->op == FBW_OP_CREATE_BLOB || w->op == FBW_OP_CREATE_BLOB2))
-            d->last_alloc = p->u.resp.object;
+        if (w && w->op == FBW_OP_ALLOCATE_STATEMENT) {
+            if (fbw_status_is_success(p->u.resp.status)) {
+                fmt_resolve(d, w->fmt, p->u.resp.object);
+            } else if (fmt_at(d, w->fmt) && fmt_at(d, w->fmt)->pending) {
+                fmt_drop(fmt_at(d, w->fmt)); /* no statement was allocated */
+                if (d->alloc_fmt == w->fmt)
+                    d->alloc_fmt = 0;
+            }
+        }
         pop(d);
         return FBW_OK;
     default:
@@ -376,12 +444,8 @@ void fbw_dec_free(fbw_dec *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->nfmts; i++) {
-        fmt_free(&d->fmts[i].bind);
-        fmt_free(&d->fmts[i].select);
-        fmt_free(&d->fmts[i].out);
-        fmt_free(&d->fmts[i].batch);
-    }
+    for (size_t i = 0; i < d->nfmts; i++)
+        fmt_drop(&d->fmts[i]);
     free(d->fmts);
     fmt_free(&d->imm_in);
     fmt_free(&d->imm_out);
@@ -397,6 +461,7 @@ void fbw_dec_free(fbw_dec *d)
 const fbw_err *fbw_dec_error(const fbw_dec *d) { return &d->err; }
 const fbw_stats *fbw_dec_stats(const fbw_dec *d) { return &d->stats; }
 int fbw_dec_protocol(const fbw_dec *d) { return d->ctx.protocol; }
+int32_t fbw_dec_answering(const fbw_dec *d) { return d->answering; }
 size_t fbw_dec_pending(const fbw_dec *d, int from_client)
 {
     return fbw_buf_avail(&d->dir[from_client ? 1 : 0].plain) + fbw_buf_avail(&d->dir[from_client ? 1 : 0].raw);

@@ -31,6 +31,9 @@ const fbw_err *fbw_dec_error(const fbw_dec *d);
  * server byte after it. */
 const fbw_stats *fbw_dec_stats(const fbw_dec *d);
 int fbw_dec_protocol(const fbw_dec *d);
+/* During the callback for a server packet: the op of the request it answers (0 when it answers
+ * none, e.g. op_dummy), so a printer can say "op_response to op_prepare_statement". */
+int32_t fbw_dec_answering(const fbw_dec *d);
 /* Bytes fed but not yet decoded in a direction (an incomplete packet at the end of a capture). */
 size_t fbw_dec_pending(const fbw_dec *d, int from_client);
 

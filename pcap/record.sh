@@ -1,0 +1,229 @@
+#!/bin/bash
+# record.sh - re-record the project's reference captures pcap/<name>.pcap from the test servers of
+# scripts/fb-servers.sh, and write pcap/<name>.expect next to each (fbwire-pcap stats --trips output
+# under the hand-written header kept below). Needs root (tcpdump on lo), a build with fbwire-pcap and
+# fbwire-sql (BUILD=..., default <source>/build), isql-fb for the fbclient capture.
+#
+# Wire crypt is disabled so the bytes stay readable (except fb4_info_crypt, which shows where decoding
+# must stop); logins are SRP (or Legacy_Auth's
+# DES hash at protocol 10), so no password is in any file. The servers are shared with other tests,
+# so each session uses a private database (fbwire_pcap.fdb) and only its own connection is kept: the
+# raw capture is filtered down to the client port that attached to that database. Servers listening
+# on every address are reached as 127.0.0.2, so the kernel filter already drops other tests' traffic
+# (a busy capture on 127.0.0.1 can lose packets; fbwire-pcap then reports a gap and we record again).
+#
+# usage: pcap/record.sh [name...]   (or --refresh: rewrite the .expect bodies from the existing pcaps)
+#   names: fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql fb3l_p10
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$SRC/build}
+PCAP_TOOL=$BUILD/tools/fbwire-pcap
+FBWIRE_SQL=$BUILD/tools/fbwire-sql
+OUT=$SRC/pcap
+for f in "$PCAP_TOOL" "$FBWIRE_SQL" "$BUILD/libfbwire_core.a"; do
+    [ -e "$f" ] || { echo "record.sh: $f missing: build first (BUILD=$BUILD)" >&2; exit 2; }
+done
+if [ -z "${FBW_FB3_PORT:-}" ]; then
+    ENVFILE=${FBW_SERVERS_ENV:-${FBWIRE_STATE:-$SRC/.fbwire}/servers.env}
+    [ -r "$ENVFILE" ] || { echo "record.sh: servers not configured: run scripts/fb-servers.sh start" >&2; exit 2; }
+    set -a; . "$ENVFILE"; set +a
+fi
+
+TMP=$(mktemp -d /tmp/fbwire-record.XXXXXX)
+TCPDUMP_PID=
+cleanup() {
+    [ -n "$TCPDUMP_PID" ] && kill -INT "$TCPDUMP_PID" 2>/dev/null || true
+    [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# The scripted fbwire session (fbwire-sql has no script mode yet).
+cc -std=c11 -D_DEFAULT_SOURCE -O1 -I"$SRC/wire" -I"$SRC/auth" "$SRC/pcap/session.c" \
+    "$BUILD/libfbwire_core.a" -lssl -lcrypto -lz -o "$TMP/session"
+
+PRIVATE_DB=fbwire_pcap.fdb
+db_fb3=$FBW_DBDIR_FB3/$PRIVATE_DB
+db_fb4=$FBW_DBDIR_FB4/$PRIVATE_DB
+db_fb3l=$FBW_DBDIR_FB3L/$PRIVATE_DB
+
+# The server a capture talks to: HOST PORT DB (set by use).
+use() { # fb3 | fb4 | fb3l
+    case $1 in
+    fb3) HOST=127.0.0.1 PORT=$FBW_FB3_PORT DB=$db_fb3 ;;   # fb3 listens on 127.0.0.1 only
+    fb4) HOST=127.0.0.2 PORT=$FBW_FB4_PORT DB=$db_fb4 ;;
+    fb3l) HOST=127.0.0.2 PORT=$FBW_FB3L_PORT DB=$db_fb3l ;;
+    esac
+    DSN=$HOST/$PORT:$DB
+    # Create the private database once (not recorded).
+    if ! ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --info --user SYSDBA --wire-crypt disabled "$DSN" \
+            >/dev/null 2>&1; then
+        ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --info --create --user SYSDBA --wire-crypt disabled \
+            "$DSN" >/dev/null
+    fi
+    if [ "$1" = fb3l ]; then # the Legacy_Auth user creates the table (FB3 metadata privilege)
+        echo "GRANT CREATE TABLE TO USER $FBW_LEGACY_USER; COMMIT;" |
+            ISC_USER=SYSDBA ISC_PASSWORD=$FBW_PASSWORD isql-fb -q "$DSN" >/dev/null 2>&1 || true
+    fi
+}
+
+# Drop a table a failed earlier run left behind (not recorded).
+cleanup_table() {
+    ISC_PASSWORD=$FBW_PASSWORD "$TMP/session" --cleanup "$DSN" >/dev/null 2>&1 || true
+}
+
+# record NAME command...: capture HOST:PORT on lo while the command runs, keep the connection that
+# attached to DB, write pcap/NAME.pcap. Tries three times: the capture must hold the whole session
+# (fbwire-pcap decodes it with no problem reported).
+record() {
+    for attempt in 1 2 3; do
+        if record_once "$@"; then
+            return 0
+        fi
+        echo "record.sh: $1: attempt $attempt did not capture the session, again" >&2
+    done
+    exit 1
+}
+
+record_once() {
+    local name=$1 port=$PORT db=$DB filter="tcp port $PORT"
+    shift
+    [ "$HOST" = 127.0.0.1 ] || filter="host $HOST and $filter"
+    local raw=$TMP/$name.raw.pcap
+    tcpdump -i lo -s 0 -B 65536 -U --immediate-mode -w "$raw" "$filter" 2>"$TMP/tcpdump.err" &
+    TCPDUMP_PID=$!
+    for _ in $(seq 100); do grep -q "listening on" "$TMP/tcpdump.err" && break; sleep 0.05; done
+    if ! "$@" >"$TMP/$name.out"; then
+        kill -INT "$TCPDUMP_PID"
+        echo "record.sh: $name: the session failed" >&2
+        exit 1
+    fi
+    sleep 0.5
+    kill -INT "$TCPDUMP_PID"
+    wait "$TCPDUMP_PID" || true
+    TCPDUMP_PID=
+    "$PCAP_TOOL" dump --port "$port" "$raw" >"$TMP/$name.dump" 2>/dev/null || true
+    local conn cport
+    conn=$(grep -F " C>S op_connect " "$TMP/$name.dump" | grep -F "file=\"$db\"" | awk '{print $2}' | tail -1)
+    [ -n "$conn" ] || return 1
+    grep -q "^$conn closed (FIN)" "$TMP/$name.dump" || return 1
+    cport=$(grep "^$conn open " "$TMP/$name.dump" | sed -E 's/^[^ ]+ open [^ ]*:([0-9]+) -> .*/\1/')
+    tcpdump -r "$raw" -w "$OUT/$name.pcap" "tcp port $port and tcp port $cport" 2>/dev/null
+    if [ -n "${ENCRYPTED:-}" ]; then # must stop at op_crypt, and only there
+        local st
+        st=$("$PCAP_TOOL" stats --port "$port" "$OUT/$name.pcap" 2>/dev/null || true)
+        grep -q "^problem: encrypted with" <<<"$st" || return 1
+    else
+        "$PCAP_TOOL" stats --port "$port" "$OUT/$name.pcap" >/dev/null 2>&1 || return 1
+    fi
+    echo "record.sh: $name: $(stat -c %s "$OUT/$name.pcap") bytes, client port $cport"
+    sed 's/^/# session: /' "$TMP/$name.out" >"$TMP/$name.session"
+}
+
+# expect NAME "how it was checked": write pcap/NAME.expect.
+expect() {
+    local name=$1 port=$PORT check=$2
+    {
+        echo "# args: stats --trips --port $port"
+        [ -z "${ENCRYPTED:-}" ] || echo "# exit: 1"
+        echo "# checked: $check"
+        cat "$TMP/$name.session"
+        "$PCAP_TOOL" stats --trips --port "$port" "$OUT/$name.pcap" || [ -n "${ENCRYPTED:-}" ]
+    } >"$OUT/$name.expect"
+}
+
+isql_session() {
+    mkdir -p "$TMP/fbroot"
+    # fbclient reads $FIREBIRD/firebird.conf: wire crypt off on the client side only.
+    printf 'WireCrypt = Disabled\nAuthClient = Srp256, Srp\n' >"$TMP/fbroot/firebird.conf"
+    for m in /usr/lib/x86_64-linux-gnu/firebird/3.0/firebird.msg /usr/share/firebird/3.0/firebird.msg; do
+        [ -e "$m" ] && ln -sf "$m" "$TMP/fbroot/firebird.msg" && break
+    done
+    cat >"$TMP/script.sql" <<'EOF'
+CREATE TABLE FBW_PCAP (ID INTEGER NOT NULL PRIMARY KEY, NAME VARCHAR(20), AMOUNT NUMERIC(9,2));
+INSERT INTO FBW_PCAP (ID, NAME, AMOUNT) WITH RECURSIVE R (N) AS (SELECT 1 FROM RDB$DATABASE UNION ALL SELECT N + 1 FROM R WHERE N < 100) SELECT N, CASE WHEN MOD(N, 10) = 0 THEN NULL ELSE 'row ' || N END, N * 1.5 FROM R;
+SELECT ID, NAME, AMOUNT FROM FBW_PCAP ORDER BY ID;
+UPDATE FBW_PCAP SET AMOUNT = AMOUNT + 1 WHERE ID <= 50;
+COMMIT;
+DROP TABLE FBW_PCAP;
+COMMIT;
+EOF
+    FIREBIRD=$TMP/fbroot ISC_USER=SYSDBA ISC_PASSWORD=$FBW_PASSWORD \
+        isql-fb -q -i "$TMP/script.sql" "$DSN" >"$TMP/isql.out"
+    echo "isql printed $(grep -cE '^ +[0-9]+ ' "$TMP/isql.out") rows"
+}
+
+fbwire_session() { # args...
+    ISC_PASSWORD=${SESSION_PASSWORD:-$FBW_PASSWORD} "$TMP/session" "$DSN" "$@"
+}
+
+crypt_session() { # wire crypt left enabled: the capture must stop decoding at op_crypt
+    ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --info --user SYSDBA "$DSN" | grep -E '^(protocol|wire_crypt|round_trips):'
+}
+
+info_session() {
+    ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --info --user SYSDBA --wire-crypt disabled "$DSN" |
+        grep -E '^(protocol|round_trips|packets_sent|packets_received|bytes_sent|bytes_received):'
+}
+
+p10_session() { # Legacy_Auth user at protocol 10
+    SESSION_PASSWORD=$FBW_LEGACY_PASSWORD fbwire_session --protocol-max 10 --auth Legacy_Auth \
+        --user "$FBW_LEGACY_USER"
+}
+
+if [ "${1:-}" = --refresh ]; then # the tool's output changed: new bodies under the same headers
+    for e in "$OUT"/*.expect; do
+        port=$(sed -n 's/^# args: .*--port \([0-9]*\).*/\1/p' "$e")
+        { grep '^#' "$e"; "$PCAP_TOOL" stats --trips --port "$port" "${e%.expect}.pcap" || true; } >"$e.new"
+        mv "$e.new" "$e"
+    done
+    exit 0
+fi
+NAMES=${*:-fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql fb3l_p10}
+for name in $NAMES; do
+    case $name in
+    fb3_info)
+        use fb3
+        record fb3_info info_session
+        expect fb3_info "fbwire-sql --info (session lines below) counted the same round trips, packets and bytes live; the 4 trips are connect (op_accept_data carries the SRP reply, auth finishes inside op_attach), attach, info_database, detach, plus the unanswered op_disconnect"
+        ;;
+    fb4_info)
+        use fb4
+        record fb4_info info_session
+        expect fb4_info "as fb3_info, against FB4 (protocol 17): same 4 trips, same live counts as fbwire-sql --info printed"
+        ;;
+    fb4_info_crypt)
+        use fb4
+        ENCRYPTED=1 record fb4_info_crypt crypt_session
+        ENCRYPTED=1 expect fb4_info_crypt "fbwire-sql --info with wire crypt enabled (the default): decoding stops at op_crypt, the tool names the plugin fbwire-sql reports and the first encrypted packet; trips after it are not decodable"
+        ;;
+    fb4_script_zlib)
+        use fb4
+        cleanup_table
+        record fb4_script_zlib fbwire_session --compress
+        expect fb4_script_zlib "pcap/session.c with --compress; the per-step live round trips below sum to the decoded total; 100 rows = op_fetch_response messages=1 x100 plus the batch end; wire bytes < XDR bytes because of zlib"
+        ;;
+    fb3_script)
+        use fb3
+        cleanup_table
+        record fb3_script fbwire_session
+        expect fb3_script "pcap/session.c on the server fb3_isql used, for a like-for-like comparison with fbclient; per-step live round trips below sum to the decoded total"
+        ;;
+    fb3_isql)
+        use fb3
+        cleanup_table
+        record fb3_isql isql_session
+        expect fb3_isql "isql-fb (fbclient 3.0) running the same 7-line script with client WireCrypt = Disabled; trips read against the script by hand: prepare+describe, execute, fetch batches of the SELECT, deferred frees riding on later requests"
+        ;;
+    fb3l_p10)
+        use fb3l
+        cleanup_table
+        record fb3l_p10 p10_session
+        expect fb3l_p10 "pcap/session.c at protocol 10 with Legacy_Auth (no lazy send: every request is its own trip); rows carry P<13 per-field null indicators (every 10th NAME is NULL)"
+        ;;
+    *)
+        echo "record.sh: unknown capture $name" >&2
+        exit 2
+        ;;
+    esac
+done

@@ -1,0 +1,105 @@
+/* pcaptool.h - the parts of fbwire-pcap: capture.c reads pcap/pcapng files through libpcap and
+ * turns frames into TCP segments; tcp.c reassembles each connection's two byte streams; report.c
+ * feeds them to the shared session decoder (wire/dec.h) and prints packets or statistics.
+ *
+ * Nothing here decodes Firebird packets itself: that is dec.c/pkt.c, the same code the live client
+ * uses. Captures are hostile input: every length read from a frame is checked before use. */
+#ifndef FBW_PCAPTOOL_H
+#define FBW_PCAPTOOL_H
+
+#include "err.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- capture.c ---- */
+
+#define FBW_TCP_FIN 0x01
+#define FBW_TCP_SYN 0x02
+#define FBW_TCP_RST 0x04
+#define FBW_TCP_ACK 0x10
+
+/* One TCP segment as the capture holds it. */
+typedef struct fbw_seg {
+    uint64_t frame; /* 1-based frame number in the file (Wireshark's numbering) */
+    uint64_t ts_ns; /* capture timestamp */
+    int family;     /* 4 or 6 */
+    uint8_t src[16], dst[16];
+    uint16_t sport, dport;
+    uint32_t seq, ack;
+    uint8_t flags;       /* FBW_TCP_* */
+    const uint8_t *data; /* captured payload, valid during the callback */
+    size_t len;          /* captured payload bytes */
+    size_t wire_len; /* payload bytes the IP header announces; > len when snaplen cut the frame */
+} fbw_seg;
+
+typedef void (*fbw_seg_fn)(void *arg, const fbw_seg *s);
+
+typedef struct fbw_cap_summary {
+    uint64_t frames;    /* frames read */
+    uint64_t tcp;       /* TCP segments handed on */
+    uint64_t skipped;   /* not IP/TCP, fragments, unknown link type */
+    uint64_t malformed; /* headers that do not fit the frame */
+    int linktype;
+    char truncated[256]; /* "" or why reading stopped early (libpcap's message) */
+} fbw_cap_summary;
+
+/* Read every frame of a pcap or pcapng file and call fn for each TCP segment. FBW_OK also when
+ * the file ends early (then sum->truncated says so); FBW_E_IO when it cannot be opened or is not
+ * a capture; FBW_E_UNSUPPORTED for a link type other than Ethernet, Linux cooked (SLL, SLL2),
+ * BSD loopback/null or raw IP. */
+int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum, fbw_err *err);
+/* "127.0.0.1:3050" or "[::1]:3050" */
+void fbw_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size);
+
+/* ---- tcp.c ---- */
+
+typedef struct fbw_tcp fbw_tcp;
+
+enum fbw_tcp_end { FBW_TCP_END_FIN, FBW_TCP_END_RST, FBW_TCP_END_CAPTURE };
+
+/* What reassembly hands to its user, per connection. conn is what open() returned. */
+typedef struct fbw_tcp_sink {
+    /* A new connection; client/server as seen from the SYN (else from the server port). saw_syn is
+     * 0 when the capture started after the connection did. Return NULL to ignore the connection. */
+    void *(*open)(void *arg, const char *client, const char *server, int saw_syn, uint64_t frame);
+    /* In-order stream bytes of one direction. */
+    void (*data)(void *conn, int from_client, const uint8_t *p, size_t n, uint64_t ts_ns,
+                 uint64_t frame);
+    /* The stream cannot be followed any more (gap, snaplen cut): no more data() calls follow. */
+    void (*broken)(void *conn, const char *why);
+    /* The connection ended (or the capture did). Called once per open(). */
+    void (*close)(void *conn, enum fbw_tcp_end how);
+    void *arg;
+} fbw_tcp_sink;
+
+/* Connections whose client or server port is in ports[0..nports) are followed. */
+int fbw_tcp_new(const fbw_tcp_sink *sink, const uint16_t *ports, size_t nports, fbw_tcp **out);
+void fbw_tcp_segment(fbw_tcp *t, const fbw_seg *s);
+/* End of capture: report held segments as gaps and close every open connection. */
+void fbw_tcp_finish(fbw_tcp *t);
+void fbw_tcp_free(fbw_tcp *t);
+
+/* ---- report.c ---- */
+
+enum fbw_report_mode { FBW_REPORT_DUMP, FBW_REPORT_STATS };
+
+typedef struct fbw_report_opts {
+    int mode; /* enum fbw_report_mode */
+    int json;
+    int trips; /* stats: list each round trip's ops */
+    FILE *out;
+} fbw_report_opts;
+
+typedef struct fbw_report fbw_report;
+
+int fbw_report_new(const fbw_report_opts *o, fbw_report **out);
+/* The reassembly callbacks that feed this report (sink.arg is set to r). */
+void fbw_report_sink(fbw_report *r, fbw_tcp_sink *sink);
+/* Print what the mode asks for at the end (stats tables, problems); returns the number of
+ * connections that could not be decoded to their end. */
+int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *sum);
+void fbw_report_free(fbw_report *r);
+
+#endif

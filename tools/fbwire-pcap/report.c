@@ -1,0 +1,752 @@
+/* report.c - one session decoder (wire/dec.h) per reassembled connection; prints each decoded
+ * packet (dump) or the round-trip accounting the live client keeps (stats). Problems (encryption,
+ * gaps, truncation, undecodable bytes) end the decoding of that connection only. */
+#include "pcaptool.h"
+
+#include "dec.h"
+#include "info.h"
+#include "status.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TEXT 4096 /* longest string field printed (SQL text is cut with "...") */
+
+typedef struct pconn {
+    fbw_report *r;
+    int id;
+    char client[64], server[64];
+    int saw_syn;
+    fbw_dec *dec;
+    fbw_stats stats; /* copied when the connection ends */
+    int protocol, compressed;
+    uint64_t packets; /* decoded packets */
+    uint64_t frame;   /* frame whose bytes are being fed */
+    char crypt[32];
+    uint64_t crypt_packet, crypt_frame;
+    int stopped; /* no more decoding (problem recorded) */
+    int problem;
+    char why[700];
+    enum fbw_tcp_end end;
+    int ended;
+    uint64_t rows; /* rows in the fetch batch being received */
+    fbw_buf trips; /* --trips text, one line per round trip */
+    uint64_t trip; /* trip of the line being built */
+    int trip_dir;  /* -1 none yet, 1 client ops, 0 server ops */
+    int32_t run_op;
+    uint64_t run_n;
+} pconn;
+
+struct fbw_report {
+    fbw_report_opts o;
+    pconn **c;
+    size_t n, cap;
+    uint64_t t0;
+    int have_t0;
+    int failed; /* out of memory somewhere: the report is incomplete */
+};
+
+/* ---- text helpers ---- */
+
+static void put(fbw_buf *b, const char *s)
+{
+    fbw_buf_append(b, s, strlen(s));
+}
+
+static void putf(fbw_buf *b, const char *fmt, ...) FBW_PRINTF(2, 3);
+static void putf(fbw_buf *b, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        fbw_buf_append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* Write a finished buffer (an empty one has no data pointer at all). */
+static void emit_buf(const fbw_buf *b, FILE *out)
+{
+    if (fbw_buf_avail(b))
+        fwrite(fbw_buf_head(b), 1, fbw_buf_avail(b), out);
+}
+
+/* Length of a valid UTF-8 sequence at p (1..4), or 0. */
+static size_t utf8_len(const uint8_t *p, size_t n)
+{
+    size_t len = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    return len;
+}
+
+/* A JSON string literal (also used in text output, so control bytes never reach a terminal). */
+static void put_str(fbw_buf *b, const uint8_t *p, size_t n)
+{
+    size_t max = n > MAX_TEXT ? MAX_TEXT : n;
+    put(b, "\"");
+    for (size_t i = 0; i < max;) {
+        uint8_t ch = p[i];
+        size_t u = ch >= 0x80 ? utf8_len(p + i, max - i) : 0;
+        if (u) {
+            fbw_buf_append(b, p + i, u);
+            i += u;
+            continue;
+        }
+        if (ch == '"' || ch == '\\')
+            putf(b, "\\%c", ch);
+        else if (ch == '\n')
+            put(b, "\\n");
+        else if (ch == '\t')
+            put(b, "\\t");
+        else if (ch < 0x20 || ch >= 0x7F)
+            putf(b, "\\u%04x", ch);
+        else
+            fbw_buf_append(b, &ch, 1);
+        i++;
+    }
+    if (max < n)
+        put(b, "...");
+    put(b, "\"");
+}
+
+/* Fields of one dump line: key=value in text, "key":value in JSON. */
+typedef struct emit {
+    fbw_buf *b;
+    int json;
+} emit;
+
+static void key(emit *e, const char *k)
+{
+    if (e->json)
+        putf(e->b, ",\"%s\":", k);
+    else
+        putf(e->b, " %s=", k);
+}
+
+static void e_num(emit *e, const char *k, uint64_t v)
+{
+    key(e, k);
+    putf(e->b, "%" PRIu64, v);
+}
+
+static void e_int(emit *e, const char *k, int64_t v)
+{
+    key(e, k);
+    putf(e->b, "%" PRId64, v);
+}
+
+static void e_str(emit *e, const char *k, const void *p, size_t n)
+{
+    key(e, k);
+    put_str(e->b, p, n);
+}
+
+static void e_cstr(emit *e, const char *k, const char *s)
+{
+    e_str(e, k, s, strlen(s));
+}
+
+static const char *op_name(int32_t op, char *buf, unsigned size)
+{
+    return fbw_op_name(op, buf, size);
+}
+
+/* ---- what a dump line says about each packet ---- */
+
+static void describe_status(emit *e, fbw_bytes vec)
+{
+    fbw_err err;
+    fbw_warnings w;
+    fbw_err_clear(&err);
+    memset(&w, 0, sizeof w);
+    int rc = fbw_status_decode(vec, &err, &w);
+    if (rc == FBW_OK) {
+        e_cstr(e, "status", "ok");
+    } else if (rc == FBW_E_SERVER) {
+        e_cstr(e, "status", "error");
+        if (err.ngds > 0)
+            e_num(e, "gds", err.gds[0]);
+        if (err.sqlstate[0])
+            e_cstr(e, "sqlstate", err.sqlstate);
+        e_cstr(e, "message", err.msg);
+    } else {
+        e_cstr(e, "status", "malformed");
+        e_cstr(e, "message", err.msg);
+    }
+    if (w.n > 0)
+        e_cstr(e, "warning", w.msg);
+}
+
+static void describe_response(pconn *pc, emit *e, const fbw_pkt *p)
+{
+    char nb[24];
+    int32_t to = fbw_dec_answering(pc->dec);
+    if (to)
+        e_cstr(e, "reply_to", op_name(to, nb, sizeof nb));
+    if (p->u.resp.object)
+        e_num(e, "object", p->u.resp.object);
+    if (p->u.resp.blob_hi || p->u.resp.blob_lo) {
+        e_num(e, "blob_hi", p->u.resp.blob_hi);
+        e_num(e, "blob_lo", p->u.resp.blob_lo);
+    }
+    if (p->u.resp.data.n)
+        e_num(e, "data_bytes", p->u.resp.data.n);
+    /* isc_info_sql_records (23) first: an affected-rows answer */
+    if (to == FBW_OP_INFO_SQL && p->u.resp.data.n && p->u.resp.data.p[0] == 23) {
+        uint64_t affected = 0, selected = 0;
+        fbw_err err;
+        if (fbw_info_records(p->u.resp.data.p, p->u.resp.data.n, &affected, &selected, &err) ==
+            FBW_OK) {
+            e_num(e, "affected", affected);
+            e_num(e, "selected", selected);
+        }
+    }
+    describe_status(e, p->u.resp.status);
+}
+
+static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
+{
+    char nb[24];
+    switch (p->op) {
+    case FBW_OP_CONNECT:
+        e_str(e, "file", p->u.cnct.file.p, p->u.cnct.file.n);
+        e_num(e, "versions", p->u.cnct.count_wire);
+        if (p->u.cnct.count) {
+            e_int(e, "max_protocol",
+                  fbw_protocol_from_wire(p->u.cnct.ver[p->u.cnct.count - 1].version));
+        }
+        break;
+    case FBW_OP_ACCEPT:
+    case FBW_OP_ACCEPT_DATA:
+    case FBW_OP_COND_ACCEPT:
+        e_int(e, "protocol", fbw_protocol_from_wire(p->u.acpt.version));
+        e_num(e, "ptype", p->u.acpt.type & FBW_PTYPE_MASK);
+        e_num(e, "compress", (p->u.acpt.type & FBW_PFLAG_COMPRESS) ? 1 : 0);
+        if (p->op != FBW_OP_ACCEPT) {
+            e_str(e, "plugin", p->u.acpt.plugin.p, p->u.acpt.plugin.n);
+            e_num(e, "authenticated", p->u.acpt.authenticated);
+        }
+        break;
+    case FBW_OP_RESPONSE:
+    case FBW_OP_RESPONSE_PIGGYBACK:
+        describe_response(pc, e, p);
+        break;
+    case FBW_OP_ATTACH:
+    case FBW_OP_CREATE:
+    case FBW_OP_SERVICE_ATTACH:
+        e_str(e, "database", p->u.atch.file.p, p->u.atch.file.n);
+        e_num(e, "dpb_bytes", p->u.atch.dpb.n);
+        break;
+    case FBW_OP_CONT_AUTH:
+        e_str(e, "plugin", p->u.auth.name.p, p->u.auth.name.n);
+        e_num(e, "data_bytes", p->u.auth.data.n);
+        break;
+    case FBW_OP_CRYPT:
+        e_str(e, "plugin", p->u.crypt.plugin.p, p->u.crypt.plugin.n);
+        break;
+    case FBW_OP_TRANSACTION:
+    case FBW_OP_RECONNECT:
+        e_num(e, "db", p->u.sttr.db);
+        e_num(e, "tpb_bytes", p->u.sttr.tpb.n);
+        break;
+    case FBW_OP_COMMIT:
+    case FBW_OP_ROLLBACK:
+    case FBW_OP_COMMIT_RETAINING:
+    case FBW_OP_ROLLBACK_RETAINING:
+    case FBW_OP_DETACH:
+    case FBW_OP_ALLOCATE_STATEMENT:
+    case FBW_OP_CLOSE_BLOB:
+    case FBW_OP_CANCEL_BLOB:
+    case FBW_OP_RELEASE:
+    case FBW_OP_DROP_DATABASE:
+        e_num(e, "object", p->u.rlse.object);
+        break;
+    case FBW_OP_PREPARE_STATEMENT:
+    case FBW_OP_EXEC_IMMEDIATE:
+    case FBW_OP_EXEC_IMMEDIATE2:
+        e_num(e, "tr", p->u.sqlst.tr);
+        e_num(e, "stmt", p->u.sqlst.stmt);
+        e_num(e, "dialect", p->u.sqlst.dialect);
+        e_str(e, "sql", p->u.sqlst.sql.p, p->u.sqlst.sql.n);
+        break;
+    case FBW_OP_EXECUTE:
+    case FBW_OP_EXECUTE2:
+        e_num(e, "stmt", p->u.sqldata.stmt);
+        e_num(e, "tr", p->u.sqldata.tr);
+        e_num(e, "messages", p->u.sqldata.messages);
+        break;
+    case FBW_OP_FETCH:
+    case FBW_OP_FETCH_SCROLL:
+        e_num(e, "stmt", p->u.sqldata.stmt);
+        e_num(e, "batch", p->u.sqldata.messages);
+        break;
+    case FBW_OP_FETCH_RESPONSE:
+        e_int(e, "status", p->u.sqldata.status);
+        e_num(e, "messages", p->u.sqldata.messages);
+        if (p->u.sqldata.messages == 0)
+            e_num(e, "rows", pc->rows);
+        break;
+    case FBW_OP_SQL_RESPONSE:
+        e_num(e, "messages", p->u.sqldata.messages);
+        break;
+    case FBW_OP_FREE_STATEMENT:
+        e_num(e, "stmt", p->u.sqlfree.stmt);
+        e_cstr(e, "option",
+               p->u.sqlfree.option == 1   ? "close"
+               : p->u.sqlfree.option == 2 ? "drop"
+               : p->u.sqlfree.option == 4 ? "unprepare"
+                                          : "other");
+        break;
+    case FBW_OP_INFO_DATABASE:
+    case FBW_OP_INFO_SQL:
+    case FBW_OP_INFO_TRANSACTION:
+    case FBW_OP_INFO_REQUEST:
+    case FBW_OP_INFO_BLOB:
+    case FBW_OP_INFO_BATCH:
+    case FBW_OP_INFO_CURSOR:
+        e_num(e, "object", p->u.info.object);
+        e_num(e, "items_bytes", p->u.info.items.n);
+        e_num(e, "buffer", p->u.info.buffer_length);
+        break;
+    case FBW_OP_BATCH_CREATE:
+    case FBW_OP_BATCH_MSG:
+    case FBW_OP_BATCH_EXEC:
+        e_num(e, "stmt",
+              p->op == FBW_OP_BATCH_CREATE ? p->u.batch_create.stmt
+              : p->op == FBW_OP_BATCH_MSG  ? p->u.batch_msg.stmt
+                                           : p->u.batch_exec.stmt);
+        if (p->op == FBW_OP_BATCH_MSG)
+            e_num(e, "messages", p->u.batch_msg.count);
+        break;
+    default:
+        break;
+    }
+    (void)from_client;
+    (void)nb;
+}
+
+/* ---- round-trip lines (--trips) ---- */
+
+static void trip_flush_run(pconn *pc)
+{
+    char nb[24];
+    if (pc->run_n == 0)
+        return;
+    putf(&pc->trips, " %s", op_name(pc->run_op, nb, sizeof nb));
+    if (pc->run_n > 1)
+        putf(&pc->trips, "*%" PRIu64, pc->run_n);
+    pc->run_n = 0;
+}
+
+static void trip_note(pconn *pc, int from_client, int32_t op)
+{
+    const fbw_stats *st = fbw_dec_stats(pc->dec);
+    uint64_t trip = from_client ? st->round_trips + 1 : st->round_trips;
+    if (pc->trip_dir < 0 || trip != pc->trip || from_client != pc->trip_dir) {
+        trip_flush_run(pc);
+        if (pc->trip_dir < 0 || trip != pc->trip) {
+            if (pc->trip_dir >= 0)
+                put(&pc->trips, "\n");
+            putf(&pc->trips, "%4" PRIu64 ":", trip);
+        }
+        put(&pc->trips, from_client ? " >" : " <");
+        pc->trip = trip;
+        pc->trip_dir = from_client;
+    }
+    if (pc->run_n && pc->run_op != op)
+        trip_flush_run(pc);
+    pc->run_op = op;
+    pc->run_n++;
+}
+
+/* ---- decoder callback ---- */
+
+static void print_time(fbw_report *r, fbw_buf *b, uint64_t ts)
+{
+    uint64_t rel = ts >= r->t0 ? ts - r->t0 : 0;
+    putf(b, "%" PRIu64 ".%06" PRIu64, rel / 1000000000u, (rel % 1000000000u) / 1000u);
+}
+
+static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes, uint64_t ts_ns)
+{
+    pconn *pc = arg;
+    fbw_report *r = pc->r;
+    pc->packets++;
+    if (p->op == FBW_OP_CRYPT && from_client && !pc->crypt[0]) {
+        snprintf(pc->crypt, sizeof pc->crypt, "%.*s",
+                 (int)(p->u.crypt.plugin.n < 31 ? p->u.crypt.plugin.n : 31),
+                 (const char *)p->u.crypt.plugin.p);
+        for (char *ch = pc->crypt; *ch; ch++) /* capture bytes: keep them printable */
+            if (*ch < 0x21 || *ch > 0x7E)
+                *ch = '?';
+        if (!pc->crypt[0])
+            snprintf(pc->crypt, sizeof pc->crypt, "?");
+        pc->crypt_packet = pc->packets + 1;
+        pc->crypt_frame = pc->frame;
+    }
+    if (!from_client &&
+        (p->op == FBW_OP_ACCEPT || p->op == FBW_OP_ACCEPT_DATA || p->op == FBW_OP_COND_ACCEPT)) {
+        pc->protocol = fbw_protocol_from_wire(p->u.acpt.version);
+        if ((p->u.acpt.type & FBW_PFLAG_COMPRESS) && pc->protocol >= 13)
+            pc->compressed = 1;
+    }
+    if (r->o.trips)
+        trip_note(pc, from_client, p->op);
+    if (r->o.mode == FBW_REPORT_DUMP) {
+        fbw_buf line;
+        fbw_buf_init(&line);
+        emit e = {&line, r->o.json};
+        char nb[24];
+        const char *dir = from_client ? "C>S" : "S>C";
+        if (r->o.json) {
+            put(&line, "{\"time\":");
+            print_time(r, &line, ts_ns);
+            putf(&line,
+                 ",\"conn\":%d,\"frame\":%" PRIu64 ",\"dir\":\"%s\",\"op\":\"%s\",\"bytes\":%zu",
+                 pc->id, pc->frame, dir, op_name(p->op, nb, sizeof nb), bytes);
+        } else {
+            print_time(r, &line, ts_ns);
+            putf(&line, " c%d %s %s %zu", pc->id, dir, op_name(p->op, nb, sizeof nb), bytes);
+        }
+        describe(pc, &e, from_client, p);
+        put(&line, r->o.json ? "}\n" : "\n");
+        emit_buf(&line, r->o.out);
+        fbw_buf_free(&line);
+    }
+    if (p->op == FBW_OP_FETCH_RESPONSE)
+        pc->rows = p->u.sqldata.messages ? pc->rows + 1 : 0;
+}
+
+/* ---- reassembly callbacks ---- */
+
+static void note(pconn *pc, const char *what)
+{
+    fbw_report *r = pc->r;
+    if (r->o.mode != FBW_REPORT_DUMP)
+        return;
+    fbw_buf line;
+    fbw_buf_init(&line);
+    if (r->o.json) {
+        putf(&line, "{\"conn\":%d,\"event\":", pc->id);
+        put_str(&line, (const uint8_t *)what, strlen(what));
+        put(&line, "}\n");
+    } else {
+        putf(&line, "c%d ", pc->id);
+        put(&line, what);
+        put(&line, "\n");
+    }
+    emit_buf(&line, r->o.out);
+    fbw_buf_free(&line);
+}
+
+static void stop(pconn *pc, const char *why)
+{
+    if (pc->stopped)
+        return;
+    pc->stopped = 1;
+    pc->problem = 1;
+    snprintf(pc->why, sizeof pc->why, "%s", why);
+    note(pc, why);
+}
+
+static void *on_open(void *arg, const char *client, const char *server, int saw_syn, uint64_t frame)
+{
+    fbw_report *r = arg;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        pconn **n = realloc(r->c, cap * sizeof *n);
+        if (!n) {
+            r->failed = 1;
+            return NULL;
+        }
+        r->c = n;
+        r->cap = cap;
+    }
+    pconn *pc = calloc(1, sizeof *pc);
+    if (!pc || fbw_dec_new(on_packet, pc, &pc->dec) != FBW_OK) {
+        free(pc);
+        r->failed = 1;
+        return NULL;
+    }
+    pc->r = r;
+    pc->id = (int)r->n + 1;
+    snprintf(pc->client, sizeof pc->client, "%s", client);
+    snprintf(pc->server, sizeof pc->server, "%s", server);
+    pc->saw_syn = saw_syn;
+    pc->trip_dir = -1;
+    fbw_buf_init(&pc->trips);
+    r->c[r->n++] = pc;
+    char what[256];
+    snprintf(what, sizeof what, "open %s -> %s (frame %" PRIu64 "%s)", client, server, frame,
+             saw_syn ? "" : ", started before the capture");
+    note(pc, what);
+    return pc;
+}
+
+static void on_data(void *conn, int from_client, const uint8_t *p, size_t n, uint64_t ts_ns,
+                    uint64_t frame)
+{
+    pconn *pc = conn;
+    if (!pc->r->have_t0) {
+        pc->r->t0 = ts_ns;
+        pc->r->have_t0 = 1;
+    }
+    if (pc->stopped)
+        return;
+    pc->frame = frame;
+    int rc = fbw_dec_feed(pc->dec, from_client, p, n, ts_ns);
+    if (rc == FBW_OK)
+        return;
+    char why[700];
+    if (rc == FBW_E_CRYPT && pc->crypt[0])
+        snprintf(why, sizeof why,
+                 "encrypted with %s from packet %" PRIu64 " on (after op_crypt in frame %" PRIu64
+                 "); no key",
+                 pc->crypt, pc->crypt_packet, pc->crypt_frame);
+    else
+        snprintf(why, sizeof why, "cannot decode after packet %" PRIu64 " (frame %" PRIu64 "): %s",
+                 pc->packets, frame, fbw_dec_error(pc->dec)->msg);
+    stop(pc, why);
+}
+
+static void on_broken(void *conn, const char *why)
+{
+    stop(conn, why);
+}
+
+static void on_close(void *conn, enum fbw_tcp_end how)
+{
+    pconn *pc = conn;
+    pc->end = how;
+    pc->ended = 1;
+    if (!pc->stopped && pc->crypt[0]) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "encrypted with %s from packet %" PRIu64 " on (after op_crypt in frame %" PRIu64
+                 "); no key",
+                 pc->crypt, pc->crypt_packet, pc->crypt_frame);
+        stop(pc, why);
+    }
+    size_t pc_c = fbw_dec_pending(pc->dec, 1), pc_s = fbw_dec_pending(pc->dec, 0);
+    if (!pc->stopped && (pc_c || pc_s)) {
+        char why[300];
+        snprintf(
+            why, sizeof why,
+            "session ends inside a packet: %zu client and %zu server bytes of incomplete packets "
+            "(truncated capture?)",
+            pc_c, pc_s);
+        stop(pc, why);
+    }
+    if (how == FBW_TCP_END_CAPTURE)
+        note(pc, "still open when the capture ended");
+    else
+        note(pc, how == FBW_TCP_END_RST ? "closed (RST)" : "closed (FIN)");
+    pc->stats = *fbw_dec_stats(pc->dec);
+    pc->stats.sent_since_wait = 0;
+    trip_flush_run(pc);
+    fbw_dec_free(
+        pc->dec); /* keep memory flat over long captures: only the numbers are needed now */
+    pc->dec = NULL;
+}
+
+void fbw_report_sink(fbw_report *r, fbw_tcp_sink *sink)
+{
+    sink->open = on_open;
+    sink->data = on_data;
+    sink->broken = on_broken;
+    sink->close = on_close;
+    sink->arg = r;
+}
+
+/* ---- statistics ---- */
+
+static const char *end_name(const pconn *pc)
+{
+    return pc->end == FBW_TCP_END_FIN ? "fin" : pc->end == FBW_TCP_END_RST ? "rst" : "capture";
+}
+
+/* The key: value lines of fbwire-sql --info, then the one-line form of fbwire-sql --stats, then the
+ * per-op table. */
+static void stats_text(fbw_buf *b, const fbw_stats *s, const char *label)
+{
+    putf(b, "round_trips: %" PRIu64 "\n", s->round_trips);
+    putf(b, "packets_sent: %" PRIu64 "\n", s->packets_sent);
+    putf(b, "packets_received: %" PRIu64 "\n", s->packets_received);
+    putf(b, "bytes_sent: %" PRIu64 "\n", s->bytes_sent);
+    putf(b, "bytes_received: %" PRIu64 "\n", s->bytes_received);
+    putf(b, "wire_bytes_sent: %" PRIu64 "\n", s->wire_bytes_sent);
+    putf(b, "wire_bytes_received: %" PRIu64 "\n", s->wire_bytes_received);
+    putf(b, "wait_ms: %.3f\n", (double)s->wait_ns / 1e6);
+    putf(b,
+         "-- stats %s: round_trips=%" PRIu64 " packets_sent=%" PRIu64 " packets_received=%" PRIu64
+         " bytes_sent=%" PRIu64 " bytes_received=%" PRIu64 " wait_ms=%.3f\n",
+         label, s->round_trips, s->packets_sent, s->packets_received, s->bytes_sent,
+         s->bytes_received, (double)s->wait_ns / 1e6);
+    putf(b, "%-28s %8s %10s %8s %10s\n", "op", "sent", "bytes", "received", "bytes");
+    for (int op = 0; op <= FBW_OP_MAX; op++) {
+        const fbw_op_stats *o = &s->op[op];
+        char nb[24];
+        if (o->packets_sent || o->packets_received)
+            putf(b, "%-28s %8" PRIu64 " %10" PRIu64 " %8" PRIu64 " %10" PRIu64 "\n",
+                 op_name(op, nb, sizeof nb), o->packets_sent, o->bytes_sent, o->packets_received,
+                 o->bytes_received);
+    }
+}
+
+static void stats_json(fbw_buf *b, const fbw_stats *s)
+{
+    putf(b,
+         "\"round_trips\":%" PRIu64 ",\"packets_sent\":%" PRIu64 ",\"packets_received\":%" PRIu64
+         ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64 ",\"wire_bytes_sent\":%" PRIu64
+         ",\"wire_bytes_received\":%" PRIu64 ",\"wait_ms\":%.3f,\"ops\":{",
+         s->round_trips, s->packets_sent, s->packets_received, s->bytes_sent, s->bytes_received,
+         s->wire_bytes_sent, s->wire_bytes_received, (double)s->wait_ns / 1e6);
+    int first = 1;
+    for (int op = 0; op <= FBW_OP_MAX; op++) {
+        const fbw_op_stats *o = &s->op[op];
+        char nb[24];
+        if (!o->packets_sent && !o->packets_received)
+            continue;
+        putf(b,
+             "%s\"%s\":{\"packets_sent\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
+             ",\"packets_received\":%" PRIu64 ",\"bytes_received\":%" PRIu64 "}",
+             first ? "" : ",", op_name(op, nb, sizeof nb), o->packets_sent, o->bytes_sent,
+             o->packets_received, o->bytes_received);
+        first = 0;
+    }
+    put(b, "}");
+}
+
+static void conn_text(fbw_buf *b, const pconn *pc, int trips)
+{
+    putf(b, "connection %d: %s -> %s%s\n", pc->id, pc->client, pc->server,
+         pc->saw_syn ? "" : " (started before the capture)");
+    putf(b, "protocol: %d\n", pc->protocol);
+    putf(b, "compression: %s\n", pc->compressed ? "zlib" : "none");
+    putf(b, "wire_crypt: %s\n", pc->crypt[0] ? pc->crypt : "none");
+    putf(b, "end: %s\n", end_name(pc));
+    if (pc->problem)
+        putf(b, "problem: %s\n", pc->why);
+    char label[32];
+    snprintf(label, sizeof label, "connection %d", pc->id);
+    stats_text(b, &pc->stats, label);
+    if (trips && fbw_buf_avail(&pc->trips)) {
+        put(b, "trips:\n");
+        fbw_buf_append(b, fbw_buf_head(&pc->trips), fbw_buf_avail(&pc->trips));
+        put(b, "\n");
+    }
+}
+
+static void conn_json(fbw_buf *b, const pconn *pc, int trips)
+{
+    putf(b,
+         "{\"id\":%d,\"client\":\"%s\",\"server\":\"%s\",\"saw_syn\":%s,\"protocol\":%d,"
+         "\"compression\":\"%s\",\"wire_crypt\":",
+         pc->id, pc->client, pc->server, pc->saw_syn ? "true" : "false", pc->protocol,
+         pc->compressed ? "zlib" : "none");
+    const char *crypt = pc->crypt[0] ? pc->crypt : "none"; /* from the capture: escaped */
+    put_str(b, (const uint8_t *)crypt, strlen(crypt));
+    putf(b, ",\"end\":\"%s\",\"problem\":", end_name(pc));
+    if (pc->problem)
+        put_str(b, (const uint8_t *)pc->why, strlen(pc->why));
+    else
+        put(b, "null");
+    put(b, ",");
+    stats_json(b, &pc->stats);
+    if (trips) {
+        put(b, ",\"trips\":[");
+        const uint8_t *t = fbw_buf_head(&pc->trips), *end = t + fbw_buf_avail(&pc->trips);
+        for (int first = 1; t < end; first = 0) {
+            const uint8_t *nl = memchr(t, '\n', (size_t)(end - t));
+            size_t n = nl ? (size_t)(nl - t) : (size_t)(end - t);
+            put(b, first ? "" : ",");
+            put_str(b, t, n);
+            t += n + (nl ? 1 : 0);
+        }
+        put(b, "]");
+    }
+    put(b, "}");
+}
+
+int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *sum)
+{
+    int problems = 0;
+    fbw_stats total;
+    fbw_stats_reset(&total);
+    for (size_t i = 0; i < r->n; i++) {
+        problems += r->c[i]->problem;
+        fbw_stats_add(&total, &r->c[i]->stats);
+    }
+    fbw_buf b;
+    fbw_buf_init(&b);
+    (void)file;
+    if (r->o.mode == FBW_REPORT_STATS && r->o.json) {
+        putf(&b, "{\"frames\":%" PRIu64 ",\"tcp_segments\":%" PRIu64 ",\"truncated\":", sum->frames,
+             sum->tcp);
+        if (sum->truncated[0])
+            put_str(&b, (const uint8_t *)sum->truncated, strlen(sum->truncated));
+        else
+            put(&b, "null");
+        put(&b, ",\"connections\":[");
+        for (size_t i = 0; i < r->n; i++) {
+            put(&b, i ? "," : "");
+            conn_json(&b, r->c[i], r->o.trips);
+        }
+        putf(&b, "],\"total\":{\"connections\":%zu,\"problems\":%d,", r->n, problems);
+        stats_json(&b, &total);
+        put(&b, "}}\n");
+    } else if (r->o.mode == FBW_REPORT_STATS) {
+        putf(&b, "capture: %" PRIu64 " frames, %" PRIu64 " TCP segments, %zu connections\n",
+             sum->frames, sum->tcp, r->n);
+        if (sum->truncated[0])
+            putf(&b, "capture truncated after frame %" PRIu64 ": %s\n", sum->frames,
+                 sum->truncated);
+        for (size_t i = 0; i < r->n; i++) {
+            put(&b, "\n");
+            conn_text(&b, r->c[i], r->o.trips);
+        }
+        putf(&b, "\ntotal: %zu connections, %d not decoded to the end\n", r->n, problems);
+        stats_text(&b, &total, "total");
+    } else if (sum->truncated[0]) {
+        if (r->o.json) {
+            putf(&b, "{\"event\":\"truncated\",\"frame\":%" PRIu64 ",\"message\":", sum->frames);
+            put_str(&b, (const uint8_t *)sum->truncated, strlen(sum->truncated));
+            put(&b, "}\n");
+        } else {
+            putf(&b, "capture truncated after frame %" PRIu64 ": %s\n", sum->frames,
+                 sum->truncated);
+        }
+    }
+    emit_buf(&b, r->o.out);
+    fbw_buf_free(&b);
+    return problems + (r->failed ? 1 : 0);
+}
+
+int fbw_report_new(const fbw_report_opts *o, fbw_report **out)
+{
+    fbw_report *r = calloc(1, sizeof *r);
+    if (!r)
+        return FBW_E_NOMEM;
+    r->o = *o;
+    *out = r;
+    return FBW_OK;
+}
+
+void fbw_report_free(fbw_report *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        fbw_dec_free(r->c[i]->dec);
+        fbw_buf_free(&r->c[i]->trips);
+        free(r->c[i]);
+    }
+    free(r->c);
+    free(r);
+}
