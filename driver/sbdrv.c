@@ -22,7 +22,7 @@
  *                            [per-statement]
  *   --P-shared-restart-statements=N  shared mode: restart after N statements, 0 never [1000]
  *   --P-shared-restart-ms=N  shared mode: restart after N ms, 0 never [1000]
- *   --P-report=FILE          JSON report of wire statistics (not implemented yet)
+ *   --P-report=FILE          also write the wire statistics report as JSON (docs/report.md)
  *   --P-wire-crypt=STRING    disabled | enabled | required [disabled: captures stay readable]
  *   --P-compress[=on|off]    wire compression [off]
  *   --P-auth=STRING          client auth plugin list, e.g. Srp256,Srp [client default]
@@ -35,7 +35,9 @@
 #include "sbdrv.h"
 
 #include "backend.h"
+#include "classify.h"
 #include "dialect.h"
+#include "sbreport.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,6 +67,7 @@ typedef struct fbw_sbdrv {
     unsigned classes;            /* CLASS_* */
     ignore_rule ignore[MAX_IGNORE];
     int nignore;
+    fbw_sbrep *rep;              /* wire statistics report of `run` (sbreport.h), or NULL */
 } fbw_sbdrv;
 
 /* Per sysbench connection (db_conn_t.ptr). */
@@ -77,6 +80,7 @@ typedef struct sbconn {
     char state[6];
     sbstmt *stmts;               /* every open statement, for reconnect and disconnect */
     int in_txn;                  /* between BEGIN and COMMIT/ROLLBACK */
+    fbw_sbrep_conn *rep;         /* round-trip accounting of this connection, or NULL */
 } sbconn;
 
 /* Per sysbench statement (db_stmt_t.ptr). */
@@ -92,6 +96,7 @@ struct sbstmt {
     fbw_val *vals;
     char (*scratch)[32];         /* rendered date/time parameters */
     size_t nvals;
+    int cls;                     /* statement class for the report (classify.h) */
 };
 
 static fbw_sb_host HOST;
@@ -126,7 +131,7 @@ static fbw_sb_host HOST;
          "1000", SB_ARG_TYPE_INT, NULL},                                                        \
         {P "-shared-restart-ms", "shared autocommit: restart after N milliseconds", "1000",     \
          SB_ARG_TYPE_INT, NULL},                                                                \
-        {P "-report", "write a JSON report of wire statistics to FILE (not implemented yet)",   \
+        {P "-report", "also write the wire statistics report to FILE as JSON",                  \
          NULL, SB_ARG_TYPE_STRING, NULL},                                                       \
         {P "-wire-crypt", "wire encryption: disabled, enabled or required", "disabled",         \
          SB_ARG_TYPE_STRING, NULL},                                                             \
@@ -316,15 +321,13 @@ static int drv_init(fbw_sbdrv *d)
     d->ps_disable = HOST.db_globals->ps_mode == SB_PS_MODE_DISABLE;
     d->debug = HOST.db_globals->debug != 0;
     d->conf.debug = d->debug;
-    if (opt_string(d, "report"))
-        HOST.log_text(FBW_SB_LOG_WARNING, "%s: --%s-report is not implemented yet; ignored",
-                      d->prefix, d->prefix);
     fbw_err err;
     fbw_err_clear(&err);
     if (d->be->global_init(&err) != FBW_OK) {
         HOST.log_text(FBW_SB_LOG_FATAL, "%s: %s", d->prefix, err.msg);
         return 1;
     }
+    d->rep = fbw_sbrep_open(&HOST, d->prefix, d->be, &d->conf, opt_string(d, "report"));
     return 0;
 }
 
@@ -339,6 +342,12 @@ static int describe(sb_drv_caps *caps)
 
 static int drv_done(void)
 {
+    /* Runs after sysbench's cumulative report: the wire statistics follow it. */
+    for (int i = 0; i < FBW_SBDRV_COUNT; i++) {
+        fbw_sbdrv *d = (fbw_sbdrv *)(void *)fbw_sbdrv_driver(i); /* drv is the first member */
+        fbw_sbrep_done(d->rep);
+        d->rep = NULL;
+    }
     return 0;
 }
 
@@ -371,7 +380,10 @@ static int drv_connect(sb_conn *con)
     if (sc == NULL)
         return 1;
     sc->d = driver_of(con);
-    if (open_backend(sc) != FBW_OK) {
+    fbw_sbrep_connect_begin(sc->d->rep); /* report hooks: watch the attach, charge it */
+    int rc = open_backend(sc);
+    fbw_sbrep_connect_end(sc->d->rep, &sc->rep, sc->bc, rc);
+    if (rc != FBW_OK) {
         free(sc);
         return 1;
     }
@@ -401,6 +413,7 @@ static int drv_disconnect(sb_conn *con)
         sc->stmts = ss->next;
         stmt_release(sc, ss);
     }
+    fbw_sbrep_detach(&sc->rep, 1); /* report: charge what is left, stop watching */
     sc->d->be->disconnect(sc->bc);
     fbw_be_result_free(&sc->res);
     free(sc);
@@ -417,13 +430,17 @@ static int reattach(sbconn *sc)
             sc->d->be->close(ss->bs);
         ss->bs = NULL;
     }
+    fbw_sbrep_detach(&sc->rep, 0);
     sc->d->be->disconnect(sc->bc);
     sc->bc = NULL;
     sc->in_txn = 0;
     struct timespec pause = {0, 10 * 1000 * 1000};
     for (int i = 0; i < RECONNECT_SECONDS * 100 && !*HOST.sb_error; i++) {
         fbw_err_clear(&sc->err);
-        if (sc->d->be->connect(&sc->d->conf, &sc->bc, &sc->err) == FBW_OK)
+        fbw_sbrep_connect_begin(sc->d->rep);
+        int rc = sc->d->be->connect(&sc->d->conf, &sc->bc, &sc->err);
+        fbw_sbrep_connect_end(sc->d->rep, &sc->rep, sc->bc, rc);
+        if (rc == FBW_OK)
             return 0;
         nanosleep(&pause, NULL);
     }
@@ -614,7 +631,9 @@ static sb_db_error drv_query(sb_conn *con, const char *query, size_t len, sb_res
     (void)rs; /* always &con->rs */
     sbconn *sc = conn_of(con);
     clear_error(con);
-    return finish(con, sc, run_text(sc, query, len), query, len);
+    sb_db_error e = finish(con, sc, run_text(sc, query, len), query, len);
+    fbw_sbrep_charge(sc->rep, fbw_classify(query, len)); /* report: this statement's traffic */
+    return e;
 }
 
 /* ---------------------------------------------------------------- statements */
@@ -650,7 +669,9 @@ static int drv_prepare(sb_stmt *stmt, const char *query, size_t len)
         ss->text_len = plan.text ? plan.len : len;
         ss->emulated = sc->d->ps_disable || plan.kind == FBW_SQL_BULK_INSERT;
         stmt->emulated = (char)ss->emulated;
+        ss->cls = fbw_classify(query, len);
         rc = prepare_backend(sc, ss);
+        fbw_sbrep_charge(sc->rep, FBW_CLS_PREPARE);
     }
     if (rc != FBW_OK) {
         if (ss)
@@ -786,7 +807,9 @@ static sb_db_error drv_execute(sb_stmt *stmt, sb_result *rs)
         ss->nvals = 0;
     load_params(stmt, ss);
     int rc = ss->emulated ? exec_emulated(sc, ss) : exec_prepared(sc, ss);
-    return finish(con, sc, rc, ss->sql, ss->sql_len);
+    sb_db_error e = finish(con, sc, rc, ss->sql, ss->sql_len);
+    fbw_sbrep_charge(sc->rep, ss->cls); /* report: this statement's traffic */
+    return e;
 }
 
 static int drv_close(sb_stmt *stmt)
@@ -802,6 +825,7 @@ static int drv_close(sb_stmt *stmt)
         }
     }
     stmt_release(sc, ss);
+    fbw_sbrep_charge(sc->rep, FBW_CLS_SESSION);
     stmt->ptr = NULL;
     return 0;
 }

@@ -1,13 +1,13 @@
 # Tests of the sysbench plug-in (driver/): unit tests of the SQL dialect (tests/driver/test_*.c,
 # Criterion, label "unit") and the end-to-end workload script against real servers (label
 # "sysbench"; needs scripts/fb-servers.sh start and /usr/bin/sysbench).
-if(TARGET fbwire_dialect)
+if(TARGET fbwire_dialect AND TARGET fbwire_report)
   file(GLOB driver_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/driver/test_*.c)
   foreach(src ${driver_tests})
     get_filename_component(base ${src} NAME_WE)
     set(exe driver_${base})
     add_executable(${exe} ${src})
-    target_link_libraries(${exe} PRIVATE fbwire_dialect PkgConfig::CRITERION)
+    target_link_libraries(${exe} PRIVATE fbwire_dialect fbwire_report PkgConfig::CRITERION)
     add_test(NAME ${exe} COMMAND ${exe})
     set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
   endforeach()

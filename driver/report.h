@@ -1,0 +1,123 @@
+/* report.h - round trips per statement class for the sysbench drivers, and the "Firebird wire
+ * statistics" report built from them (text for the console, JSON for files).
+ *
+ * After each driver operation the caller fills in the connection's cumulative fbw_stats (from the
+ * fbwire client, or from the fbclient tap's decoder: tap.h) and charges the difference since the
+ * previous operation to a statement class (classify.h). Each connection has its own accumulator,
+ * touched only by the thread using the connection: no lock on that path. Merging, totals and
+ * rendering happen at the end. No sysbench, no sockets here (sbreport.c does that glue). */
+#ifndef FBW_REPORT_H
+#define FBW_REPORT_H
+
+#include "classify.h"
+#include "err.h"
+#include "stats.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Executions by wait time: 8 exact buckets for 0..7 ns, then 8 per power of two (12.5% wide)
+ * up to 2^43 ns; longer waits land in the last bucket. */
+#define FBW_REP_HIST 336
+
+typedef struct fbw_rep_cls {
+    uint64_t executions, round_trips;
+    uint64_t packets_sent, packets_received, bytes_sent, bytes_received;
+    uint64_t wait_ns;
+    uint32_t hist[FBW_REP_HIST];
+} fbw_rep_cls;
+
+/* One connection's accounting, or the merge of several. ops is everything charged, per op code. */
+typedef struct fbw_rep_acc {
+    fbw_rep_cls cls[FBW_CLS_COUNT];
+    fbw_stats ops;
+} fbw_rep_acc;
+
+typedef struct fbw_rep fbw_rep;           /* all connections of one driver in one run */
+typedef struct fbw_rep_conn fbw_rep_conn; /* one connection, used by one thread at a time */
+
+int fbw_rep_new(fbw_rep **out);
+/* Frees every connection accumulator too. */
+void fbw_rep_free(fbw_rep *r);
+/* A new accumulator owned by r (takes r's lock once). */
+int fbw_rep_conn_new(fbw_rep *r, fbw_rep_conn **out);
+/* Scratch the caller fills with the connection's cumulative stats before fbw_rep_conn_charge. */
+fbw_stats *fbw_rep_conn_now(fbw_rep_conn *c);
+/* Charge now - previous to class cls as one execution of it. */
+void fbw_rep_conn_charge(fbw_rep_conn *c, int cls);
+/* The stats source starts again from zero (a new attachment after a reconnect). */
+void fbw_rep_conn_restart(fbw_rep_conn *c);
+/* Sum of every connection into *out (zeroed first). Call when no connection is in use. */
+void fbw_rep_merge(fbw_rep *r, fbw_rep_acc *out);
+unsigned fbw_rep_connections(fbw_rep *r);
+
+/* Running totals, readable from any thread while connections work (relaxed atomics). */
+typedef struct fbw_rep_live {
+    uint64_t round_trips;      /* statement classes only (not prepare/session) */
+    uint64_t wait_ns;          /* same */
+    uint64_t executions;       /* same */
+} fbw_rep_live;
+void fbw_rep_live_sum(fbw_rep *r, fbw_rep_live *out);
+
+/* Facts about the connection, the same for both drivers (learned by the tap's decoder). */
+typedef struct fbw_rep_facts {
+    char server_version[64];   /* ENGINE_VERSION, "" when unknown */
+    int protocol;              /* 10..20, 0 when unknown */
+    char auth_plugin[32];      /* "" when unknown */
+    char wire_crypt[32];       /* "none" or the plugin */
+    int compression;           /* -1 unknown */
+    int lazy_send;             /* -1 unknown */
+    char note[160];            /* why something is unknown (decoder error), "" */
+} fbw_rep_facts;
+void fbw_rep_facts_init(fbw_rep_facts *f);
+
+/* One --report-interval line. */
+typedef struct fbw_rep_interval {
+    double t;                  /* seconds since the run started, at the end of the interval */
+    double seconds;            /* length of the interval */
+    uint64_t events, round_trips, wait_ns, executions;
+} fbw_rep_interval;
+
+/* The run as sysbench saw it. Strings may be NULL. argv is the command line as given: values of
+ * options whose name contains "password" are printed as "***". */
+typedef struct fbw_rep_run {
+    const char *driver;         /* "fbwire" | "fbclient" */
+    const char *autocommit, *isolation;
+    const char *sysbench_version, *script, *command;
+    int argc;
+    char *const *argv;
+    unsigned threads;
+    double duration_s;
+    uint64_t events, reads, writes, other, errors, reconnects;
+    fbw_rep_facts facts;
+    const fbw_rep_interval *intervals;
+    size_t nintervals;
+} fbw_rep_run;
+
+/* Figures derived from an accumulator and the run (definitions in docs/report.md). */
+typedef struct fbw_rep_totals {
+    uint64_t round_trips;       /* statement classes */
+    uint64_t round_trips_all;   /* including prepare and session */
+    uint64_t executions;        /* statement classes */
+    uint64_t wait_ns;           /* statement classes */
+    uint64_t transactions;      /* op_transaction requests sent */
+    double rt_per_event, rt_per_transaction, rt_per_second, wait_share, tps, qps;
+} fbw_rep_totals;
+void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_totals *t);
+
+/* Wait-time histogram helpers. */
+unsigned fbw_rep_bucket(uint64_t ns);
+uint64_t fbw_rep_bucket_upper(unsigned b);
+/* Upper edge of the bucket holding the p-th percentile (0 < p <= 100) of c's executions. */
+uint64_t fbw_rep_percentile(const fbw_rep_cls *c, double p);
+
+/* The text section printed after sysbench's report. */
+void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run);
+/* One short line per --report-interval. */
+void fbw_rep_interval_line(char *buf, size_t cap, const char *driver, const fbw_rep_interval *iv,
+                           unsigned threads);
+/* The JSON document (docs/report.schema.json) written to path. FBW_E_UNSUPPORTED when built
+ * without jansson, FBW_E_IO when the file cannot be written. */
+int fbw_rep_write_json(const char *path, const fbw_rep_acc *a, const fbw_rep_run *run, fbw_err *err);
+
+#endif

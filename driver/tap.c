@@ -1,0 +1,310 @@
+/* tap.c - in-process socket tap decoded by fbw_dec (see tap.h).
+ *
+ * Process-wide state, which interposed libc calls cannot avoid since they get no context: the
+ * real libc entry points (resolved once) and a table from descriptor to tap, allocated once
+ * (pthread_once) on first arming; the table never shrinks or moves. Each table slot is written by the thread that owns the socket
+ * (connect, close, free) and read by the wrappers; the decoder of a tap is only ever fed by the
+ * thread using its connection. Arming is per thread (_Thread_local). */
+#define _GNU_SOURCE
+#include "tap.h"
+
+#include "dec.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_ARMED 4           /* sockets one attach may try (address fallbacks) */
+#define MIN_FDS 1024u
+#define MAX_FDS (1u << 20)
+
+struct fbw_tap {
+    int fd;                   /* -1 once closed or let go */
+    int closed;               /* the socket was closed (a failed attempt, or detached) */
+    int mode;
+    int release;              /* handshake over: let go after this call */
+    fbw_dec *dec;
+    fbw_rep_facts facts;
+};
+
+typedef struct armed {
+    int on, mode, n;
+    fbw_tap *taps[MAX_ARMED];
+} armed;
+
+static _Thread_local armed ARM;
+static _Atomic(fbw_tap *) *_Atomic FDS;
+static _Atomic size_t NFDS;
+static pthread_once_t TABLE_ONCE = PTHREAD_ONCE_INIT;
+
+static void *real(void *_Atomic *slot, const char *name)
+{
+    void *f = atomic_load_explicit(slot, memory_order_acquire);
+    if (f == NULL) {
+        f = dlsym(RTLD_NEXT, name);
+        atomic_store_explicit(slot, f, memory_order_release);
+    }
+    return f;
+}
+
+static void *_Atomic REAL_CONNECT, *_Atomic REAL_SEND, *_Atomic REAL_RECV, *_Atomic REAL_CLOSE;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- descriptor table */
+
+static _Atomic(fbw_tap *) *table(size_t *n)
+{
+    *n = atomic_load_explicit(&NFDS, memory_order_acquire);
+    return atomic_load_explicit(&FDS, memory_order_acquire);
+}
+
+static void init_table(void)
+{
+    struct rlimit rl;
+    size_t want = MIN_FDS;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > want)
+        want = rl.rlim_cur > MAX_FDS ? MAX_FDS : (size_t)rl.rlim_cur;
+    _Atomic(fbw_tap *) *t = calloc(want, sizeof *t);
+    if (!t)
+        return;
+    atomic_store_explicit(&NFDS, want, memory_order_release);
+    atomic_store_explicit(&FDS, t, memory_order_release);
+}
+
+static int ensure_table(void)
+{
+    size_t n;
+    pthread_once(&TABLE_ONCE, init_table);
+    return table(&n) != NULL;
+}
+
+static fbw_tap *lookup(int fd)
+{
+    size_t n;
+    _Atomic(fbw_tap *) *t = table(&n);
+    if (!t || fd < 0 || (size_t)fd >= n)
+        return NULL;
+    return atomic_load_explicit(&t[fd], memory_order_acquire);
+}
+
+/* Remove t from the table if it is still there. */
+static void let_go(fbw_tap *t)
+{
+    size_t n;
+    _Atomic(fbw_tap *) *tbl = table(&n);
+    if (tbl && t->fd >= 0 && (size_t)t->fd < n) {
+        fbw_tap *expect = t;
+        atomic_compare_exchange_strong(&tbl[t->fd], &expect, NULL);
+    }
+    t->fd = -1;
+}
+
+/* ---------------------------------------------------------------- decoding */
+
+static void copy_bytes(char *dst, size_t cap, fbw_bytes b)
+{
+    snprintf(dst, cap, "%.*s", (int)(b.n < cap ? b.n : cap - 1), (const char *)b.p);
+}
+
+/* What the handshake tells about the connection. */
+static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes, uint64_t ts)
+{
+    fbw_tap *t = arg;
+    (void)bytes;
+    (void)ts;
+    if (from_client) {
+        if (p->op == FBW_OP_CRYPT) {
+            copy_bytes(t->facts.wire_crypt, sizeof t->facts.wire_crypt, p->u.crypt.plugin);
+            if (t->mode == FBW_TAP_HANDSHAKE)
+                t->release = 1; /* nothing readable follows */
+        }
+        return;
+    }
+    switch (p->op) {
+    case FBW_OP_ACCEPT: case FBW_OP_COND_ACCEPT: case FBW_OP_ACCEPT_DATA:
+        t->facts.protocol = fbw_protocol_from_wire(p->u.acpt.version);
+        t->facts.lazy_send = (p->u.acpt.type & FBW_PTYPE_MASK) == FBW_PTYPE_LAZY_SEND;
+        t->facts.compression = (p->u.acpt.type & FBW_PFLAG_COMPRESS) && t->facts.protocol >= 13;
+        if (p->op != FBW_OP_ACCEPT && p->u.acpt.plugin.n)
+            copy_bytes(t->facts.auth_plugin, sizeof t->facts.auth_plugin, p->u.acpt.plugin);
+        if (!t->facts.wire_crypt[0])
+            snprintf(t->facts.wire_crypt, sizeof t->facts.wire_crypt, "none");
+        break;
+    case FBW_OP_CONT_AUTH:
+        if (p->u.auth.name.n)
+            copy_bytes(t->facts.auth_plugin, sizeof t->facts.auth_plugin, p->u.auth.name);
+        break;
+    default: {
+        int32_t req = fbw_dec_answering(t->dec);
+        if (t->mode == FBW_TAP_HANDSHAKE && (req == FBW_OP_ATTACH || req == FBW_OP_CREATE))
+            t->release = 1;
+        break;
+    }
+    }
+}
+
+static void feed(fbw_tap *t, int from_client, const void *p, size_t n)
+{
+    (void)fbw_dec_feed(t->dec, from_client, p, n, now_ns()); /* errors stay in the decoder */
+    if (t->release || (t->mode == FBW_TAP_HANDSHAKE && fbw_dec_error(t->dec)->code != FBW_OK))
+        let_go(t);
+}
+
+static fbw_tap *tap_new(int fd, int mode)
+{
+    fbw_tap *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->fd = fd;
+    t->mode = mode;
+    fbw_rep_facts_init(&t->facts);
+    if (fbw_dec_new(on_packet, t, &t->dec) != FBW_OK) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void fbw_tap_free(fbw_tap *t)
+{
+    if (!t)
+        return;
+    let_go(t);
+    fbw_dec_free(t->dec);
+    free(t);
+}
+
+/* ---------------------------------------------------------------- arming */
+
+void fbw_tap_arm(int mode)
+{
+    if (!ensure_table())
+        return;
+    ARM.on = 1;
+    ARM.mode = mode;
+}
+
+fbw_tap *fbw_tap_disarm(void)
+{
+    fbw_tap *keep = NULL;
+    for (int i = ARM.n - 1; i >= 0; i--) {
+        if (keep == NULL && !ARM.taps[i]->closed)
+            keep = ARM.taps[i];
+        else
+            fbw_tap_free(ARM.taps[i]);
+    }
+    ARM.on = 0;
+    ARM.n = 0;
+    return keep;
+}
+
+/* A socket connected while armed. */
+static void adopt(int fd)
+{
+    size_t n;
+    _Atomic(fbw_tap *) *tbl = table(&n);
+    if (!tbl || fd < 0 || (size_t)fd >= n)
+        return;
+    if (ARM.n == MAX_ARMED) { /* drop the oldest attempt */
+        fbw_tap_free(ARM.taps[0]);
+        memmove(ARM.taps, ARM.taps + 1, (MAX_ARMED - 1) * sizeof ARM.taps[0]);
+        ARM.n--;
+    }
+    fbw_tap *t = tap_new(fd, ARM.mode);
+    if (!t)
+        return;
+    ARM.taps[ARM.n++] = t;
+    atomic_store_explicit(&tbl[fd], t, memory_order_release);
+}
+
+const fbw_stats *fbw_tap_stats(const fbw_tap *t) { return fbw_dec_stats(t->dec); }
+
+const fbw_err *fbw_tap_error(const fbw_tap *t) { return fbw_dec_error(t->dec); }
+
+void fbw_tap_facts(const fbw_tap *t, fbw_rep_facts *f)
+{
+    f->protocol = t->facts.protocol;
+    f->lazy_send = t->facts.lazy_send;
+    f->compression = t->facts.compression;
+    snprintf(f->auth_plugin, sizeof f->auth_plugin, "%s", t->facts.auth_plugin);
+    snprintf(f->wire_crypt, sizeof f->wire_crypt, "%s", t->facts.wire_crypt);
+    const fbw_err *e = fbw_dec_error(t->dec);
+    /* Past the handshake an encrypted session cannot be decoded: that is expected, not news. */
+    if (e->code != FBW_OK && !(t->mode == FBW_TAP_HANDSHAKE && e->code == FBW_E_CRYPT))
+        snprintf(f->note, sizeof f->note, "tap decoder stopped: %.130s", e->msg);
+}
+
+/* ---------------------------------------------------------------- libc interposers */
+
+EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+    int (*f)(int, const struct sockaddr *, socklen_t);
+    *(void **)&f = real(&REAL_CONNECT, "connect");
+    int rc = f(fd, addr, len);
+    if (ARM.on && addr && (addr->sa_family == AF_INET || addr->sa_family == AF_INET6) &&
+        (rc == 0 || errno == EINPROGRESS)) {
+        int keep = errno;
+        adopt(fd);
+        errno = keep;
+    }
+    return rc;
+}
+
+EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+    ssize_t (*f)(int, const void *, size_t, int);
+    *(void **)&f = real(&REAL_SEND, "send");
+    ssize_t k = f(fd, buf, n, flags);
+    if (k > 0) {
+        fbw_tap *t = lookup(fd);
+        if (t) {
+            int keep = errno;
+            feed(t, 1, buf, (size_t)k);
+            errno = keep;
+        }
+    }
+    return k;
+}
+
+EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+    ssize_t (*f)(int, void *, size_t, int);
+    *(void **)&f = real(&REAL_RECV, "recv");
+    ssize_t k = f(fd, buf, n, flags);
+    if (k > 0 && !(flags & MSG_PEEK)) {
+        fbw_tap *t = lookup(fd);
+        if (t) {
+            int keep = errno;
+            feed(t, 0, buf, (size_t)k);
+            errno = keep;
+        }
+    }
+    return k;
+}
+
+EXPORT int close(int fd)
+{
+    int (*f)(int);
+    *(void **)&f = real(&REAL_CLOSE, "close");
+    fbw_tap *t = lookup(fd);
+    if (t) {
+        let_go(t);
+        t->closed = 1;
+    }
+    return f(fd);
+}

@@ -1,0 +1,38 @@
+/* tap.h - watch the socket traffic of a client library inside the process and decode it with
+ * fbw_dec (wire/dec.h), so libfbclient's round trips are counted by the same decoder and the
+ * same rule as a capture of fbwire's own traffic.
+ *
+ * The plug-in is LD_PRELOADed into sysbench, so tap.c defines connect/send/recv/close: they pass
+ * straight through unless the descriptor was connected while the calling thread had the tap
+ * armed (around an attach made by our backend). Only whole plain streams decode: the fbclient
+ * backend turns wire encryption off. Tapping never changes the bytes or the calls. */
+#ifndef FBW_TAP_H
+#define FBW_TAP_H
+
+#include "report.h"
+#include "stats.h"
+
+typedef struct fbw_tap fbw_tap;
+
+enum {
+    FBW_TAP_SESSION = 0,   /* decode the whole session until the tap is freed */
+    FBW_TAP_HANDSHAKE = 1  /* decode until the attach is answered, then let go of the socket
+                              (connection facts only: fbwire counts its own traffic) */
+};
+
+/* Arm the calling thread: TCP sockets it connects until fbw_tap_disarm are tapped. */
+void fbw_tap_arm(int mode);
+/* Disarm. Returns the tap of the last socket connected while armed that is still open (the
+ * caller owns it), or NULL. Taps of sockets closed meanwhile (failed attempts) are freed. */
+fbw_tap *fbw_tap_disarm(void);
+/* Stop tapping (if the socket is still open) and free. NULL is fine. */
+void fbw_tap_free(fbw_tap *t);
+/* Cumulative accounting of everything decoded so far. */
+const fbw_stats *fbw_tap_stats(const fbw_tap *t);
+/* What the handshake showed: protocol, auth plugin, wire crypt, compression, lazy send. A
+ * decoder error is put into f->note. server_version is left alone. */
+void fbw_tap_facts(const fbw_tap *t, fbw_rep_facts *f);
+/* The decoder's first error (code FBW_OK when none). */
+const fbw_err *fbw_tap_error(const fbw_tap *t);
+
+#endif

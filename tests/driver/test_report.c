@@ -1,0 +1,306 @@
+/* Per-class accounting, histogram, totals, text and JSON of the wire statistics report. */
+#include "report.h"
+
+#include "ops.h"
+
+#include <criterion/criterion.h>
+#ifdef FBW_HAVE_JANSSON
+#include <jansson.h>
+#endif
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Simulated client: a packet of `op` each way, `rt` round trips, `wait` ns. */
+static void traffic(fbw_stats *s, int32_t op, unsigned sent, unsigned recv, unsigned rt, uint64_t wait)
+{
+    for (unsigned i = 0; i < sent; i++)
+        fbw_stats_packet(s, op, 1, 16 + op);
+    for (unsigned i = 0; i < rt; i++) {
+        fbw_stats_packet(s, FBW_OP_DUMMY, 1, 4); /* something sent before each wait */
+        fbw_stats_wait_begin(s);
+        fbw_stats_wait_time(s, wait / rt);
+    }
+    for (unsigned i = 0; i < recv; i++)
+        fbw_stats_packet(s, FBW_OP_RESPONSE, 0, 32);
+}
+
+static void charge(fbw_rep_conn *c, const fbw_stats *src, int cls)
+{
+    *fbw_rep_conn_now(c) = *src;
+    fbw_rep_conn_charge(c, cls);
+}
+
+Test(report, buckets)
+{
+    for (uint64_t v = 0; v < 100000; v = v * 3 / 2 + 1) {
+        unsigned b = fbw_rep_bucket(v);
+        cr_assert_lt(b, FBW_REP_HIST);
+        cr_expect_geq(fbw_rep_bucket_upper(b), v, "v=%llu b=%u", (unsigned long long)v, b);
+        if (b > 0)
+            cr_expect_lt(fbw_rep_bucket_upper(b - 1), v, "v=%llu b=%u", (unsigned long long)v, b);
+        /* Buckets are at most 12.5% wide above the exact range. */
+        if (v >= 8)
+            cr_expect_leq(fbw_rep_bucket_upper(b), v + v / 8 + 1);
+    }
+    cr_expect_eq(fbw_rep_bucket(UINT64_MAX), FBW_REP_HIST - 1);
+    cr_expect_eq(fbw_rep_bucket(7), 7);
+}
+
+Test(report, percentile)
+{
+    fbw_rep_cls c;
+    memset(&c, 0, sizeof c);
+    cr_expect_eq(fbw_rep_percentile(&c, 95), 0);
+    for (uint64_t i = 1; i <= 100; i++) /* waits of 1..100 us */
+        c.hist[fbw_rep_bucket(i * 1000)]++;
+    uint64_t p95 = fbw_rep_percentile(&c, 95), p50 = fbw_rep_percentile(&c, 50);
+    cr_expect(p95 >= 95000 && p95 <= 95000 + 95000 / 8 + 1, "p95 %llu", (unsigned long long)p95);
+    cr_expect(p50 >= 50000 && p50 <= 50000 + 50000 / 8 + 1, "p50 %llu", (unsigned long long)p50);
+    cr_expect_geq(fbw_rep_percentile(&c, 100), 100000);
+}
+
+/* Charges across classes and a reconnect: the class table sums to the per-op totals. */
+Test(report, classes_sum_to_ops)
+{
+    fbw_rep *r;
+    fbw_rep_conn *c;
+    cr_assert_eq(fbw_rep_new(&r), FBW_OK);
+    cr_assert_eq(fbw_rep_conn_new(r, &c), FBW_OK);
+    fbw_stats *s = calloc(1, sizeof *s);
+    traffic(s, FBW_OP_ATTACH, 2, 2, 2, 1000);
+    charge(c, s, FBW_CLS_SESSION);
+    for (int i = 0; i < 10; i++) {
+        traffic(s, FBW_OP_EXECUTE, 2, 3, 1, 5000);
+        charge(c, s, FBW_CLS_POINT_SELECT);
+    }
+    traffic(s, FBW_OP_COMMIT, 1, 1, 1, 7000);
+    charge(c, s, FBW_CLS_COMMIT);
+    fbw_rep_conn_restart(c); /* new attachment: its stats start at zero */
+    fbw_stats_reset(s);
+    charge(c, s, FBW_CLS_SESSION); /* no stats yet: charges nothing */
+    traffic(s, FBW_OP_EXECUTE, 1, 1, 3, 3000);
+    charge(c, s, FBW_CLS_UPDATE_INDEX);
+
+    fbw_rep_acc *a = malloc(sizeof *a);
+    fbw_rep_merge(r, a);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].executions, 10);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].round_trips, 10);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].wait_ns, 50000);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].packets_sent, 30); /* 2 + the dummy, 10 times */
+    cr_expect_eq(a->cls[FBW_CLS_UPDATE_INDEX].round_trips, 3);
+    cr_expect_eq(a->cls[FBW_CLS_SESSION].executions, 2);
+    cr_expect_eq(a->ops.op[FBW_OP_EXECUTE].packets_sent, 21);
+    uint64_t rt = 0, ps = 0, pr = 0, bs = 0, br = 0, ops_ps = 0, ops_br = 0;
+    for (int k = 0; k < FBW_CLS_COUNT; k++) {
+        rt += a->cls[k].round_trips;
+        ps += a->cls[k].packets_sent;
+        pr += a->cls[k].packets_received;
+        bs += a->cls[k].bytes_sent;
+        br += a->cls[k].bytes_received;
+    }
+    for (int op = 0; op <= FBW_OP_MAX; op++) {
+        ops_ps += a->ops.op[op].packets_sent;
+        ops_br += a->ops.op[op].bytes_received;
+    }
+    cr_expect_eq(rt, a->ops.round_trips);
+    cr_expect_eq(rt, 2 + 10 + 1 + 3);
+    cr_expect_eq(ps, a->ops.packets_sent);
+    cr_expect_eq(ps, ops_ps);
+    cr_expect_eq(pr, a->ops.packets_received);
+    cr_expect_eq(bs, a->ops.bytes_sent);
+    cr_expect_eq(br, a->ops.bytes_received);
+    cr_expect_eq(br, ops_br);
+
+    fbw_rep_run run;
+    memset(&run, 0, sizeof run);
+    run.events = 5;
+    run.duration_s = 2;
+    run.threads = 1;
+    run.reads = 10;
+    fbw_rep_totals t;
+    fbw_rep_totals_of(a, &run, &t);
+    cr_expect_eq(t.round_trips, 14); /* statement classes: 10 + 1 + 3 */
+    cr_expect_eq(t.round_trips_all, 16);
+    cr_expect_float_eq(t.rt_per_event, 14.0 / 5, 1e-9);
+    cr_expect_float_eq(t.rt_per_second, 7.0, 1e-9);
+    cr_expect_float_eq(t.tps, 2.5, 1e-9);
+    cr_expect_float_eq(t.qps, 5.0, 1e-9);
+    cr_expect_float_eq(t.wait_share, (50000 + 7000 + 3000) / 1e9 / 2, 1e-12);
+    free(a);
+    free(s);
+    fbw_rep_free(r);
+}
+
+typedef struct worker {
+    fbw_rep *r;
+    int n;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    fbw_rep_conn *c;
+    fbw_stats *s = calloc(1, sizeof *s);
+    cr_assert_eq(fbw_rep_conn_new(w->r, &c), FBW_OK);
+    for (int i = 0; i < w->n; i++) {
+        traffic(s, FBW_OP_EXECUTE, 1, 1, 1, 100);
+        charge(c, s, i % 2 ? FBW_CLS_INSERT : FBW_CLS_DELETE);
+    }
+    free(s);
+    return NULL;
+}
+
+/* Connections charge from their own threads while the live totals are read. */
+Test(report, threads_and_live_totals)
+{
+    fbw_rep *r;
+    cr_assert_eq(fbw_rep_new(&r), FBW_OK);
+    pthread_t th[4];
+    worker w = {r, 20000};
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(pthread_create(&th[i], NULL, work, &w), 0);
+    fbw_rep_live live;
+    uint64_t last = 0;
+    for (int i = 0; i < 50; i++) { /* running totals never go back */
+        fbw_rep_live_sum(r, &live);
+        cr_expect_geq(live.round_trips, last);
+        last = live.round_trips;
+        usleep(100);
+    }
+    for (int i = 0; i < 4; i++)
+        pthread_join(th[i], NULL);
+    fbw_rep_live_sum(r, &live);
+    cr_expect_eq(live.round_trips, 80000);
+    cr_expect_eq(live.executions, 80000);
+    cr_expect_eq(fbw_rep_connections(r), 4);
+    fbw_rep_acc *a = malloc(sizeof *a);
+    fbw_rep_merge(r, a);
+    cr_expect_eq(a->cls[FBW_CLS_INSERT].executions + a->cls[FBW_CLS_DELETE].executions, 80000);
+    cr_expect_eq(a->ops.op[FBW_OP_EXECUTE].packets_sent, 80000);
+    free(a);
+    fbw_rep_free(r);
+}
+
+static fbw_rep_acc *sample(fbw_rep_run *run, char **argv)
+{
+    fbw_rep *r;
+    fbw_rep_conn *c;
+    cr_assert_eq(fbw_rep_new(&r), FBW_OK);
+    cr_assert_eq(fbw_rep_conn_new(r, &c), FBW_OK);
+    fbw_stats *s = calloc(1, sizeof *s);
+    for (int i = 0; i < 4; i++) {
+        traffic(s, FBW_OP_EXECUTE, 1, 1, 1, 200000);
+        charge(c, s, FBW_CLS_POINT_SELECT);
+    }
+    traffic(s, FBW_OP_TRANSACTION, 1, 1, 1, 100000);
+    charge(c, s, FBW_CLS_BEGIN);
+    fbw_rep_acc *a = malloc(sizeof *a);
+    fbw_rep_merge(r, a);
+    fbw_rep_free(r);
+    free(s);
+    memset(run, 0, sizeof *run);
+    run->driver = "fbclient";
+    run->autocommit = "shared";
+    run->script = "oltp_point_select";
+    run->command = "run";
+    run->sysbench_version = "1.0.20";
+    run->argc = 4;
+    run->argv = argv;
+    run->threads = 2;
+    run->duration_s = 1;
+    run->events = 4;
+    run->reads = 4;
+    fbw_rep_facts_init(&run->facts);
+    strcpy(run->facts.server_version, "4.0.5");
+    run->facts.protocol = 17;
+    strcpy(run->facts.auth_plugin, "Srp256");
+    strcpy(run->facts.wire_crypt, "none");
+    run->facts.lazy_send = 1;
+    return a;
+}
+
+Test(report, text)
+{
+    char *argv[] = {"x", "--fbclient-password=secret", "--threads=2", "run"};
+    fbw_rep_run run;
+    fbw_rep_acc *a = sample(&run, argv);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fbw_rep_print(f, a, &run);
+    fclose(f);
+    cr_expect(strstr(text, "Firebird wire statistics (fbclient driver, autocommit shared):"));
+    cr_expect(strstr(text, "Firebird 4.0.5, protocol 17, auth Srp256, wire crypt none"));
+    cr_expect(strstr(text, "compression ?, lazy send on"));
+    cr_expect(strstr(text, "round trips per event:               1.250"), "%s", text);
+    cr_expect(strstr(text, "(1 transactions started)"));
+    cr_expect(strstr(text, "point select                4    1.000"), "%s", text);
+    cr_expect(strstr(text, "op_transaction"));
+    cr_expect(strstr(text, "op_execute"));
+    cr_expect_null(strstr(text, "secret"));
+    cr_expect_null(strstr(text, "update index"), "classes without executions are left out");
+    free(text);
+    char line[200];
+    fbw_rep_interval iv = {10, 1, 100, 250, 500000000, 300};
+    fbw_rep_interval_line(line, sizeof line, "fbwire", &iv, 2);
+    cr_expect_str_eq(line, "[ 10s ] fbwire wire: rt/event: 2.500 rt/s: 250.00 wait: 25.0%");
+    free(a);
+}
+
+#ifdef FBW_HAVE_JANSSON
+Test(report, json)
+{
+    char *argv[] = {"x", "--fbclient-password=secret", "--FBCLIENT-PASSWORD=hunter2", "run"};
+    fbw_rep_run run;
+    fbw_rep_acc *a = sample(&run, argv);
+    fbw_rep_interval iv[2] = {{1, 1, 2, 3, 4, 5}, {2, 1, 6, 6, 8, 9}};
+    run.intervals = iv;
+    run.nintervals = 2;
+    char path[] = "/tmp/test_report_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    fbw_err e;
+    fbw_err_clear(&e);
+    cr_assert_eq(fbw_rep_write_json(path, a, &run, &e), FBW_OK, "%s", e.msg);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    cr_assert_not_null(doc, "%s", je.text);
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "format")), "fbwire-report/1");
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "driver")), "fbclient");
+    cr_expect_str_eq(json_string_value(json_object_get(doc, "server_version")), "4.0.5");
+    cr_expect_eq(json_integer_value(json_object_get(doc, "protocol")), 17);
+    cr_expect_float_eq(json_real_value(json_object_get(doc, "round_trips_per_event")), 1.25, 1e-9);
+    cr_expect_float_eq(json_real_value(json_object_get(doc, "tps")), 4.0, 1e-9);
+    json_t *conn = json_object_get(doc, "connection");
+    cr_expect(json_is_null(json_object_get(conn, "compression")));
+    cr_expect(json_is_true(json_object_get(conn, "lazy_send")));
+    json_t *classes = json_object_get(doc, "classes");
+    cr_assert_eq(json_array_size(classes), 2);
+    json_t *ps = json_array_get(classes, 0);
+    cr_expect_str_eq(json_string_value(json_object_get(ps, "class")), "point_select");
+    cr_expect_eq(json_integer_value(json_object_get(ps, "executions")), 4);
+    cr_expect_float_eq(json_real_value(json_object_get(ps, "round_trips_per_execution")), 1.0, 1e-9);
+    cr_expect_float_eq(json_real_value(json_object_get(ps, "wait_mean_ms")), 0.2, 1e-9);
+    json_t *opts = json_object_get(json_object_get(doc, "run"), "options");
+    cr_expect_str_eq(json_string_value(json_array_get(opts, 0)), "x");
+    cr_expect_str_eq(json_string_value(json_array_get(opts, 1)), "--fbclient-password=***");
+    cr_expect_str_eq(json_string_value(json_array_get(opts, 2)), "--FBCLIENT-PASSWORD=***");
+    cr_expect_str_eq(json_string_value(json_array_get(opts, 3)), "run");
+    cr_expect_eq(json_array_size(json_object_get(doc, "intervals")), 2);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(doc, "totals"), "transactions")), 1);
+    json_decref(doc);
+    FILE *f = fopen(path, "r");
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    cr_expect_null(strstr(buf, "secret"));
+    cr_expect_null(strstr(buf, "hunter2"));
+    unlink(path);
+    cr_expect_eq(fbw_rep_write_json("/nonexistent/dir/x.json", a, &run, &e), FBW_E_IO);
+    free(a);
+}
+#endif
