@@ -1,0 +1,89 @@
+/* fbwire-report - side-by-side comparison of sysbench wire statistics runs (see reporttool.h).
+ * Exit status: 0 written, 1 a file could not be read or written, 2 usage. */
+#include "reporttool.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_RUNS 16
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fbwire-report RUN.json... [--svg FILE.svg] [--baseline N] [--output FILE.md]\n"
+            "  RUN.json       written by the sysbench drivers (--fbwire-report=, --fbclient-report=)\n"
+            "                 or by `fbwire-pcap stats --json` (totals only)\n"
+            "  --svg FILE     also write a chart: round trips per event by statement class per run,\n"
+            "                 and throughput per run\n"
+            "  --baseline N   the run (1-based, in argument order) ratios refer to [1]\n"
+            "  --output FILE  Markdown to FILE instead of standard output\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"svg", required_argument, 0, 's'},
+                                             {"baseline", required_argument, 0, 'b'},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *svg = NULL, *out = NULL;
+    long baseline = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "s:b:o:h", longopts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case 's': svg = optarg; break;
+        case 'o': out = optarg; break;
+        case 'b':
+            baseline = strtol(optarg, &end, 10);
+            if (*end || baseline < 1) {
+                fprintf(stderr, "fbwire-report: --baseline takes a run number from 1\n");
+                return 2;
+            }
+            break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    int n = argc - optind;
+    if (n < 1 || n > MAX_RUNS || baseline > n) {
+        if (n > MAX_RUNS)
+            fprintf(stderr, "fbwire-report: at most %d runs\n", MAX_RUNS);
+        else if (n >= 1)
+            fprintf(stderr, "fbwire-report: --baseline %ld but only %d run%s\n", baseline, n, n == 1 ? "" : "s");
+        usage(stderr);
+        return 2;
+    }
+    rt_run *runs = calloc((size_t)n, sizeof *runs);
+    int rc = runs ? 0 : 1;
+    for (int i = 0; rc == 0 && i < n; i++)
+        if (rt_load(argv[optind + i], &runs[i]) != 0)
+            rc = 1;
+    FILE *md = rc == 0 ? (out ? fopen(out, "w") : stdout) : NULL;
+    if (rc == 0 && !md) {
+        perror(out);
+        rc = 1;
+    }
+    if (rc == 0) {
+        rt_markdown(md, runs, n, (int)baseline - 1);
+        if (md != stdout && fclose(md) != 0) {
+            perror(out);
+            rc = 1;
+        }
+    }
+    if (rc == 0 && svg) {
+        FILE *f = fopen(svg, "w");
+        if (f) {
+            rt_svg(f, runs, n, (int)baseline - 1);
+            if (fclose(f) != 0)
+                f = NULL;
+        }
+        if (!f) {
+            perror(svg);
+            rc = 1;
+        }
+    }
+    free(runs);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/* reporttool.h - fbwire-report: compare sysbench wire statistics runs side by side.
+ *
+ * Loads the JSON written by the sysbench drivers (--<driver>-report=FILE, docs/report.md) and
+ * `fbwire-pcap stats --json` output, and renders a Markdown table (runs as columns, ratios to a
+ * baseline run) and an SVG chart (round trips per event by statement class, grouped by run, and
+ * throughput per run). Reading is done with jansson; rendering is plain text. */
+#ifndef FBW_REPORTTOOL_H
+#define FBW_REPORTTOOL_H
+
+#include <stdio.h>
+
+#define RT_MAX_CLASSES 17
+#define RT_MAX_OPS 128
+
+typedef struct rt_class {
+    char id[24], label[32];
+    double executions, round_trips, packets, bytes, wait_mean_ms, wait_p95_ms;
+} rt_class;
+
+typedef struct rt_op {
+    char name[40];
+    double packets_sent, packets_received, bytes_sent, bytes_received;
+} rt_op;
+
+typedef struct rt_run {
+    char file[256];
+    int is_capture;             /* fbwire-pcap stats: no events, no classes */
+    char driver[16], autocommit[16], server[64], script[64], auth[32];
+    int protocol, threads;
+    double tps, qps, events, duration_s, rt_per_event, rt_per_transaction, rt_per_second,
+        wait_share, round_trips;
+    rt_class cls[RT_MAX_CLASSES];
+    int ncls;
+    rt_op ops[RT_MAX_OPS];
+    int nops;
+} rt_run;
+
+/* Load one file; returns 0, or -1 after printing why to stderr. */
+int rt_load(const char *path, rt_run *out);
+/* A short name for a run ("fbwire pipelined"). */
+void rt_run_name(const rt_run *r, char *buf, size_t cap);
+/* Markdown comparison; baseline is an index into runs. */
+void rt_markdown(FILE *f, const rt_run *runs, int n, int baseline);
+/* SVG chart. */
+void rt_svg(FILE *f, const rt_run *runs, int n, int baseline);
+
+#endif
