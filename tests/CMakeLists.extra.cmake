@@ -64,3 +64,14 @@ endif()
 if(TARGET integ_test_crypt)
   target_link_libraries(integ_test_crypt PRIVATE PkgConfig::PCAP)
 endif()
+
+# Round-trip accounting of the sysbench report against the protocol and a loopback capture, the
+# JSON schema and fbwire-report (tests/sysbench/rt-accounting.sh; root for tcpdump, else skipped).
+if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
+  add_test(NAME sysbench_rt_accounting
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/rt-accounting.sh
+                   --lib $<TARGET_FILE:fbwire-sysbench> --pcap-tool $<TARGET_FILE:fbwire-pcap>
+                   --report-tool $<TARGET_FILE:fbwire-report>)
+  set_tests_properties(sysbench_rt_accounting PROPERTIES LABELS sysbench TIMEOUT 900
+                       SKIP_RETURN_CODE 77)
+endif()

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""rt_check.py - checks of the wire statistics report for tests/sysbench/rt-accounting.sh.
+
+  rt_check.py schema SCHEMA REPORT.json...          validate against docs/report.schema.json
+  rt_check.py sums REPORT.json                      classes sum to the per-op totals
+  rt_check.py points REPORT.json N PER              point_select: N executions, N*PER round trips
+  rt_check.py field REPORT.json|PCAP.json PATH      print a value (dotted path, [i] for arrays)
+  rt_check.py pcapconn PCAP.json REPORT.json        the capture connection that is this run's:
+                                                    prints "round_trips op_execute op_fetch"
+Exit status 0 when the check holds, 1 (with a message) when not.
+"""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def schema(args):
+    import jsonschema
+    s = load(args[0])
+    jsonschema.Draft202012Validator.check_schema(s)
+    v = jsonschema.Draft202012Validator(s)
+    for path in args[1:]:
+        errors = sorted(v.iter_errors(load(path)), key=lambda e: list(e.path))
+        if errors:
+            fail("%s: %s at %s" % (path, errors[0].message, list(errors[0].path)))
+    print("schema OK:", len(args) - 1, "file(s)")
+
+
+def sums(args):
+    d = load(args[0])
+    t = d["totals"]
+    cls = d["classes"]
+    for key in ("packets_sent", "packets_received", "bytes_sent", "bytes_received"):
+        by_class = sum(c[key] for c in cls)
+        by_op = sum(o[key] for o in d["ops"])
+        if not (by_class == by_op == t[key]):
+            fail("%s: classes %d, ops %d, totals %d" % (key, by_class, by_op, t[key]))
+    rt_all = sum(c["round_trips"] for c in cls)
+    rt_stmt = sum(c["round_trips"] for c in cls if c["class"] not in ("prepare", "session"))
+    if rt_all != t["round_trips_all"] or rt_stmt != t["round_trips"]:
+        fail("round trips: classes %d/%d, totals %d/%d" % (rt_stmt, rt_all, t["round_trips"],
+                                                        t["round_trips_all"]))
+    ev = d["run"]["events"]
+    if ev and abs(d["round_trips_per_event"] - t["round_trips"] / ev) > 1e-6:
+        fail("round_trips_per_event %f != %d / %d" % (d["round_trips_per_event"], t["round_trips"], ev))
+    print("sums OK: %d round trips, %d packets sent" % (rt_all, t["packets_sent"]))
+
+
+def points(args):
+    d = load(args[0])
+    n, per = int(args[1]), int(args[2])
+    ps = [c for c in d["classes"] if c["class"] == "point_select"]
+    if len(ps) != 1:
+        fail("no point_select class")
+    c = ps[0]
+    if c["executions"] != n or c["round_trips"] != n * per:
+        fail("point_select: %d executions, %d round trips; expected %d and %d" %
+             (c["executions"], c["round_trips"], n, n * per))
+    if d["run"]["events"] != n or abs(d["round_trips_per_event"] - per) > 1e-9:
+        fail("events %d, round trips per event %f" % (d["run"]["events"], d["round_trips_per_event"]))
+    print("points OK: %d selects, %d round trips each" % (n, per))
+
+
+def field(args):
+    v = load(args[0])
+    for part in args[1].split("."):
+        if part.endswith("]"):
+            name, idx = part[:-1].split("[")
+            v = v[name][int(idx)] if name else v[int(idx)]
+        else:
+            v = v[part]
+    print(v)
+
+
+def op_count(ops, name, key):
+    if isinstance(ops, dict):
+        return ops.get(name, {}).get(key, 0)
+    return sum(o[key] for o in ops if o["name"] == name)
+
+
+def pcapconn(args):
+    cap, rep = load(args[0]), load(args[1])
+    # Other tests may use the same server meanwhile: this run's connection is the one (fully
+    # decoded) that sent as many op_attach, op_prepare_statement, op_execute and op_fetch packets
+    # as the report says this run sent. Its round trips are then counted independently.
+    keys = ("op_attach", "op_prepare_statement", "op_execute", "op_fetch")
+    want = [op_count(rep["ops"], k, "packets_sent") for k in keys]
+    mine = [c for c in cap["connections"] if c["problem"] is None and
+            [op_count(c["ops"], k, "packets_sent") for k in keys] == want]
+    if len(mine) != 1:
+        fail("%d capture connections sent %s = %s" % (len(mine), "/".join(keys), want))
+    c = mine[0]
+    print(c["round_trips"], op_count(c["ops"], "op_execute", "packets_sent"),
+          op_count(c["ops"], "op_fetch", "packets_sent"))
+
+
+if __name__ == "__main__":
+    cmds = {"schema": schema, "sums": sums, "points": points, "field": field, "pcapconn": pcapconn}
+    if len(sys.argv) < 3 or sys.argv[1] not in cmds:
+        print(__doc__)
+        sys.exit(2)
+    cmds[sys.argv[1]](sys.argv[2:])
