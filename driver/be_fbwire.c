@@ -245,8 +245,14 @@ static int q_prepare(void *arg)
 static int prepare_tx(fbw_be_conn *c, fbw_tx **out, fbw_err *err)
 {
     *out = &c->exp;
-    if (c->exp_open)
-        return FBW_OK;
+    if (c->exp_open) {
+        /* BEGIN's op_transaction is still queued: a new statement's allocation would take the
+         * 0xFFFF shorthand, so the start is answered first (no cost: it had to go anyway). */
+        if (c->exp.state != FBW_TX_STARTING)
+            return FBW_OK;
+        int rc = wait_all(c, err);
+        return rc ? rc : c->exp.state == FBW_TX_ACTIVE ? FBW_OK : server_error(&c->exp.err, err);
+    }
     fbw_tx *t = &c->shared[c->cur];
     if (!tx_live(t)) {
         int rc = fbw_tx_start(t, c->conf->autocommit == FBW_AC_SHARED ? &c->ac : &c->ro);
@@ -341,10 +347,14 @@ static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
         }
         len = (size_t)snprintf(bs->num[i], sizeof bs->num[i], "%.17g", v->d);
         text = bs->num[i];
-    } else if (is_text(col)) {
-        x->u.bytes.p = (const uint8_t *)v->s;
-        x->u.bytes.n = v->len;
-        return FBW_OK;
+    }
+    if (is_text(col) && len > col->length) {
+        /* The message encoder would refuse it without a word; say what the server would. */
+        fbw_err_set(err, FBW_E_BADVALUE,
+                    "string right truncation: parameter %u takes at most %u bytes, got %zu",
+                    i + 1, (unsigned)col->length, len);
+        memcpy(err->sqlstate, "22001", 6);
+        return FBW_E_BADVALUE;
     }
     if (is_text(col)) {
         x->u.bytes.p = (const uint8_t *)text;

@@ -14,10 +14,7 @@ if(TARGET fbwire_dialect AND TARGET fbwire_report)
 endif()
 
 if(TARGET fbwire-sysbench)
-  add_test(NAME sysbench_workloads_fbclient
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/run-workloads.sh
-                   --driver fbclient --lib $<TARGET_FILE:fbwire-sysbench>)
-  set_tests_properties(sysbench_workloads_fbclient PROPERTIES LABELS sysbench TIMEOUT 3600)
+  include(${CMAKE_CURRENT_SOURCE_DIR}/sysbench/tests.cmake)
 endif()
 
 # tests/integ/test_crypt.c captures loopback traffic with libpcap (live capture on "lo": needs root).

@@ -1,30 +1,39 @@
 #!/usr/bin/env bash
-# run-workloads.sh - the ten upstream sysbench scripts end to end through the plug-in.
+# run-workloads.sh - the upstream sysbench scripts end to end through the plug-in, plus the Lua
+# API test (api_test.lua) and the connection-loss check (check_tables.lua reconnect).
 #
-#   tests/sysbench/run-workloads.sh [--driver fbclient|fbwire] [--server fb3|fb4]...
-#       [--lib path/to/libfbwire-sysbench.so] [--tables N] [--table-size N] [--threads N]
-#       [--time S] [--only script,...] [--extra "sysbench options"]
+#   tests/sysbench/run-workloads.sh [--driver fbwire|fbclient] [--server fb3|fb4]...
+#       [--lib path/to/libfbwire-sysbench.so] [--db NAME.fdb] [--tables N] [--table-size N]
+#       [--threads N] [--events N] [--bulk-events N] [--time S] [--only script,...]
+#       [--ps-mode auto|disable] [--extra "sysbench options"] [--checks values,api,reconnect]
 #
 # For each script: cleanup (leftovers), prepare, a check that every table has table-size rows
-# with ids 1..N (check_tables.lua, through the same driver), a short run that must finish
-# without errors other than the ignorable ones, cleanup and a check that nothing is left.
-# bulk_insert has no data to prepare: its tables must be non-empty after the run instead.
-# Servers come from scripts/fb-servers.sh (started when its env file or the port is missing);
-# each server gets its own database sysbench.fdb next to the test database. Prints one result
-# line per script and the TPS of each run; exits non-zero if anything failed.
+# with ids 1..N (check_tables.lua, through the same driver), a short run (--events, capped by
+# --time) that must end without errors other than ignored ones, the query counters of the run
+# against what one event of that script issues (when nothing was retried), cleanup and a check
+# that nothing is left. oltp_insert: the tables must have grown by exactly the writes sysbench
+# counted. bulk_insert (no prepared data): its tables must hold exactly one row per event, ids
+# 1..N. --only none runs just the --checks. Servers come from scripts/fb-servers.sh (started
+# when its env file or a port is missing); each server gets the database --db (default
+# sysbench.fdb) next to its test database. Prints one line per step; exits non-zero on failure.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-DRIVER=fbclient
+DRIVER=fbwire
 SERVERS=()
 LIB=""
+DB_NAME=sysbench.fdb
 TABLES=2
-TABLE_SIZE=1000
+TABLE_SIZE=500
 THREADS=2
-TIME=5
+EVENTS=100
+BULK_EVENTS=60000
+TIME=20
 ONLY=""
 EXTRA=""
+PS_MODE=auto
+CHECKS=""
 SCRIPTS=(oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_insert
          oltp_delete oltp_update_index oltp_update_non_index select_random_points
          select_random_ranges bulk_insert)
@@ -34,12 +43,17 @@ while [ $# -gt 0 ]; do
     --driver) DRIVER=$2; shift 2 ;;
     --server) SERVERS+=("$2"); shift 2 ;;
     --lib) LIB=$2; shift 2 ;;
+    --db) DB_NAME=$2; shift 2 ;;
     --tables) TABLES=$2; shift 2 ;;
     --table-size) TABLE_SIZE=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
+    --events) EVENTS=$2; shift 2 ;;
+    --bulk-events) BULK_EVENTS=$2; shift 2 ;;
     --time) TIME=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --extra) EXTRA=$2; shift 2 ;;
+    --ps-mode) PS_MODE=$2; shift 2 ;;
+    --checks) CHECKS=$2; shift 2 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -81,7 +95,7 @@ RESULTS=()
 ensure_db() { # server -> prints the connection string
   local s=${1^^} host port dir
   host=FBW_${s}_HOST port=FBW_${s}_PORT dir=FBW_DBDIR_${s}
-  local dsn="${!host}/${!port}:${!dir}/sysbench.fdb"
+  local dsn="${!host}/${!port}:${!dir}/$DB_NAME"
   if ! echo "QUIT;" | ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD isql-fb -q "$dsn" >/dev/null 2>&1; then
     echo "CREATE DATABASE '$dsn' USER '$FBW_USER' PASSWORD '$FBW_PASSWORD' PAGE_SIZE 8192;" |
       isql-fb -q >/dev/null 2>&1
@@ -90,64 +104,181 @@ ensure_db() { # server -> prints the connection string
 }
 
 # sb <log> <script> <command> [options...]: run through the launcher, keep the output.
+# The password travels in ISC_PASSWORD (the drivers' default), not on the command line.
+# --extra options go to the upstream scripts only (check_tables.lua declares its own).
 sb() {
   local log=$1; shift
   local script=$1 cmd=$2; shift 2
+  local extra=$EXTRA
+  [[ $script == "$HERE"/* ]] && extra=""
   # shellcheck disable=SC2086
-  "$LAUNCHER" "$script" --db-driver="$DRIVER" --"$DRIVER"-db="$DSN" \
-    --"$DRIVER"-user="$FBW_USER" --"$DRIVER"-password="$FBW_PASSWORD" \
-    --threads="$THREADS" "$@" $EXTRA "$cmd" >>"$log" 2>&1
+  ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD \
+    "$LAUNCHER" "$script" --db-driver="$DRIVER" --"$DRIVER"-db="$DSN" --db-ps-mode="$PS_MODE" \
+    --threads="$THREADS" "$@" $extra "$cmd" >>"$log" 2>&1
 }
 
 check() { # log command [options]
   local log=$1 cmd=$2; shift 2
+  echo "--- check_tables $cmd" >>"$log"
   sb "$log" "$HERE/check_tables.lua" "$cmd" "$@" && [ "$(tail -n 1 "$log")" = "CHECK OK" ]
+}
+
+# A number from the last sysbench report in a log: "read:", "write:", "transactions:" ...
+report() { # log label
+  awk -v k="$2:" '$1 == k { v = $2 } END { print (v == "" ? "?" : v) }' "$1"
+}
+
+rows_total() { # log -> total rows over --tables (check_tables count), "" on failure
+  local log=$1; shift
+  check "$log" count "$@" >/dev/null 2>&1 || return 1
+  awk '$1 == "ROWS" { v = $2 } END { print v }' "$log"
+}
+
+auto_inc_off() { [[ " $EXTRA " =~ [[:space:]]--auto[-_]inc=(off|false|0)[[:space:]] ]]; }
+skip_trx() { [[ " $EXTRA " =~ [[:space:]]--skip[-_]trx(=on|=true|=1)?[[:space:]] ]]; }
+
+# Queries one event of each script issues with the default options: reads, then writes and
+# others together (an UPDATE or DELETE that finds no row counts as other instead of write).
+expected_counts() { # script -> "reads writes+others"
+  local o=2
+  skip_trx && o=0
+  case $1 in
+    oltp_read_write) echo "14 $((4 + o))" ;;
+    oltp_read_only) echo "14 $o" ;;
+    oltp_write_only) echo "0 $((4 + o))" ;;
+    oltp_point_select|select_random_points|select_random_ranges) echo "1 0" ;;
+    oltp_insert|oltp_delete|oltp_update_index|oltp_update_non_index) echo "0 1" ;;
+    *) echo "" ;;
+  esac
+}
+
+# Counters of the run against the script's shape; only exact when no event was retried.
+check_counts() { # log script -> 0 ok; prints why not
+  local log=$1 script=$2
+  local ev rd wr ot er exp
+  ev=$(report "$log" transactions) rd=$(report "$log" read) wr=$(report "$log" write)
+  ot=$(report "$log" other)
+  er=$(awk '$1 == "ignored" && $2 == "errors:" { v = $3 } END { print v }' "$log")
+  exp=$(expected_counts "$script")
+  [ -z "$exp" ] && return 0
+  [ "$ev" = "?" ] && { echo "no report"; return 1; }
+  if [ "${er:-0}" != 0 ]; then
+    [ "$rd" -ge $((${exp% *} * ev)) ] || { echo "reads $rd < ${exp% *} x $ev events"; return 1; }
+    return 0
+  fi
+  if [ "$rd" != $((${exp% *} * ev)) ] || [ $((wr + ot)) != $((${exp#* } * ev)) ]; then
+    echo "counters read=$rd write=$wr other=$ot for $ev events, expected ${exp% *} and ${exp#* } per event"
+    return 1
+  fi
+  case $script in
+    oltp_read_only|oltp_point_select|select_random_*) [ "$wr" = 0 ] || { echo "writes in a read-only script"; return 1; } ;;
+    oltp_insert) [ "$wr" = "$ev" ] || { echo "writes $wr != inserts $ev"; return 1; } ;;
+  esac
+  return 0
 }
 
 run_script() { # server script
   local server=$1 script=$2
   local log=$LOG_DIR/$server-$script.log
   local sizes=(--tables="$TABLES" --table-size="$TABLE_SIZE")
-  local ctables=$TABLES
+  local ctables=$TABLES events=$EVENTS csize=$TABLE_SIZE
+  # oltp_insert --auto-inc=off prepares empty tables (its ids come from sysbench.rand.unique())
+  [ "$script" = oltp_insert ] && auto_inc_off && csize=0
   case $script in
     select_random_*) sizes=(--tables=1 --table-size="$TABLE_SIZE"); ctables=1 ;;
-    bulk_insert) sizes=(); ctables=$THREADS ;;
+    bulk_insert) sizes=(); ctables=$THREADS events=$BULK_EVENTS ;;
   esac
-  local step=cleanup
+  local step=cleanup why="" before=0 after
   : >"$log"
   sb "$log" "$script" cleanup "${sizes[@]}" &&
   step=prepare && sb "$log" "$script" prepare "${sizes[@]}" &&
   if [ "$script" != bulk_insert ]; then
-    step=verify && check "$log" verify --tables="$ctables" --table-size="$TABLE_SIZE"
+    step=verify && check "$log" verify --tables="$ctables" --table-size="$csize" &&
+    before=$((ctables * csize))
   fi &&
-  step=run && sb "$log" "$script" run "${sizes[@]}" --time="$TIME" &&
-  if [ "$script" = bulk_insert ]; then
-    step=nonempty && check "$log" nonempty --tables="$ctables"
+  step=run && echo "--- run" >>"$log" &&
+  sb "$log" "$script" run "${sizes[@]}" --events="$events" --time="$TIME" &&
+  ! grep -q '^FATAL' "$log" &&
+  step=counters && why=$(check_counts "$log" "$script") &&
+  if [ "$script" = oltp_insert ]; then
+    step=inserted && after=$(rows_total "$log" --tables="$ctables") &&
+    why="rows $before -> $after, writes $(report "$log" write)" &&
+    [ "$after" = $((before + $(report "$log" write))) ]
+  elif [ "$script" = bulk_insert ]; then
+    step=bulk-rows && check "$log" nonempty --tables="$ctables" &&
+    after=$(rows_total "$log" --tables="$ctables") &&
+    why="rows $after, events $(report "$log" transactions)" &&
+    [ "$after" = "$(report "$log" transactions)" ]
   fi &&
   step=cleanup && sb "$log" "$script" cleanup "${sizes[@]}" &&
   step=absent && check "$log" absent --tables="$ctables" && step=ok
-  local tps
+  local tps errs
   tps=$(awk '/transactions:/ {gsub(/[()]/, "", $3); print $3; exit}' "$log")
-  local errs
-  errs=$(awk '/ignored errors:/ {print $3; exit}' "$log")
+  errs=$(awk '$1 == "ignored" && $2 == "errors:" { print $3; exit }' "$log")
   if [ "$step" = ok ]; then
-    RESULTS+=("PASS $server $script tps=${tps:-?} ignored_errors=${errs:-?}")
+    RESULTS+=("PASS $server $script events=$(report "$log" transactions) tps=${tps:-?} r/w/o=$(report "$log" read)/$(report "$log" write)/$(report "$log" other) ignored_errors=${errs:-?}")
   else
-    RESULTS+=("FAIL $server $script at $step (log: $log)")
+    RESULTS+=("FAIL $server $script at $step${why:+ ($why)} (log: $log)")
     FAILS=$((FAILS + 1))
-    tail -n 5 "$log" | sed 's/^/    /' >&2
+    grep -E '^FATAL|error' "$log" | head -n 5 | sed 's/^/    /' >&2
+  fi
+}
+
+# api_test.lua: one event exercising the SQL API; it prints the counters it expects sysbench
+# to report ("EXPECT read=.. write=.. other=.. errors=.. reconnects=..") and "API OK".
+run_api() { # server
+  local server=$1 log=$LOG_DIR/$1-api.log
+  : >"$log"
+  local ok=1 want got
+  sb "$log" "$HERE/api_test.lua" run --threads=1 --events=1 --time=0 --db-debug=on || ok=0
+  grep -q '^API OK' "$log" || ok=0
+  # --db-debug shows what reached the server: placeholders, or the values inlined and quoted
+  if [ "$PS_MODE" = disable ]; then
+    grep -qF "$DRIVER: query: INSERT INTO fbw_types (id, i, bi, d, f, c, vc) VALUES (1, -2147483648, 9223372036854775807, 0.10000000000000001, 2.5, 'char', 'it''s a ''quoted'' value; ? and -- stay text')" "$log" || { ok=0; echo "    no inlined INSERT" >&2; }
+  else
+    grep -qF "$DRIVER: execute: INSERT INTO fbw_types (id, i, bi, d, f, c, vc) VALUES (?, ?, ?, ?, ?, ?, ?)" "$log" || { ok=0; echo "    no prepared INSERT" >&2; }
+  fi
+  want=$(sed -n 's/^EXPECT //p' "$log" | tail -n 1)
+  got="read=$(report "$log" read) write=$(report "$log" write) other=$(report "$log" other)"
+  got+=" errors=$(awk '$1 == "ignored" && $2 == "errors:" { print $3 }' "$log")"
+  got+=" reconnects=$(report "$log" reconnects)"
+  [ -n "$want" ] && [ "$want" = "$got" ] || ok=0
+  if [ $ok = 1 ]; then
+    RESULTS+=("PASS $server api_test.lua (ps-mode $PS_MODE: $got)")
+  else
+    RESULTS+=("FAIL $server api_test.lua (expected: ${want:-?}; sysbench: $got) (log: $log)")
+    FAILS=$((FAILS + 1))
+    grep -E '^FATAL|FAIL|error' "$log" | head -n 8 | sed 's/^/    /' >&2
+  fi
+}
+
+extra_check() { # server name tag description [options]
+  local server=$1 name=$2 tag=$3 desc=$4; shift 4
+  local log=$LOG_DIR/$server-$name-$tag.log
+  : >"$log"
+  if check "$log" "$name" "$@"; then
+    RESULTS+=("PASS $server $desc: $(grep -E '^lost connection' "$log" | head -n 1)")
+  else
+    RESULTS+=("FAIL $server $desc (log: $log)")
+    FAILS=$((FAILS + 1))
+    tail -n 3 "$log" | sed 's/^/    /' >&2
   fi
 }
 
 for server in "${SERVERS[@]}"; do
   DSN=$(ensure_db "$server")
-  step_log=$LOG_DIR/$server-values.log
-  if check "$step_log" values; then
-    RESULTS+=("PASS $server values (query_row, fetch_row, NULLs, transactions)")
-  else
-    RESULTS+=("FAIL $server values (log: $step_log)")
-    FAILS=$((FAILS + 1))
-  fi
+  for c in ${CHECKS//,/ }; do
+    case $c in
+      values) extra_check "$server" values 1 "values (query_row, fetch_row, NULLs, transactions)" ;;
+      api) run_api "$server" ;;
+      reconnect)
+        extra_check "$server" reconnect 1 "killed attachment, con:reconnect()"
+        extra_check "$server" reconnect 2 "killed attachment, network errors ignorable" \
+          --"$DRIVER"-ignore-errors=update-conflict,deadlock,lock-conflict,lock-timeout,network ;;
+      *) echo "unknown check $c" >&2; exit 2 ;;
+    esac
+    echo "${RESULTS[-1]}"
+  done
   for script in "${SCRIPTS[@]}"; do
     if [ -n "$ONLY" ] && [[ ",$ONLY," != *",$script,"* ]]; then continue; fi
     run_script "$server" "$script"
@@ -155,7 +286,11 @@ for server in "${SERVERS[@]}"; do
   done
 done
 
-echo "----"
+echo "---- $DRIVER ps-mode=$PS_MODE threads=$THREADS ${EXTRA:+extra: $EXTRA}"
 printf '%s\n' "${RESULTS[@]}"
 echo "logs: $LOG_DIR"
-[ $FAILS -eq 0 ]
+if [ $FAILS -eq 0 ]; then
+  rm -rf "$LOG_DIR"
+  exit 0
+fi
+exit 1

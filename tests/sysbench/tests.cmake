@@ -1,0 +1,47 @@
+# The sysbench suite (label "sysbench"): the stock /usr/bin/sysbench 1.0.20 with the plug-in,
+# against the FB3 and FB4 servers of scripts/fb-servers.sh (scripts/test.sh starts them). Each
+# entry is one run of tests/sysbench/run-workloads.sh with its own database (sb_<entry>.fdb), so
+# entries may run in parallel. fbwire (the product) gets the full matrix; fbclient, the
+# baseline, one pass on FB3 and a few scripts on FB4. About 4-5 minutes in all on 2 cores.
+set(SB_RUN ${CMAKE_CURRENT_LIST_DIR}/run-workloads.sh)
+set(SB_LIB $<TARGET_FILE:fbwire-sysbench>)
+
+function(fbw_sysbench_test name)
+  add_test(NAME sysbench_${name} COMMAND ${SB_RUN} --lib ${SB_LIB} --db sb_${name}.fdb ${ARGN})
+  set_tests_properties(sysbench_${name} PROPERTIES LABELS sysbench TIMEOUT 400)
+endfunction()
+
+set(SB_ALL_OLTP oltp_read_write,oltp_read_only,oltp_write_only,oltp_point_select,oltp_insert,oltp_delete,oltp_update_index,oltp_update_non_index)
+
+# Every script on each server (prepare, verify, run, counters, cleanup), the SQL API test, the
+# value checks and the connection-loss checks.
+fbw_sysbench_test(fbwire_fb3 --driver fbwire --server fb3 --checks values,api,reconnect)
+fbw_sysbench_test(fbwire_fb4 --driver fbwire --server fb4 --checks values,api,reconnect)
+# --db-ps-mode=disable: every script and the API test with values inlined.
+fbw_sysbench_test(fbwire_ps_disable --driver fbwire --server fb3 --server fb4 --ps-mode disable
+                  --checks api)
+# Script options that change the schema or the SQL.
+fbw_sysbench_test(fbwire_auto_inc_off --driver fbwire --server fb3 --server fb4
+                  --extra --auto-inc=off --only oltp_read_write,oltp_insert,oltp_delete)
+fbw_sysbench_test(fbwire_secondary --driver fbwire --server fb3 --server fb4
+                  --extra --secondary --only oltp_read_write,oltp_point_select,oltp_update_index)
+fbw_sysbench_test(fbwire_skip_trx --driver fbwire --server fb3 --server fb4
+                  --extra --skip_trx --only oltp_read_write,oltp_read_only,oltp_write_only)
+# Concurrency: 8 threads on 4 tables of 3000 rows (prepare flushes several multi-row INSERTs
+# per table), and 64 threads once per server.
+fbw_sysbench_test(fbwire_threads8 --driver fbwire --server fb3 --server fb4 --threads 8
+                  --tables 4 --table-size 3000 --events 400
+                  --only oltp_read_write,oltp_write_only,oltp_insert,bulk_insert)
+fbw_sysbench_test(fbwire_threads64 --driver fbwire --server fb3 --server fb4 --threads 64
+                  --tables 4 --table-size 5000 --events 640 --only oltp_read_write)
+# The other autocommit modes of the fbwire backend (autocommit statements only).
+fbw_sysbench_test(fbwire_per_statement --driver fbwire --server fb3 --server fb4
+                  --extra --fbwire-autocommit=per-statement
+                  --only oltp_insert,oltp_point_select,oltp_update_index,bulk_insert)
+fbw_sysbench_test(fbwire_shared --driver fbwire --server fb3 --server fb4
+                  --extra --fbwire-autocommit=shared
+                  --only oltp_insert,oltp_point_select,oltp_update_index,bulk_insert)
+# The fbclient baseline, lighter.
+fbw_sysbench_test(fbclient_fb3 --driver fbclient --server fb3 --checks values,reconnect)
+fbw_sysbench_test(fbclient_fb4 --driver fbclient --server fb4
+                  --only oltp_read_write,oltp_insert,bulk_insert)
