@@ -4,6 +4,9 @@
 # leave the program working; preloaded into an unrelated program it must stay silent.
 set -u
 lib=$1 fake=$2 fake_lua_ok=$3
+# A sanitizer build of the plug-in needs the ASan runtime loaded ahead of it when preloaded.
+asan=$(ldd "$lib" 2>/dev/null | awk '/libasan/ {print $3; exit}')
+[ -n "$asan" ] && lib="$asan:$lib"
 fail=0
 expect() { # name program pattern
   out=$(LD_PRELOAD=$lib "$2" 2>&1); rc=$?
