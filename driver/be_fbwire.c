@@ -8,11 +8,13 @@
  *     nothing to commit and sees what is committed when it runs), restarted every N statements or
  *     T ms with the restart riding along with the next SELECT;
  *   - BEGIN queues op_transaction, which goes out with the first statement of the transaction;
- *   - a multi-row INSERT is sent as one pipelined run of single-row executes.
+ *   - a multi-row INSERT goes through the batch API on protocol 16+ (Firebird 4+: create, rows
+ *     and execute in one round trip), else as one pipelined run of single-row executes.
  * --fbwire-autocommit=per-statement and =shared behave like the fbclient backend's modes so that
  * the two clients can be compared request for request. */
 #include "backend.h"
 
+#include "batch.h"
 #include "fbwire.h"
 
 #include <stdio.h>
@@ -669,6 +671,95 @@ static int insert_rows(fbw_be_conn *c, fbw_be_stmt *bs, fbw_tx *tx, const fbw_bu
     return FBW_OK;
 }
 
+/* ---- bulk insert on protocol 16+ (Firebird 4+): the batch API ----
+ * op_batch_create, the rows packed into op_batch_msg packets and op_batch_exec go out in one
+ * write and cost one round trip per chunk; the server stops at the first failing row
+ * (multierror off), and the caller's transaction or savepoint undoes the rows before it. */
+
+#define BATCH_CHUNK_BYTES ((size_t)4 << 20) /* well under the server's 16 MiB batch buffer */
+
+typedef struct batch_call {
+    fbw_batch *bt;
+    fbw_be_stmt *bs;
+    const fbw_bulk_insert *b;
+    fbw_tx *tx;
+    size_t next, end;
+    fbw_err *err;
+    int bind_rc;
+    int created, executed;
+} batch_call;
+
+static int q_batch(void *arg)
+{
+    batch_call *k = arg;
+    int rc;
+    if (!k->created) {
+        if ((rc = fbw_batch_create(k->bt)) != FBW_OK)
+            return rc;
+        k->created = 1;
+    }
+    for (; k->next < k->end; k->next++) {
+        rc = bind_all(k->bs, k->b->values + k->next * k->b->ncols, k->b->ncols, k->err);
+        if (rc) {
+            k->bind_rc = rc; /* nothing of this chunk is executed; the caller rolls back */
+            return FBW_OK;
+        }
+        if ((rc = fbw_batch_add(k->bt, k->bs->vals)) != FBW_OK)
+            return rc;
+    }
+    rc = fbw_batch_execute(k->bt, k->tx);
+    k->executed = rc == FBW_OK;
+    return rc;
+}
+
+/* Every row of the chunk must be in the completion state as inserted, or the first error. */
+static int batch_outcome(fbw_batch *bt, size_t rows, fbw_err *err)
+{
+    if (fbw_batch_error(bt)->code != FBW_OK)
+        return server_error(fbw_batch_error(bt), err);
+    const fbw_batch_cs *cs = fbw_batch_result(bt);
+    if (!fbw_batch_executed(bt) || cs == NULL)
+        return fbw_err_set(err, FBW_E_PROTO, "fbwire: batch executed without a completion state");
+    if (cs->nerrors > 0) {
+        uint32_t pos = 0;
+        int rc = fbw_batch_cs_error_at(cs, 0, &pos, err);
+        fbw_err_prefix(err, "row %u of the multi-row INSERT", pos + 1);
+        return rc == FBW_OK ? FBW_E_SERVER : rc;
+    }
+    for (uint32_t i = 0; i < rows; i++) {
+        int32_t st = fbw_batch_cs_state(cs, i);
+        if (st != 1 && st != FBW_BATCH_SUCCESS_NO_INFO)
+            return fbw_err_set(err, FBW_E_PROTO,
+                               "fbwire: batch row %u of %zu reports state %d, not 1 row inserted",
+                               i + 1, rows, (int)st);
+    }
+    return FBW_OK;
+}
+
+static int insert_batch(fbw_be_conn *c, fbw_be_stmt *bs, fbw_tx *tx, const fbw_bulk_insert *b,
+                        fbw_err *err)
+{
+    fbw_batch_opts o;
+    fbw_batch_opts_init(&o);
+    fbw_batch *bt = NULL;
+    int rc = fbw_batch_new(c->c, bs->s, &o, &bt, err);
+    size_t msg = fbw_msg_length(fbw_stmt_input(bs->s));
+    size_t per = msg ? BATCH_CHUNK_BYTES / msg : b->nrows;
+    batch_call k = {bt, bs, b, tx, 0, 0, err, FBW_OK, 0, 0};
+    while (rc == FBW_OK && k.next < b->nrows) {
+        size_t first = k.next;
+        k.end = per > 0 && b->nrows - k.next > per ? k.next + per : b->nrows;
+        k.executed = 0;
+        rc = run(c, q_batch, &k, err);
+        if (rc == FBW_OK && k.bind_rc)
+            rc = k.bind_rc;
+        if (rc == FBW_OK)
+            rc = batch_outcome(bt, k.end - first, err);
+    }
+    fbw_batch_free(bt);
+    return rc;
+}
+
 static int fbwire_bulk_insert(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_result *res,
                               fbw_err *err)
 {
@@ -684,7 +775,8 @@ static int fbwire_bulk_insert(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_r
     if (rc == FBW_OK)
         rc = fbwire_prepare(c, b->single, b->single_len, &bs, err);
     if (rc == FBW_OK)
-        rc = insert_rows(c, bs, tx, b, err);
+        rc = fbw_conn_get_info(c->c)->protocol >= 16 ? insert_batch(c, bs, tx, b, err)
+                                                     : insert_rows(c, bs, tx, b, err);
     stmt_free(bs);
     if (rc == FBW_OK)
         res->affected = b->nrows;

@@ -5,7 +5,8 @@
 #   tests/sysbench/run-workloads.sh [--driver fbwire|fbclient] [--server fb3|fb4]...
 #       [--lib path/to/libfbwire-sysbench.so] [--db NAME.fdb] [--tables N] [--table-size N]
 #       [--threads N] [--events N] [--bulk-events N] [--time S] [--only script,...]
-#       [--ps-mode auto|disable] [--extra "sysbench options"] [--checks values,api,reconnect]
+#       [--ps-mode auto|disable] [--extra "sysbench options"]
+#       [--checks values,api,reconnect,batch]
 #
 # For each script: cleanup (leftovers), prepare, a check that every table has table-size rows
 # with ids 1..N (check_tables.lua, through the same driver), a short run (--events, capped by
@@ -265,12 +266,49 @@ extra_check() { # server name tag description [options]
   fi
 }
 
+# Which path a bulk insert takes on the wire (fbwire only), from the driver's JSON report of a
+# bulk_insert run: the batch API on protocol 16+ (one op_batch_exec per flush, no op_execute
+# per row), else one pipelined op_execute per row. Every row must be in the table either way.
+op_packets() { # json op-name -> packets sent (0 when the op never appeared)
+  awk -v op="\"$2\"" '$1 == "\"name\":" && $2 ~ "^" op { f = 1; next }
+    f && $1 == "\"packets_sent\":" { gsub(/[^0-9]/, "", $2); v = $2; exit }
+    END { print (v == "" ? 0 : v) }' "$1"
+}
+
+run_batch() { # server
+  local server=$1 log=$LOG_DIR/$1-batch.log json=$LOG_DIR/$1-batch.json rows=5000 ok=0
+  local proto exec bexec count
+  : >"$log"
+  if sb "$log" bulk_insert cleanup --threads=1 && sb "$log" bulk_insert prepare --threads=1 &&
+     sb "$log" bulk_insert run --threads=1 --events=$rows --time=0 --fbwire-report="$json" &&
+     count=$(rows_total "$log" --tables=1 --threads=1) &&
+     sb "$log" bulk_insert cleanup --threads=1; then
+    proto=$(grep -m1 -oE '"protocol": *[0-9]+' "$json" | grep -oE '[0-9]+$')
+    exec=$(op_packets "$json" op_execute) bexec=$(op_packets "$json" op_batch_exec)
+    if [ "$count" = $rows ] && [ -n "$proto" ]; then
+      if [ "$proto" -ge 16 ]; then
+        [ "$bexec" -ge 1 ] && [ "$exec" -lt 10 ] && ok=1
+      else
+        [ "$bexec" = 0 ] && [ "$exec" -ge $rows ] && ok=1
+      fi
+    fi
+  fi
+  local what="protocol ${proto:-?}: op_batch_exec=${bexec:-?} op_execute=${exec:-?} rows=${count:-?}/$rows"
+  if [ $ok = 1 ]; then
+    RESULTS+=("PASS $server bulk insert path ($what)")
+  else
+    RESULTS+=("FAIL $server bulk insert path ($what) (log: $log)")
+    FAILS=$((FAILS + 1))
+  fi
+}
+
 for server in "${SERVERS[@]}"; do
   DSN=$(ensure_db "$server")
   for c in ${CHECKS//,/ }; do
     case $c in
       values) extra_check "$server" values 1 "values (query_row, fetch_row, NULLs, transactions)" ;;
       api) run_api "$server" ;;
+      batch) run_batch "$server" ;;
       reconnect)
         extra_check "$server" reconnect 1 "killed attachment, con:reconnect()"
         extra_check "$server" reconnect 2 "killed attachment, network errors ignorable" \

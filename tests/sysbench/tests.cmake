@@ -14,9 +14,9 @@ endfunction()
 set(SB_ALL_OLTP oltp_read_write,oltp_read_only,oltp_write_only,oltp_point_select,oltp_insert,oltp_delete,oltp_update_index,oltp_update_non_index)
 
 # Every script on each server (prepare, verify, run, counters, cleanup), the SQL API test, the
-# value checks and the connection-loss checks.
-fbw_sysbench_test(fbwire_fb3 --driver fbwire --server fb3 --checks values,api,reconnect)
-fbw_sysbench_test(fbwire_fb4 --driver fbwire --server fb4 --checks values,api,reconnect)
+# value checks, the connection-loss checks and the bulk insert path (batch API on FB4).
+fbw_sysbench_test(fbwire_fb3 --driver fbwire --server fb3 --checks values,api,reconnect,batch)
+fbw_sysbench_test(fbwire_fb4 --driver fbwire --server fb4 --checks values,api,reconnect,batch)
 # --db-ps-mode=disable: every script and the API test with values inlined.
 fbw_sysbench_test(fbwire_ps_disable --driver fbwire --server fb3 --server fb4 --ps-mode disable
                   --checks api)
