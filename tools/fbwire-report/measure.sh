@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# measure.sh - round trips per event of every upstream sysbench workload through fbwire and the
+# fbclient baseline (both autocommit modes), one JSON report per run, then one fbwire-report table
+# per workload and server.
+#
+#   tools/fbwire-report/measure.sh OUTDIR [--server fb3|fb4]... [--time S] [--threads N]
+#                                  [--only script,...]
+#
+# Needs scripts/fb-servers.sh servers, sysbench, a build with libfbwire-sysbench.so and
+# fbwire-report (the newest in build*/, or FBWIRE_SYSBENCH_LIB / FBWIRE_REPORT). Each workload gets
+# fresh tables (prepare through fbwire), then runs with fbclient per-statement (the baseline),
+# fbclient shared and fbwire pipelined, on the same server, one after the other.
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+OUT=${1:?usage: measure.sh OUTDIR [--server fb3|fb4]... [--time S] [--threads N]}; shift
+SERVERS=() TIME=5 THREADS=2 ONLY=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --server) SERVERS+=("$2"); shift 2 ;;
+    --time) TIME=$2; shift 2 ;;
+    --threads) THREADS=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    *) echo "unknown argument: $1" >&2; exit 2 ;;
+  esac
+done
+[ ${#SERVERS[@]} -eq 0 ] && SERVERS=(fb3 fb4)
+pick() { ls -t "$REPO"/build*/"$1" 2>/dev/null | head -n 1; } # the newest build
+export FBWIRE_SYSBENCH_LIB=${FBWIRE_SYSBENCH_LIB:-$(pick driver/libfbwire-sysbench.so)}
+REPORT=${FBWIRE_REPORT:-$(pick tools/fbwire-report)}
+[ -f "$FBWIRE_SYSBENCH_LIB" ] && [ -f "$REPORT" ] || { echo "build the plug-in and fbwire-report first" >&2; exit 2; }
+set -a; . "${FBWIRE_STATE:-$REPO/.fbwire}/servers.env"; set +a
+export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD
+mkdir -p "$OUT"
+SCRIPTS=(oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_insert oltp_delete
+         oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert)
+CASES=("fbclient per-statement" "fbclient shared" "fbwire pipelined")
+for server in "${SERVERS[@]}"; do
+  S=${server^^}; h=FBW_${S}_HOST p=FBW_${S}_PORT d=FBW_DBDIR_${S}
+  DSN="${!h}/${!p}:${!d}/measure.fdb"
+  echo "QUIT;" | isql-fb -q "$DSN" >/dev/null 2>&1 ||
+    echo "CREATE DATABASE '$DSN' USER '$FBW_USER' PASSWORD '$FBW_PASSWORD' PAGE_SIZE 8192;" | isql-fb -q
+  for script in "${SCRIPTS[@]}"; do
+    [ -z "$ONLY" ] || [[ ",$ONLY," == *",$script,"* ]] || continue
+    setup=(--db-driver=fbwire --fbwire-db="$DSN" --tables=2 --table-size=1000 --threads="$THREADS")
+    fresh() { # bulk_insert's prepare creates empty tables; every other script's fills them
+      "$REPO/tools/fbwire-sysbench" "$script" "${setup[@]}" cleanup >>"$OUT/$server-$script-setup.log" 2>&1
+      "$REPO/tools/fbwire-sysbench" "$script" "${setup[@]}" prepare >>"$OUT/$server-$script-setup.log" 2>&1
+    }
+    : >"$OUT/$server-$script-setup.log"
+    fresh
+    files=()
+    for c in "${CASES[@]}"; do
+      set -- $c
+      json="$OUT/$server-$script-$1-$2.json"
+      [ "$script" != bulk_insert ] || fresh # its rows would collide with the previous run's
+      "$REPO/tools/fbwire-sysbench" "$script" --db-driver="$1" --"$1"-db="$DSN" --"$1"-autocommit="$2" \
+        --tables=2 --table-size=1000 --threads="$THREADS" --time="$TIME" --"$1"-report="$json" run \
+        >"$OUT/$server-$script-$1-$2.log" 2>&1 && [ -f "$json" ] && files+=("$json") ||
+        echo "$server $script $1 $2: run failed (see $OUT/$server-$script-$1-$2.log)" >&2
+    done
+    "$REPO/tools/fbwire-sysbench" "$script" "${setup[@]}" cleanup >>"$OUT/$server-$script-setup.log" 2>&1
+    [ ${#files[@]} -gt 0 ] || continue
+    "$REPORT" "${files[@]}" --svg "$OUT/$server-$script.svg" >"$OUT/$server-$script.md"
+    echo "$server $script: $(for f in "${files[@]}"; do /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%s/%s %.3f rt/event %.0f tps' % (d['driver'], d['connection']['autocommit'], d['round_trips_per_event'], d['tps']))" "$f"; done | paste -sd';')"
+  done
+done
