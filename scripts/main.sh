@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # main.sh - the main job, on a fresh Debian 12 machine as root: install the dependencies, build
-# fbwire in build/, install it to build/install, start the Firebird test servers and show what
+# fbwire in build/, install it to build/install, start the Firebird test servers, show what
 # fbwire negotiates with them and what a session costs on the wire (fbwire-sql --info on FB3 and
-# FB4). Every step checks before it acts, so running it again only rebuilds what changed.
+# FB4), then benchmark: the stock sysbench 1.0.20 runs oltp_read_write through the fbwire driver
+# against a database on disk (prepare, run, cleanup) and prints its report, followed by the
+# driver's Firebird wire statistics. Every step checks before it acts, so running it again only
+# rebuilds what changed.
 #
 #   scripts/main.sh
 #
 # FBWIRE_JOBS=n   build parallelism (default 2)
 # FBWIRE_STATE=d  state dir of the test servers (default <repo>/.fbwire, see fb-servers.sh)
+# The benchmark (defaults: the issue's shape, 4 tables x 10,000 rows, 4 threads, 10 s):
+# FBWIRE_SB_SERVER=fb3|fb4  server (default fb3, the Debian 12 Firebird 3.0 package)
+# FBWIRE_SB_TABLES, FBWIRE_SB_TABLE_SIZE, FBWIRE_SB_THREADS, FBWIRE_SB_TIME (seconds)
+# FBWIRE_SB_QUICK=1         a short smoke run instead: 2 x 1,000 rows, 2 threads, 3 s
+# FBWIRE_SB=0               skip the benchmark
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -56,5 +64,48 @@ info() { # label host port db
 }
 info "Firebird $FBW_FB3_VERSION" "$FBW_FB3_HOST" "$FBW_FB3_PORT" "$FBW_FB3_DB"
 info "Firebird $FBW_FB4_VERSION" "$FBW_FB4_HOST" "$FBW_FB4_PORT" "$FBW_FB4_DB"
+
+# ---- sysbench oltp_read_write through the fbwire driver (docs/sysbench.md) ----
+if [ "${FBWIRE_SB:-1}" != 0 ]; then
+  SB_SERVER=${FBWIRE_SB_SERVER:-fb3}
+  if [ "${FBWIRE_SB_QUICK:-0}" = 1 ]; then
+    sb_shape=(2 1000 2 3)
+  else
+    sb_shape=(4 10000 4 10)
+  fi
+  SB_TABLES=${FBWIRE_SB_TABLES:-${sb_shape[0]}}
+  SB_TABLE_SIZE=${FBWIRE_SB_TABLE_SIZE:-${sb_shape[1]}}
+  SB_THREADS=${FBWIRE_SB_THREADS:-${sb_shape[2]}}
+  SB_TIME=${FBWIRE_SB_TIME:-${sb_shape[3]}}
+  s=${SB_SERVER^^}
+  host=FBW_${s}_HOST port=FBW_${s}_PORT dir=FBW_DBDIR_${s} ver=FBW_${s}_VERSION
+  [ -n "${!port:-}" ] || { echo "main.sh: unknown FBWIRE_SB_SERVER=$SB_SERVER" >&2; exit 1; }
+  SB_DSN="${!host}/${!port}:${!dir}/sysbench.fdb"
+  export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD   # the driver's defaults for user/password
+
+  sb_db() { # the database file on the server's disk, created once
+    if ! echo "QUIT;" | isql-fb -q "$SB_DSN" >/dev/null 2>&1; then
+      echo "CREATE DATABASE '$SB_DSN' PAGE_SIZE 8192;" | isql-fb -q
+    fi
+    echo "database $SB_DSN (Firebird ${!ver})"
+  }
+  sb() { # command [options]: oltp_read_write through the installed launcher and plug-in
+    local cmd=$1; shift
+    "$PREFIX/bin/fbwire-sysbench" oltp_read_write --db-driver=fbwire --fbwire-db="$SB_DSN" \
+      --tables="$SB_TABLES" --table-size="$SB_TABLE_SIZE" --threads="$SB_THREADS" "$@" "$cmd"
+  }
+  sb_prepare() {
+    sb cleanup >/dev/null
+    local t0=${EPOCHREALTIME/./}
+    sb prepare
+    awk -v us=$((${EPOCHREALTIME/./} - t0)) -v t="$SB_TABLES" -v n="$SB_TABLE_SIZE" \
+      'BEGIN { printf "prepare: %d x %d rows in %.2f s\n", t, n, us / 1e6 }'
+  }
+  echo
+  step sysbench-db sb_db
+  step sysbench-prepare sb_prepare
+  step sysbench-run sb run --time="$SB_TIME"
+  step sysbench-cleanup sb cleanup
+fi
 echo
 echo "=== main.sh: done in $((SECONDS - T0)) s"
