@@ -686,7 +686,7 @@ typedef struct batch_call {
     size_t next, end;
     fbw_err *err;
     int bind_rc;
-    int created, executed;
+    int created;
 } batch_call;
 
 static int q_batch(void *arg)
@@ -707,9 +707,7 @@ static int q_batch(void *arg)
         if ((rc = fbw_batch_add(k->bt, k->bs->vals)) != FBW_OK)
             return rc;
     }
-    rc = fbw_batch_execute(k->bt, k->tx);
-    k->executed = rc == FBW_OK;
-    return rc;
+    return fbw_batch_execute(k->bt, k->tx);
 }
 
 /* Every row of the chunk must be in the completion state as inserted, or the first error. */
@@ -745,11 +743,10 @@ static int insert_batch(fbw_be_conn *c, fbw_be_stmt *bs, fbw_tx *tx, const fbw_b
     int rc = fbw_batch_new(c->c, bs->s, &o, &bt, err);
     size_t msg = fbw_msg_length(fbw_stmt_input(bs->s));
     size_t per = msg ? BATCH_CHUNK_BYTES / msg : b->nrows;
-    batch_call k = {bt, bs, b, tx, 0, 0, err, FBW_OK, 0, 0};
+    batch_call k = {bt, bs, b, tx, 0, 0, err, FBW_OK, 0};
     while (rc == FBW_OK && k.next < b->nrows) {
         size_t first = k.next;
         k.end = per > 0 && b->nrows - k.next > per ? k.next + per : b->nrows;
-        k.executed = 0;
         rc = run(c, q_batch, &k, err);
         if (rc == FBW_OK && k.bind_rc)
             rc = k.bind_rc;
