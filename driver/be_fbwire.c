@@ -1,12 +1,15 @@
 /* be_fbwire.c - the native backend: fbwire's own protocol client behind the backend vtable.
  *
  * Where fbclient waits after every request, this backend queues what belongs together and waits
- * once (docs/design.md, Pipelining):
- *   - a statement outside BEGIN that writes: op_transaction + op_execute + op_info_sql(records) +
- *     op_commit in one write, one round trip, committed and durable when it returns;
- *   - a SELECT outside BEGIN: runs in a long-lived read-only read-committed transaction (it has
- *     nothing to commit and sees what is committed when it runs), restarted every N statements or
- *     T ms with the restart riding along with the next SELECT;
+ * once (docs/design.md, Pipelining). Statements outside BEGIN (--fbwire-autocommit):
+ *   - shared (default): one read-committed transaction with isc_tpb_autocommit, so the engine
+ *     commits (retaining) every statement that changed something, durably, before its reply;
+ *     op_execute + op_info_sql(records) go out together, one round trip; the transaction is
+ *     restarted every N statements or T ms (it would hold back garbage collection), the restart
+ *     riding along with the next statement; DDL runs in a transaction of its own;
+ *   - pipelined: a write gets its own transaction: op_transaction + op_execute +
+ *     op_info_sql(records) + op_commit in one write, one round trip; a SELECT runs in a
+ *     long-lived read-only read-committed transaction restarted like the shared one;
  *   - BEGIN queues op_transaction, which goes out with the first statement of the transaction;
  *   - a multi-row INSERT goes through the batch API on protocol 16+ (Firebird 4+: create, rows
  *     and execute in one round trip), else as one pipelined run of single-row executes.
@@ -572,6 +575,12 @@ static int execute_bound(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
     }
     switch (c->conf->autocommit) {
     case FBW_AC_SHARED: {
+        /* DDL (and EXECUTE BLOCK, which the dialect uses for IF [NOT] EXISTS) cannot share the
+         * transaction that used the tables: it runs in its own one, started, executed and
+         * committed in one write together with the commit of the shared transaction. */
+        int st = fbw_stmt_type(bs->s);
+        if (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE)
+            return execute_own(c, bs, res, 1, err);
         exec_call x = {.bs = bs};
         shared_plan(c, &x, &c->ac);
         return execute_in(c, &x, res, err);

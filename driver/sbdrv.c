@@ -124,7 +124,7 @@ static fbw_sb_host HOST;
         {P "-autocommit",                                                                       \
          "statements outside BEGIN: per-statement (own transaction each), shared (one "         \
          "autocommit transaction, restarted periodically) or pipelined (fbwire: own "          \
-         "transaction in one round trip; reads in a read-only transaction) [fbwire: pipelined, " \
+         "transaction in one round trip; reads in a read-only transaction) [fbwire: shared, "    \
          "fbclient: per-statement]",                                                            \
          NULL, SB_ARG_TYPE_STRING, NULL},                                                       \
         {P "-shared-restart-statements", "shared autocommit: restart after N statements",       \
@@ -295,7 +295,7 @@ static int read_options(fbw_sbdrv *d)
     else if (ac && strcasecmp(ac, "pipelined") == 0 && d->be == &fbw_backend_fbwire)
         f->autocommit = FBW_AC_PIPELINED;
     else if (!ac || !*ac)
-        f->autocommit = d->be == &fbw_backend_fbwire ? FBW_AC_PIPELINED : FBW_AC_PER_STATEMENT;
+        f->autocommit = d->be == &fbw_backend_fbwire ? FBW_AC_SHARED : FBW_AC_PER_STATEMENT;
     else if (strcasecmp(ac, "per-statement") != 0)
         why = d->be == &fbw_backend_fbwire
                   ? "invalid --%s-autocommit (per-statement, shared or pipelined)"

@@ -325,8 +325,11 @@ launch() { # instance
     fb3)
       install -d -o firebird -g firebird -m 0770 "$FB3_RUNDIR"
       rm -f "$pidfile"
-      runuser -u firebird -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-        /usr/sbin/fbguard -daemon -forever -pidfile "$pidfile" >>"$RUN/fb3.log" 2>&1
+      # setsid like the others: a guardian left in the caller's process group dies when a
+      # job runner cleans up that group (seen here: fb3 vanished whenever the shell that had
+      # restarted it was ended), while the other servers, in sessions of their own, lived on.
+      setsid runuser -u firebird -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+        /usr/sbin/fbguard -daemon -forever -pidfile "$pidfile" </dev/null >>"$RUN/fb3.log" 2>&1
       ;;
     fb3l | fb3r)
       # A second fbguard cannot run: its lock file lives in the compiled-in /run/firebird3.0.

@@ -34,12 +34,13 @@ fbw_sysbench_test(fbwire_threads8 --driver fbwire --server fb3 --server fb4 --th
                   --only oltp_read_write,oltp_write_only,oltp_insert,bulk_insert)
 fbw_sysbench_test(fbwire_threads64 --driver fbwire --server fb3 --server fb4 --threads 64
                   --tables 4 --table-size 5000 --events 640 --only oltp_read_write)
-# The other autocommit modes of the fbwire backend (autocommit statements only).
+# The other autocommit modes of the fbwire backend (shared is the default; autocommit
+# statements only).
 fbw_sysbench_test(fbwire_per_statement --driver fbwire --server fb3 --server fb4
                   --extra --fbwire-autocommit=per-statement
                   --only oltp_insert,oltp_point_select,oltp_update_index,bulk_insert)
-fbw_sysbench_test(fbwire_shared --driver fbwire --server fb3 --server fb4
-                  --extra --fbwire-autocommit=shared
+fbw_sysbench_test(fbwire_pipelined --driver fbwire --server fb3 --server fb4
+                  --extra --fbwire-autocommit=pipelined
                   --only oltp_insert,oltp_point_select,oltp_update_index,bulk_insert)
 # The fbclient baseline, lighter.
 fbw_sysbench_test(fbclient_fb3 --driver fbclient --server fb3 --checks values,reconnect)

@@ -9,7 +9,7 @@
 # Needs scripts/fb-servers.sh servers, sysbench, a build with libfbwire-sysbench.so and
 # fbwire-report (the newest in build*/, or FBWIRE_SYSBENCH_LIB / FBWIRE_REPORT). Each workload gets
 # fresh tables (prepare through fbwire), then runs with fbclient per-statement (the baseline),
-# fbclient shared and fbwire pipelined, on the same server, one after the other.
+# fbclient shared, fbwire shared and fbwire pipelined, on the same server, one after the other.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -34,7 +34,7 @@ export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD
 mkdir -p "$OUT"
 SCRIPTS=(oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_insert oltp_delete
          oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert)
-CASES=("fbclient per-statement" "fbclient shared" "fbwire pipelined")
+CASES=("fbclient per-statement" "fbclient shared" "fbwire shared" "fbwire pipelined")
 for server in "${SERVERS[@]}"; do
   S=${server^^}; h=FBW_${S}_HOST p=FBW_${S}_PORT d=FBW_DBDIR_${S}
   DSN="${!h}/${!p}:${!d}/measure.fdb"
