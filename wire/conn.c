@@ -722,6 +722,32 @@ static int on_detach_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err
     return send_pkt(c, &bye);
 }
 
+#define ISC_DRDB_COMPLETED_WITH_ERRS 335544667u
+
+static int on_drop_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err)
+{
+    (void)arg;
+    (void)err;
+    if (reply->op != FBW_OP_RESPONSE)
+        return fbw_err_set(&c->err, FBW_E_PROTO, "unexpected answer to op_drop_database");
+    if (!fbw_status_is_success(reply->u.resp.status)) {
+        fbw_status_decode(reply->u.resp.status, &c->err, NULL);
+        fbw_err_prefix(&c->err, "drop database");
+        if (c->err.ngds == 0 || c->err.gds[0] != ISC_DRDB_COMPLETED_WITH_ERRS)
+            return FBW_OK; /* not dropped: still attached */
+    }
+    c->state = FBW_CS_DETACHED;
+    fbw_pkt bye = {.op = FBW_OP_DISCONNECT};
+    return send_pkt(c, &bye);
+}
+
+int fbw_conn_drop_database(fbw_conn *c)
+{
+    fbw_pkt p = {.op = FBW_OP_DROP_DATABASE};
+    p.u.rlse.object = c->info.db_handle;
+    return fbw_conn_request(c, &p, on_drop_reply, NULL);
+}
+
 int fbw_conn_detach(fbw_conn *c)
 {
     fbw_pkt p = {.op = FBW_OP_DETACH};

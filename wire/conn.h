@@ -87,6 +87,10 @@ uint64_t fbw_conn_allocations(const fbw_conn *c);
 int fbw_conn_blob_writers(fbw_conn *c, int delta);
 /* Queue op_detach (+ op_disconnect after its reply). */
 int fbw_conn_detach(fbw_conn *c);
+/* Queue op_drop_database: the attached database is deleted and the attachment ends (+ op_disconnect).
+ * isc_drdb_completed_with_errs still means the file is gone (fbclient treats it so); any other
+ * error leaves the attachment as it was, with the error in fbw_conn_error(). */
+int fbw_conn_drop_database(fbw_conn *c);
 /* Queue op_info_database for the server version; the result is in fbw_conn_info(). */
 int fbw_conn_query_version(fbw_conn *c);
 
