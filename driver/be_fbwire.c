@@ -20,9 +20,11 @@
 #include "batch.h"
 #include "fbwire.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #define ISC_READ_ONLY_TRANS 335544361u /* a SELECT that writes: retried in a read-write transaction */
@@ -42,6 +44,7 @@ struct fbw_be_conn {
     uint64_t shared_started_ms;
     fbw_tx_opts rw, ro, ac;
     fbw_buf text;        /* scratch for result text */
+    struct fbw_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */
 };
 
 struct fbw_be_stmt {
@@ -159,10 +162,13 @@ static int fbwire_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *e
 
 static int tx_live(const fbw_tx *t) { return t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE; }
 
+static void stmt_free(fbw_be_stmt *bs);
+
 static void fbwire_disconnect(fbw_be_conn *c)
 {
     if (!c)
         return;
+    stmt_free(c->query);
     if (fbw_conn_get_state(c->c) == FBW_CS_READY) {
         if (tx_live(&c->exp))
             fbw_tx_rollback(&c->exp);
@@ -609,8 +615,103 @@ static int fbwire_execute(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_
 
 static void fbwire_close(fbw_be_stmt *s) { stmt_free(s); }
 
+/* INSERT, UPDATE or DELETE text without parameters and without RETURNING: its execution has no
+ * cursor and no output, so it can go out right behind its own prepare. Conservative: a '?' or the
+ * word RETURNING anywhere (even inside a literal) takes the ordinary path. */
+static int plain_dml(const char *sql, size_t len)
+{
+    static const char *const verbs[] = {"INSERT", "UPDATE", "DELETE"};
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)sql[i]))
+        i++;
+    int verb = 0;
+    for (size_t k = 0; k < sizeof verbs / sizeof *verbs; k++)
+        if (len - i > 6 && strncasecmp(sql + i, verbs[k], 6) == 0 && isspace((unsigned char)sql[i + 6]))
+            verb = 1;
+    if (!verb)
+        return 0;
+    for (size_t j = i; j < len; j++)
+        if (sql[j] == '?' || (len - j >= 9 && strncasecmp(sql + j, "RETURNING", 9) == 0))
+            return 0;
+    return 1;
+}
+
+typedef struct fast_call {
+    fbw_be_stmt *bs;
+    fbw_tx *ptx;      /* transaction to prepare in */
+    const char *sql;
+    size_t len;
+    int prepare_queued;
+    exec_call x;      /* where it executes (explicit or shared transaction, with restart) */
+} fast_call;
+
+/* allocate + prepare + execute + records info in one write (stmt.h fbw_stmt_execute_unprepared) */
+static int q_fast(void *arg)
+{
+    fast_call *k = arg;
+    fbw_stmt *s = k->bs->s;
+    int rc;
+    if (!k->prepare_queued) {
+        rc = fbw_stmt_prepare(s, k->ptx, k->sql, k->len);
+        if (rc)
+            return rc;
+        k->prepare_queued = 1;
+    }
+    exec_call *x = &k->x;
+    if (x->end_first) {
+        if ((rc = fbw_tx_commit(x->end_first)) != FBW_OK)
+            return rc;
+        x->end_first = NULL;
+    }
+    if (x->start) {
+        if ((rc = fbw_tx_start(x->tx, x->opts)) != FBW_OK)
+            return rc;
+        x->start = 0;
+    }
+    /* After a wait (FBW_AGAIN) the prepare may have been answered: execute normally then, or
+     * leave the prepare's error in the statement. */
+    if (fbw_stmt_prepared(s))
+        return fbw_stmt_execute(s, x->tx, NULL, FBW_EXEC_COUNT);
+    rc = fbw_stmt_execute_unprepared(s, x->tx, FBW_EXEC_COUNT);
+    return rc == FBW_E_USAGE && fbw_stmt_error(s)->code != FBW_E_USAGE ? FBW_OK : rc;
+}
+
+static int exec_fast(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err)
+{
+    if (!c->query) {
+        fbw_be_stmt *bs = calloc(1, sizeof *bs);
+        if (!bs)
+            return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
+        bs->c = c;
+        int rc = fbw_stmt_new(c->c, &bs->s, err);
+        if (rc) {
+            free(bs);
+            return rc;
+        }
+        c->query = bs;
+    }
+    fast_call k = {.bs = c->query, .sql = sql, .len = len};
+    int rc = prepare_tx(c, &k.ptx, err);
+    if (rc == FBW_OK) {
+        if (c->exp_open)
+            k.x.tx = &c->exp;
+        else
+            shared_plan(c, &k.x, &c->ac);
+        rc = run(c, q_fast, &k, err);
+    }
+    fbw_stmt *s = c->query->s;
+    if (rc == FBW_OK && fbw_stmt_error(s)->code != FBW_OK)
+        rc = server_error(fbw_stmt_error(s), err);
+    if (rc == FBW_OK)
+        res->affected = fbw_stmt_affected(s);
+    return rc;
+}
+
 static int fbwire_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err)
 {
+    fbw_be_result_reset(res);
+    if (plain_dml(sql, len) && (c->exp_open || c->conf->autocommit == FBW_AC_SHARED))
+        return exec_fast(c, sql, len, res, err);
     fbw_be_stmt *bs = NULL;
     int rc = fbwire_prepare(c, sql, len, &bs, err);
     if (rc == FBW_OK)

@@ -22,6 +22,7 @@ struct fbw_stmt {
     int zombie;             /* freed by the user while replies were outstanding */
 
     int prepared, type, flags;
+    int prepare_queued;     /* a prepare is queued and its reply has not arrived */
     fbw_describe desc;
     fbw_msgfmt in, out;
     fbw_colname *in_names, *out_names;
@@ -158,6 +159,19 @@ static int stmt_handle(const fbw_stmt *s, uint16_t *h)
     return s->alloc == ALLOC_PENDING ? FBW_AGAIN : FBW_E_USAGE;
 }
 
+/* The handle for op_execute, op_execute2, op_fetch and batch packets: the server looks the statement
+ * up while decoding those (to parse their BLR and messages, protocol.cpp xdr_sql_blr) and takes the
+ * id as unsigned there, so 0xFFFF is a framing error that closes the connection. Only a known
+ * handle will do: FBW_AGAIN while the allocation is unanswered. */
+static int stmt_handle_decoded(const fbw_stmt *s, uint16_t *h)
+{
+    if (s->alloc == ALLOC_DONE) {
+        *h = s->handle;
+        return FBW_OK;
+    }
+    return s->alloc == ALLOC_PENDING ? FBW_AGAIN : FBW_E_USAGE;
+}
+
 static int on_alloc(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 {
     fbw_stmt *s = arg;
@@ -230,6 +244,7 @@ static int on_describe(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 
 static int on_prepare(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 {
+    ((fbw_stmt *)arg)->prepare_queued = 0;
     return on_describe(arg, c, r, err);
 }
 
@@ -281,7 +296,10 @@ int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len)
     p.u.sqlst.items.p = fbw_describe_items;
     p.u.sqlst.items.n = fbw_describe_items_len;
     p.u.sqlst.buffer_length = PREPARE_BUFFER;
-    return request(s, &p, on_prepare);
+    rc = request(s, &p, on_prepare);
+    if (rc == FBW_OK)
+        s->prepare_queued = 1;
+    return rc;
 }
 
 /* ---- rows ---- */
@@ -322,7 +340,11 @@ int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err)
 
 static void note_exec_status(fbw_stmt *s, const fbw_pkt *r)
 {
-    if (fbw_status_decode(r->u.resp.status, &s->err, NULL) != FBW_OK) {
+    fbw_err e;
+    if (fbw_status_decode(r->u.resp.status, &e, NULL) != FBW_OK) {
+        /* A failed prepare queued ahead of this execute already said why: keep that. */
+        if (s->err.code == FBW_OK)
+            s->err = e;
         s->exec_failed = 1;
         s->cursor_open = 0;
         s->eof = 1;
@@ -399,7 +421,7 @@ static uint32_t fetch_size(const fbw_stmt *s)
 static int queue_fetch(fbw_stmt *s, int with_blr)
 {
     uint16_t h;
-    int rc = stmt_handle(s, &h);
+    int rc = stmt_handle_decoded(s, &h);
     if (rc)
         return rc;
     fbw_pkt f = {.op = FBW_OP_FETCH};
@@ -473,7 +495,7 @@ int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned 
     if (rc == FBW_E_USAGE && s->type == FBW_STMT_START_TRANS)
         rc = FBW_OK; /* SET TRANSACTION goes with handle 0; the reply names the new one (1.5) */
     if (rc == FBW_OK)
-        rc = stmt_handle(s, &h);
+        rc = stmt_handle_decoded(s, &h);
     if (rc == FBW_E_USAGE)
         return fbw_err_set(&s->err, FBW_E_USAGE, "transaction or statement handle not available");
     if (rc)
@@ -529,6 +551,41 @@ int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned 
     return rc;
 }
 
+int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags)
+{
+    if (!s->prepare_queued)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "no prepare is queued for this statement");
+    uint16_t tr = 0, h;
+    int rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
+    if (rc == FBW_OK)
+        rc = stmt_handle_decoded(s, &h);
+    if (rc == FBW_E_USAGE)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "transaction or statement handle not available");
+    if (rc)
+        return rc;
+    /* s->err is not cleared: the prepare's reply, still to come, may fill it. */
+    fbw_stmt_clear_rows(s);
+    s->eof = 1;
+    s->exec_failed = 0;
+    s->affected = 0;
+    fbw_pkt p = {.op = FBW_OP_EXECUTE};
+    p.u.sqldata.stmt = h;
+    p.u.sqldata.tr = tr;
+    s->exec_tx = tx;
+    s->exec_tr_sent = tr;
+    rc = request(s, &p, on_execute);
+    if (rc == FBW_OK && (flags & FBW_EXEC_COUNT)) {
+        static const uint8_t items[] = {FBW_INFO_SQL_RECORDS, FBW_INFO_END};
+        fbw_pkt q = {.op = FBW_OP_INFO_SQL};
+        q.u.info.object = h;
+        q.u.info.items.p = items;
+        q.u.info.items.n = sizeof items;
+        q.u.info.buffer_length = 64;
+        rc = request(s, &q, on_records);
+    }
+    return rc;
+}
+
 /* ---- free ---- */
 
 void fbw_stmt_free(fbw_stmt *s)
@@ -566,7 +623,7 @@ size_t fbw_stmt_row_count(const fbw_stmt *s) { return s->nrows; }
 int fbw_stmt_eof(const fbw_stmt *s) { return s->eof; }
 uint64_t fbw_stmt_affected(const fbw_stmt *s) { return s->affected; }
 const fbw_err *fbw_stmt_error(const fbw_stmt *s) { return &s->err; }
-int fbw_stmt_handle(const fbw_stmt *s, uint16_t *h) { return stmt_handle(s, h); }
+int fbw_stmt_handle(const fbw_stmt *s, uint16_t *h) { return stmt_handle_decoded(s, h); }
 
 /* ---- execute immediate ---- */
 

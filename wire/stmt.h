@@ -31,6 +31,13 @@ enum {
 /* Queue an execution with params[0..in_count) (types as described, or converted with value.h).
  * Statements with a cursor also get their first op_fetch queued unless FBW_EXEC_NO_FETCH. */
 int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags);
+/* Queue an execution right behind the statement's queued, still unanswered prepare, for SQL the
+ * caller knows has no parameters, no cursor and no output (INSERT/UPDATE/DELETE without
+ * RETURNING). The statement must already have its server handle (re-prepare a statement used
+ * before): op_execute cannot carry 0xFFFF. Prepare and execute then cost one round trip. If the
+ * prepare fails, its error is the statement's error. FBW_E_USAGE when no prepare is queued;
+ * FBW_AGAIN while the handle is unknown. */
+int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags);
 /* Queue the next batch of rows (nothing if at end of cursor or none is open). */
 int fbw_stmt_fetch(fbw_stmt *s);
 /* Queue DSQL_close for an open cursor; its reply is deferred and ignored (not needed after the
@@ -55,8 +62,8 @@ int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err);
 void fbw_stmt_clear_rows(fbw_stmt *s);
 uint64_t fbw_stmt_affected(const fbw_stmt *s); /* inserted+updated+deleted, with FBW_EXEC_COUNT */
 /* The statement's server handle for requests built elsewhere (batch.c): FBW_OK, FBW_AGAIN while
- * the allocation is unanswered and 0xFFFF cannot stand for it, FBW_E_USAGE when not allocated.
- * *h may be 0xFFFF (lazy port, allocation still the last one queued). */
+ * the allocation is unanswered, FBW_E_USAGE when not allocated. Never 0xFFFF: batch packets, like
+ * op_execute and op_fetch, are decoded against the statement object by the server. */
 int fbw_stmt_handle(const fbw_stmt *s, uint16_t *h);
 /* The server error of the last prepare/execute/fetch, code FBW_OK when none. */
 const fbw_err *fbw_stmt_error(const fbw_stmt *s);

@@ -6,7 +6,7 @@
 #       [--lib path/to/libfbwire-sysbench.so] [--db NAME.fdb] [--tables N] [--table-size N]
 #       [--threads N] [--events N] [--bulk-events N] [--time S] [--only script,...]
 #       [--ps-mode auto|disable] [--extra "sysbench options"]
-#       [--checks values,api,reconnect,batch]
+#       [--checks values,api,reconnect,batch,insert-rt]
 #
 # For each script: cleanup (leftovers), prepare, a check that every table has table-size rows
 # with ids 1..N (check_tables.lua, through the same driver), a short run (--events, capped by
@@ -302,6 +302,33 @@ run_batch() { # server
   fi
 }
 
+# An unprepared INSERT (upstream oltp_insert sends con:query text) costs fbwire one round trip:
+# allocate, prepare, execute and the row count go out in one write (stmt.h
+# fbw_stmt_execute_unprepared). The shared transaction restarts about once a second, which may add
+# a wait to one event, hence the small tolerance.
+run_insert_rt() { # server
+  local server=$1 log=$LOG_DIR/$1-insert-rt.log json=$LOG_DIR/$1-insert-rt.json n=300 got
+  : >"$log"
+  got=""
+  if sb "$log" oltp_insert cleanup --tables=1 && sb "$log" oltp_insert prepare --tables=1 &&
+     sb "$log" oltp_insert run --tables=1 --threads=1 --events=$n --time=0 --fbwire-report="$json" &&
+     sb "$log" oltp_insert cleanup --tables=1; then
+    got=$(/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [k for k in d["classes"] if k["class"] == "insert"]
+print("%d %.4f" % (c[0]["executions"], c[0]["round_trips_per_execution"]) if c else "0 0")
+' "$json")
+  fi
+  local execs=${got%% *} rt=${got##* }
+  if [ "$execs" = $n ] && /usr/bin/python3 -c "import sys; r=float(sys.argv[1]); sys.exit(0 if 1.0 <= r <= 1.02 else 1)" "${rt:-9}"; then
+    RESULTS+=("PASS $server unprepared INSERT: $rt round trips per execution ($execs executions)")
+  else
+    RESULTS+=("FAIL $server unprepared INSERT: ${rt:-?} round trips per execution (${execs:-?} executions; log: $log)")
+    FAILS=$((FAILS + 1))
+  fi
+}
+
 for server in "${SERVERS[@]}"; do
   DSN=$(ensure_db "$server")
   for c in ${CHECKS//,/ }; do
@@ -309,6 +336,7 @@ for server in "${SERVERS[@]}"; do
       values) extra_check "$server" values 1 "values (query_row, fetch_row, NULLs, transactions)" ;;
       api) run_api "$server" ;;
       batch) run_batch "$server" ;;
+      insert-rt) run_insert_rt "$server" ;;
       reconnect)
         extra_check "$server" reconnect 1 "killed attachment, con:reconnect()"
         extra_check "$server" reconnect 2 "killed attachment, network errors ignorable" \

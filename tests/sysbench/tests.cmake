@@ -15,8 +15,8 @@ set(SB_ALL_OLTP oltp_read_write,oltp_read_only,oltp_write_only,oltp_point_select
 
 # Every script on each server (prepare, verify, run, counters, cleanup), the SQL API test, the
 # value checks, the connection-loss checks and the bulk insert path (batch API on FB4).
-fbw_sysbench_test(fbwire_fb3 --driver fbwire --server fb3 --checks values,api,reconnect,batch)
-fbw_sysbench_test(fbwire_fb4 --driver fbwire --server fb4 --checks values,api,reconnect,batch)
+fbw_sysbench_test(fbwire_fb3 --driver fbwire --server fb3 --checks values,api,reconnect,batch,insert-rt)
+fbw_sysbench_test(fbwire_fb4 --driver fbwire --server fb4 --checks values,api,reconnect,batch,insert-rt)
 # --db-ps-mode=disable: every script and the API test with values inlined.
 fbw_sysbench_test(fbwire_ps_disable --driver fbwire --server fb3 --server fb4 --ps-mode disable
                   --checks api)
