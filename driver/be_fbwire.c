@@ -163,12 +163,13 @@ static int fbwire_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *e
 static int tx_live(const fbw_tx *t) { return t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE; }
 
 static void stmt_free(fbw_be_stmt *bs);
+static void release_query(fbw_be_conn *c);
 
 static void fbwire_disconnect(fbw_be_conn *c)
 {
     if (!c)
         return;
-    stmt_free(c->query);
+    release_query(c);
     if (fbw_conn_get_state(c->c) == FBW_CS_READY) {
         if (tx_live(&c->exp))
             fbw_tx_rollback(&c->exp);
@@ -289,9 +290,19 @@ static void stmt_free(fbw_be_stmt *bs)
     free(bs);
 }
 
+/* The statement kept for unprepared DML stays prepared on the server, and Firebird counts the table
+ * it names as in use (a DROP would fail). Any other statement releases it first: its DSQL_drop
+ * rides in the same write as the new statement's requests. */
+static void release_query(fbw_be_conn *c)
+{
+    stmt_free(c->query);
+    c->query = NULL;
+}
+
 static int fbwire_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out,
                           fbw_err *err)
 {
+    release_query(c);
     *out = NULL;
     fbw_be_stmt *bs = calloc(1, sizeof *bs);
     if (!bs)
@@ -712,6 +723,7 @@ static int fbwire_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_resul
     fbw_be_result_reset(res);
     if (plain_dml(sql, len) && (c->exp_open || c->conf->autocommit == FBW_AC_SHARED))
         return exec_fast(c, sql, len, res, err);
+    release_query(c);
     fbw_be_stmt *bs = NULL;
     int rc = fbwire_prepare(c, sql, len, &bs, err);
     if (rc == FBW_OK)
