@@ -3,6 +3,7 @@
  * and that the password is printed in no case. */
 #include <criterion/criterion.h>
 
+#include "run_tool.h"
 #include "servers.h"
 
 #include <stdio.h>
@@ -17,80 +18,11 @@
 
 #define TOOL FBWIRE_BINARY_DIR "/tools/fbwire-sql"
 #define OUT_MAX 65536
-#define CMD_MAX 4096
 
-typedef struct run_result {
-    int status;      /* exit code, or 128 + signal */
-    char *out, *err; /* heap, NUL-terminated */
-    double seconds;
-} run_result;
+typedef fbw_run run_result;
 
-/* Append ' quoted' to cmd (single quotes; an embedded ' becomes '\''). */
-static void add_arg(char *cmd, const char *arg)
-{
-    size_t n = strlen(cmd);
-    cr_assert_lt(n + 4 * strlen(arg) + 4, CMD_MAX, "command too long");
-    cmd[n++] = ' ';
-    cmd[n++] = '\'';
-    for (const char *p = arg; *p; p++) {
-        if (*p == '\'') {
-            memcpy(cmd + n, "'\\''", 4);
-            n += 4;
-        } else {
-            cmd[n++] = *p;
-        }
-    }
-    cmd[n++] = '\'';
-    cmd[n] = 0;
-}
-
-static char *read_all(FILE *f)
-{
-    char *buf = malloc(OUT_MAX + 1);
-    cr_assert_not_null(buf);
-    size_t n = fread(buf, 1, OUT_MAX, f);
-    buf[n] = 0;
-    return buf;
-}
-
-/* Run fbwire-sql with the NULL-terminated argv; stdout through the pipe, stderr through a file.
- * ISC_USER/ISC_PASSWORD are cleared so only the arguments count. */
-static run_result run_tool(const char *const *argv)
-{
-    cr_assert_eq(access(TOOL, X_OK), 0, "%s is not built: build the tools first", TOOL);
-    char errpath[] = "/tmp/fbwire-sql-test-XXXXXX";
-    int efd = mkstemp(errpath);
-    cr_assert(efd >= 0);
-    char *cmd = malloc(CMD_MAX);
-    cr_assert_not_null(cmd);
-    snprintf(cmd, CMD_MAX, "exec env -u ISC_USER -u ISC_PASSWORD");
-    add_arg(cmd, TOOL);
-    for (int i = 0; argv[i]; i++)
-        add_arg(cmd, argv[i]);
-    size_t n = strlen(cmd);
-    snprintf(cmd + n, CMD_MAX - n, " 2>'%s'", errpath);
-    run_result r;
-    double t0 = fbw_servers_now();
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p, "popen failed");
-    r.out = read_all(p);
-    int st = pclose(p);
-    r.seconds = fbw_servers_now() - t0;
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    FILE *e = fdopen(efd, "r");
-    cr_assert_not_null(e);
-    r.err = read_all(e);
-    fclose(e);
-    unlink(errpath);
-    free(cmd);
-    return r;
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
+static run_result run_tool(const char *const *argv) { return fbw_run_tool(TOOL, argv, NULL, OUT_MAX); }
+static void run_free(run_result *r) { fbw_run_free(r); }
 
 /* Value of "key: value" in the tool's output, copied into v; 0 when the key is missing. */
 static int value_of(const char *out, const char *key, char *v, size_t size)

@@ -6,6 +6,7 @@
  * procedure, scripts from -i and stdin, and time zone names on FB4. */
 #include <criterion/criterion.h>
 
+#include "run_tool.h"
 #include "servers.h"
 
 #include <stdarg.h>
@@ -21,79 +22,19 @@
 
 #define TOOL FBWIRE_BINARY_DIR "/tools/fbwire-sql"
 #define OUT_MAX (1 << 20)
-#define CMD_MAX 16384
 #define ARGS_MAX 32
 
-typedef struct run_result {
-    int status;      /* exit code, or 128 + signal */
-    char *out, *err; /* heap, NUL-terminated */
-} run_result;
+typedef fbw_run run_result;
 
 static const fbw_server_id servers[] = {FBW_SRV_FB3, FBW_SRV_FB4};
-
-/* Append ' quoted' to cmd (an embedded ' becomes '\''). */
-static void add_arg(char *cmd, const char *arg)
-{
-    size_t n = strlen(cmd);
-    cr_assert_lt(n + 4 * strlen(arg) + 4, CMD_MAX, "command too long");
-    cmd[n++] = ' ';
-    cmd[n++] = '\'';
-    for (const char *p = arg; *p; p++) {
-        if (*p == '\'') {
-            memcpy(cmd + n, "'\\''", 4);
-            n += 4;
-        } else {
-            cmd[n++] = *p;
-        }
-    }
-    cmd[n++] = '\'';
-    cmd[n] = 0;
-}
-
-static char *read_all(FILE *f)
-{
-    char *buf = malloc(OUT_MAX + 1);
-    cr_assert_not_null(buf);
-    size_t n = fread(buf, 1, OUT_MAX, f);
-    buf[n] = 0;
-    return buf;
-}
 
 /* Run the tool with argv (NULL-terminated); stdin from stdin_path when given. */
 static run_result run_tool(const char *const *argv, const char *stdin_path)
 {
-    cr_assert_eq(access(TOOL, X_OK), 0, "%s is not built: build the tools first", TOOL);
-    char errpath[] = "/tmp/fbwire-sqltool-err-XXXXXX";
-    int efd = mkstemp(errpath);
-    cr_assert(efd >= 0);
-    char *cmd = malloc(CMD_MAX);
-    cr_assert_not_null(cmd);
-    snprintf(cmd, CMD_MAX, "exec env -u ISC_USER -u ISC_PASSWORD");
-    add_arg(cmd, TOOL);
-    for (int i = 0; argv[i]; i++)
-        add_arg(cmd, argv[i]);
-    size_t n = strlen(cmd);
-    snprintf(cmd + n, CMD_MAX - n, " 2>'%s' <'%s'", errpath, stdin_path ? stdin_path : "/dev/null");
-    FILE *p = popen(cmd, "r");
-    cr_assert_not_null(p, "popen failed");
-    run_result r;
-    r.out = read_all(p);
-    int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-    FILE *e = fdopen(efd, "r");
-    cr_assert_not_null(e);
-    r.err = read_all(e);
-    fclose(e);
-    unlink(errpath);
-    free(cmd);
-    return r;
+    return fbw_run_tool(TOOL, argv, stdin_path, OUT_MAX);
 }
 
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
+static void run_free(run_result *r) { fbw_run_free(r); }
 
 /* Connection arguments for server id, then the extra arguments (NULL-terminated list). */
 typedef struct argv_buf {
