@@ -115,7 +115,7 @@ uint64_t fbw_rep_percentile(const fbw_rep_cls *c, double p)
     return fbw_rep_bucket_upper(FBW_REP_HIST - 1);
 }
 
-void fbw_rep_conn_charge(fbw_rep_conn *c, int cls)
+void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
 {
     if (cls < 0 || cls >= FBW_CLS_COUNT)
         cls = FBW_CLS_OTHER;
@@ -129,6 +129,7 @@ void fbw_rep_conn_charge(fbw_rep_conn *c, int cls)
     k->bytes_sent += a->bytes_sent - b->bytes_sent;
     k->bytes_received += a->bytes_received - b->bytes_received;
     k->wait_ns += wait;
+    k->cpu_ns += cpu_ns;
     k->hist[fbw_rep_bucket(wait)]++;
     c->last = c->now;
     if (cls < STMT_CLASSES) {
@@ -164,6 +165,7 @@ void fbw_rep_merge(fbw_rep *r, fbw_rep_acc *out)
             d->bytes_sent += s->bytes_sent;
             d->bytes_received += s->bytes_received;
             d->wait_ns += s->wait_ns;
+            d->cpu_ns += s->cpu_ns;
             for (unsigned b = 0; b < FBW_REP_HIST; b++)
                 d->hist[b] += s->hist[b];
         }
@@ -214,6 +216,7 @@ void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_tot
             t->round_trips += a->cls[k].round_trips;
             t->executions += a->cls[k].executions;
             t->wait_ns += a->cls[k].wait_ns;
+            t->cpu_ns += a->cls[k].cpu_ns;
         }
     }
     t->transactions = a->ops.op[FBW_OP_TRANSACTION].packets_sent;
@@ -223,6 +226,8 @@ void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_tot
     t->wait_share = ratio((double)t->wait_ns / 1e9, run->duration_s * (run->threads ? run->threads : 1));
     t->tps = ratio((double)run->events, run->duration_s);
     t->qps = ratio((double)(run->reads + run->writes + run->other), run->duration_s);
+    t->cpu_us_per_event = ratio((double)t->cpu_ns / 1e3, (double)run->events);
+    t->cpu_us_per_execution = ratio((double)t->cpu_ns / 1e3, (double)t->executions);
 }
 
 /* ---------------------------------------------------------------- text */
@@ -247,8 +252,8 @@ static void print_facts(FILE *f, const fbw_rep_run *run)
 
 static void print_classes(FILE *f, const fbw_rep_acc *a)
 {
-    fprintf(f, "\n    %-18s %10s %8s %9s %21s %12s %12s\n", "statement class", "execs", "rt/exec",
-            "pkts/exec", "bytes/exec out/in", "wait mean ms", "wait p95 ms");
+    fprintf(f, "\n    %-18s %10s %8s %9s %21s %12s %12s %12s\n", "statement class", "execs", "rt/exec",
+            "pkts/exec", "bytes/exec out/in", "wait mean ms", "wait p95 ms", "cpu us/exec");
     fbw_rep_cls sum;
     memset(&sum, 0, sizeof sum);
     for (int k = 0; k < FBW_CLS_COUNT; k++) {
@@ -259,10 +264,11 @@ static void print_classes(FILE *f, const fbw_rep_acc *a)
         char bytes[32];
         snprintf(bytes, sizeof bytes, "%.0f / %.0f", (double)c->bytes_sent / n,
                  (double)c->bytes_received / n);
-        fprintf(f, "    %-18s %10llu %8.3f %9.2f %21s %12.3f %12.3f\n", fbw_class_label(k),
+        fprintf(f, "    %-18s %10llu %8.3f %9.2f %21s %12.3f %12.3f %12.2f\n", fbw_class_label(k),
                 (unsigned long long)c->executions, (double)c->round_trips / n,
                 (double)(c->packets_sent + c->packets_received) / n, bytes,
-                (double)c->wait_ns / n / 1e6, (double)fbw_rep_percentile(c, 95) / 1e6);
+                (double)c->wait_ns / n / 1e6, (double)fbw_rep_percentile(c, 95) / 1e6,
+                (double)c->cpu_ns / n / 1e3);
         sum.round_trips += c->round_trips;
         sum.packets_sent += c->packets_sent + c->packets_received;
         sum.bytes_sent += c->bytes_sent;
@@ -305,6 +311,8 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
     fprintf(f, "    time waiting on the server:          %.1f%% of thread time\n", t.wait_share * 100);
     fprintf(f, "    round trips (statements / all):      %llu / %llu\n",
             (unsigned long long)t.round_trips, (unsigned long long)t.round_trips_all);
+    fprintf(f, "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n",
+            t.cpu_us_per_event, t.cpu_us_per_execution);
     print_classes(f, a);
     print_ops(f, a, run);
     fputc('\n', f);
@@ -354,18 +362,19 @@ static json_t *options_json(const fbw_rep_run *run)
 static json_t *class_json(int k, const fbw_rep_cls *c)
 {
     double n = (double)c->executions;
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f}",
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}",
                      "class", fbw_class_id(k), "label", fbw_class_label(k),
                      "executions", (json_int_t)c->executions, "round_trips", (json_int_t)c->round_trips,
                      "packets_sent", (json_int_t)c->packets_sent,
                      "packets_received", (json_int_t)c->packets_received,
                      "bytes_sent", (json_int_t)c->bytes_sent, "bytes_received", (json_int_t)c->bytes_received,
-                     "wait_ns", (json_int_t)c->wait_ns,
+                     "wait_ns", (json_int_t)c->wait_ns, "cpu_ns", (json_int_t)c->cpu_ns,
                      "round_trips_per_execution", ratio((double)c->round_trips, n),
                      "packets_per_execution", ratio((double)(c->packets_sent + c->packets_received), n),
                      "bytes_per_execution", ratio((double)(c->bytes_sent + c->bytes_received), n),
                      "wait_mean_ms", ratio((double)c->wait_ns / 1e6, n),
-                     "wait_p95_ms", (double)fbw_rep_percentile(c, 95) / 1e6);
+                     "wait_p95_ms", (double)fbw_rep_percentile(c, 95) / 1e6,
+                     "cpu_us_per_execution", ratio((double)c->cpu_ns / 1e3, n));
 }
 
 static json_t *ops_json(const fbw_rep_acc *a)
@@ -431,14 +440,17 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                              "compression", tri_json(x->compression), "lazy_send", tri_json(x->lazy_send),
                              "autocommit", jstr(run->autocommit), "isolation", jstr(run->isolation),
                              "note", x->note[0] ? json_string(x->note) : json_null());
-    json_t *tot = json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
+    json_t *tot = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
                             "round_trips", (json_int_t)t.round_trips,
                             "round_trips_all", (json_int_t)t.round_trips_all,
                             "executions", (json_int_t)t.executions, "wait_ns", (json_int_t)t.wait_ns,
+                            "cpu_ns", (json_int_t)t.cpu_ns,
                             "transactions", (json_int_t)t.transactions,
                             "round_trips_per_event", t.rt_per_event,
                             "round_trips_per_transaction", t.rt_per_transaction,
                             "round_trips_per_second", t.rt_per_second, "wait_share", t.wait_share,
+                            "cpu_us_per_event", t.cpu_us_per_event,
+                            "cpu_us_per_execution", t.cpu_us_per_execution,
                             "packets_sent", (json_int_t)a->ops.packets_sent,
                             "packets_received", (json_int_t)a->ops.packets_received,
                             "bytes_sent", (json_int_t)a->ops.bytes_sent,

@@ -24,6 +24,7 @@ typedef struct fbw_rep_cls {
     uint64_t executions, round_trips;
     uint64_t packets_sent, packets_received, bytes_sent, bytes_received;
     uint64_t wait_ns;
+    uint64_t cpu_ns;           /* client CPU (the calling thread's) inside the driver call */
     uint32_t hist[FBW_REP_HIST];
 } fbw_rep_cls;
 
@@ -43,8 +44,9 @@ void fbw_rep_free(fbw_rep *r);
 int fbw_rep_conn_new(fbw_rep *r, fbw_rep_conn **out);
 /* Scratch the caller fills with the connection's cumulative stats before fbw_rep_conn_charge. */
 fbw_stats *fbw_rep_conn_now(fbw_rep_conn *c);
-/* Charge now - previous to class cls as one execution of it. */
-void fbw_rep_conn_charge(fbw_rep_conn *c, int cls);
+/* Charge now - previous to class cls as one execution of it, with cpu_ns of client CPU time
+ * the driver call took. */
+void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
 /* The stats source starts again from zero (a new attachment after a reconnect). */
 void fbw_rep_conn_restart(fbw_rep_conn *c);
 /* Sum of every connection into *out (zeroed first). Call when no connection is in use. */
@@ -100,8 +102,10 @@ typedef struct fbw_rep_totals {
     uint64_t round_trips_all;   /* including prepare and session */
     uint64_t executions;        /* statement classes */
     uint64_t wait_ns;           /* statement classes */
+    uint64_t cpu_ns;            /* statement classes: client CPU inside driver calls */
     uint64_t transactions;      /* op_transaction requests sent */
     double rt_per_event, rt_per_transaction, rt_per_second, wait_share, tps, qps;
+    double cpu_us_per_event, cpu_us_per_execution;
 } fbw_rep_totals;
 void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_totals *t);
 

@@ -631,6 +631,7 @@ static sb_db_error drv_query(sb_conn *con, const char *query, size_t len, sb_res
     (void)rs; /* always &con->rs */
     sbconn *sc = conn_of(con);
     clear_error(con);
+    fbw_sbrep_begin(sc->rep);
     sb_db_error e = finish(con, sc, run_text(sc, query, len), query, len);
     fbw_sbrep_charge(sc->rep, fbw_classify(query, len)); /* report: this statement's traffic */
     return e;
@@ -652,6 +653,7 @@ static int drv_prepare(sb_stmt *stmt, const char *query, size_t len)
     sb_conn *con = stmt->connection;
     sbconn *sc = conn_of(con);
     clear_error(con);
+    fbw_sbrep_begin(sc->rep);
     sbstmt *ss = calloc(1, sizeof *ss);
     fbw_sql_plan plan = {FBW_SQL_PLAIN, 0, NULL, 0};
     int rc = ss ? FBW_OK : fbw_err_set(&sc->err, FBW_E_NOMEM, "out of memory");
@@ -803,6 +805,7 @@ static sb_db_error drv_execute(sb_stmt *stmt, sb_result *rs)
     sbconn *sc = conn_of(con);
     sbstmt *ss = stmt->ptr;
     clear_error(con);
+    fbw_sbrep_begin(sc->rep);
     if (ss->nvals && stmt->bound_param == NULL)
         ss->nvals = 0;
     load_params(stmt, ss);
@@ -824,6 +827,7 @@ static int drv_close(sb_stmt *stmt)
             break;
         }
     }
+    fbw_sbrep_begin(sc->rep);
     stmt_release(sc, ss);
     fbw_sbrep_charge(sc->rep, FBW_CLS_SESSION);
     stmt->ptr = NULL;

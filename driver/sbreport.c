@@ -52,6 +52,7 @@ struct fbw_sbrep_conn {
     fbw_rep_conn *acc;
     fbw_tap *tap;
     fbw_be_conn *bc;
+    uint64_t cpu0;               /* thread CPU clock at fbw_sbrep_begin, 0 = not started */
 };
 
 /* ---------------------------------------------------------------- command line */
@@ -165,12 +166,34 @@ static void fill_now(fbw_sbrep_conn *c)
     }
 }
 
+/* CPU time of the calling thread (user + system): what the driver call cost the client, without
+ * the time it slept waiting for the server. */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void fbw_sbrep_begin(fbw_sbrep_conn *c)
+{
+    if (c)
+        c->cpu0 = thread_cpu_ns();
+}
+
 void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls)
 {
     if (!c)
         return;
+    uint64_t cpu = 0;
+    if (c->cpu0) { /* read before fill_now: the fbclient tap decodes there, off the clock */
+        uint64_t end = thread_cpu_ns();
+        cpu = end > c->cpu0 ? end - c->cpu0 : 0;
+        c->cpu0 = 0;
+    }
     fill_now(c);
-    fbw_rep_conn_charge(c->acc, cls);
+    fbw_rep_conn_charge(c->acc, cls, cpu);
 }
 
 void fbw_sbrep_connect_begin(fbw_sbrep *r)

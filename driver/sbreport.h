@@ -24,6 +24,10 @@ fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw
  * session class; the first connection also learns the facts (and asks the server version). */
 void fbw_sbrep_connect_begin(fbw_sbrep *r);
 void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **c, fbw_be_conn *bc, int rc);
+/* Mark the start of a driver call: the calling thread's CPU clock is read here and again at the
+ * next charge, and the difference is charged with the traffic. Calls not started this way are
+ * charged no CPU (attach, the version query). */
+void fbw_sbrep_begin(fbw_sbrep_conn *c);
 /* Charge the traffic since the previous charge to class cls (classify.h). */
 void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls);
 /* Before the backend's disconnect: charge what is left to the session class and stop watching

@@ -4,7 +4,12 @@
  * real libc entry points (resolved once) and a table from descriptor to tap, allocated once
  * (pthread_once) on first arming; the table never shrinks or moves. Each table slot is written by the thread that owns the socket
  * (connect, close, free) and read by the wrappers; the decoder of a tap is only ever fed by the
- * thread using its connection. Arming is per thread (_Thread_local). */
+ * thread using its connection. Arming is per thread (_Thread_local).
+ *
+ * In session mode the wrappers only copy the bytes and their time into a pending log; they are
+ * decoded when the accounting asks (fbw_tap_stats and friends), after sbreport.c has read the
+ * thread's CPU clock for the operation. So the client CPU charged to fbclient holds a memcpy per
+ * socket call, not our decoder. The handshake tap decodes at once: it must know when to let go. */
 #define _GNU_SOURCE
 #include "tap.h"
 
@@ -26,6 +31,14 @@
 #define MAX_ARMED 4           /* sockets one attach may try (address fallbacks) */
 #define MIN_FDS 1024u
 #define MAX_FDS (1u << 20)
+#define MAX_PENDING ((size_t)64 * 1024 * 1024) /* past this, decode in the wrapper */
+
+/* One socket call's bytes in the pending log: header, then n bytes, padded to 8. */
+typedef struct chunk {
+    uint64_t ts_ns;
+    uint32_t n;
+    uint32_t from_client;
+} chunk;
 
 struct fbw_tap {
     int fd;                   /* -1 once closed or let go */
@@ -34,6 +47,8 @@ struct fbw_tap {
     int release;              /* handshake over: let go after this call */
     fbw_dec *dec;
     fbw_rep_facts facts;
+    unsigned char *pending;   /* chunks not decoded yet (session mode) */
+    size_t npending, cap;
 };
 
 typedef struct armed {
@@ -158,11 +173,57 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
     }
 }
 
-static void feed(fbw_tap *t, int from_client, const void *p, size_t n)
+static void decode(fbw_tap *t, int from_client, const void *p, size_t n, uint64_t ts)
 {
-    (void)fbw_dec_feed(t->dec, from_client, p, n, now_ns()); /* errors stay in the decoder */
+    (void)fbw_dec_feed(t->dec, from_client, p, n, ts); /* errors stay in the decoder */
     if (t->release || (t->mode == FBW_TAP_HANDSHAKE && fbw_dec_error(t->dec)->code != FBW_OK))
         let_go(t);
+}
+
+/* Decode the pending log, in the order the calls were made. */
+static void drain(fbw_tap *t)
+{
+    size_t off = 0;
+    while (off + sizeof(chunk) <= t->npending) {
+        chunk h;
+        memcpy(&h, t->pending + off, sizeof h);
+        off += sizeof h;
+        decode(t, (int)h.from_client, t->pending + off, h.n, h.ts_ns);
+        off += ((size_t)h.n + 7u) & ~(size_t)7u;
+    }
+    t->npending = 0;
+}
+
+/* Append to the pending log; 0 when it cannot (then the caller decodes at once). */
+static int defer(fbw_tap *t, int from_client, const void *p, size_t n, uint64_t ts)
+{
+    size_t need = sizeof(chunk) + ((n + 7u) & ~(size_t)7u);
+    if (n > UINT32_MAX || t->npending + need > MAX_PENDING)
+        return 0;
+    if (t->npending + need > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->npending + need)
+            cap *= 2;
+        unsigned char *q = realloc(t->pending, cap);
+        if (!q)
+            return 0;
+        t->pending = q;
+        t->cap = cap;
+    }
+    chunk h = {ts, (uint32_t)n, (uint32_t)from_client};
+    memcpy(t->pending + t->npending, &h, sizeof h);
+    memcpy(t->pending + t->npending + sizeof h, p, n);
+    t->npending += need;
+    return 1;
+}
+
+static void feed(fbw_tap *t, int from_client, const void *p, size_t n)
+{
+    uint64_t ts = now_ns();
+    if (t->mode == FBW_TAP_SESSION && defer(t, from_client, p, n, ts))
+        return;
+    drain(t); /* keep the order */
+    decode(t, from_client, p, n, ts);
 }
 
 static fbw_tap *tap_new(int fd, int mode)
@@ -186,6 +247,7 @@ void fbw_tap_free(fbw_tap *t)
         return;
     let_go(t);
     fbw_dec_free(t->dec);
+    free(t->pending);
     free(t);
 }
 
@@ -232,12 +294,21 @@ static void adopt(int fd)
     atomic_store_explicit(&tbl[fd], t, memory_order_release);
 }
 
-const fbw_stats *fbw_tap_stats(const fbw_tap *t) { return fbw_dec_stats(t->dec); }
-
-const fbw_err *fbw_tap_error(const fbw_tap *t) { return fbw_dec_error(t->dec); }
-
-void fbw_tap_facts(const fbw_tap *t, fbw_rep_facts *f)
+const fbw_stats *fbw_tap_stats(fbw_tap *t)
 {
+    drain(t);
+    return fbw_dec_stats(t->dec);
+}
+
+const fbw_err *fbw_tap_error(fbw_tap *t)
+{
+    drain(t);
+    return fbw_dec_error(t->dec);
+}
+
+void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f)
+{
+    drain(t);
     f->protocol = t->facts.protocol;
     f->lazy_send = t->facts.lazy_send;
     f->compression = t->facts.compression;

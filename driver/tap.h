@@ -27,12 +27,13 @@ void fbw_tap_arm(int mode);
 fbw_tap *fbw_tap_disarm(void);
 /* Stop tapping (if the socket is still open) and free. NULL is fine. */
 void fbw_tap_free(fbw_tap *t);
-/* Cumulative accounting of everything decoded so far. */
-const fbw_stats *fbw_tap_stats(const fbw_tap *t);
+/* Cumulative accounting of everything seen so far (decodes what the socket calls left pending:
+ * call it outside the span whose CPU time is measured). */
+const fbw_stats *fbw_tap_stats(fbw_tap *t);
 /* What the handshake showed: protocol, auth plugin, wire crypt, compression, lazy send. A
  * decoder error is put into f->note. server_version is left alone. */
-void fbw_tap_facts(const fbw_tap *t, fbw_rep_facts *f);
+void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f);
 /* The decoder's first error (code FBW_OK when none). */
-const fbw_err *fbw_tap_error(const fbw_tap *t);
+const fbw_err *fbw_tap_error(fbw_tap *t);
 
 #endif

@@ -26,10 +26,15 @@ static void traffic(fbw_stats *s, int32_t op, unsigned sent, unsigned recv, unsi
         fbw_stats_packet(s, FBW_OP_RESPONSE, 0, 32);
 }
 
-static void charge(fbw_rep_conn *c, const fbw_stats *src, int cls)
+static void charge_cpu(fbw_rep_conn *c, const fbw_stats *src, int cls, uint64_t cpu_ns)
 {
     *fbw_rep_conn_now(c) = *src;
-    fbw_rep_conn_charge(c, cls);
+    fbw_rep_conn_charge(c, cls, cpu_ns);
+}
+
+static void charge(fbw_rep_conn *c, const fbw_stats *src, int cls)
+{
+    charge_cpu(c, src, cls, 0);
 }
 
 Test(report, buckets)
@@ -73,10 +78,10 @@ Test(report, classes_sum_to_ops)
     charge(c, s, FBW_CLS_SESSION);
     for (int i = 0; i < 10; i++) {
         traffic(s, FBW_OP_EXECUTE, 2, 3, 1, 5000);
-        charge(c, s, FBW_CLS_POINT_SELECT);
+        charge_cpu(c, s, FBW_CLS_POINT_SELECT, 1000u + (uint64_t)i);
     }
     traffic(s, FBW_OP_COMMIT, 1, 1, 1, 7000);
-    charge(c, s, FBW_CLS_COMMIT);
+    charge_cpu(c, s, FBW_CLS_COMMIT, 777);
     fbw_rep_conn_restart(c); /* new attachment: its stats start at zero */
     fbw_stats_reset(s);
     charge(c, s, FBW_CLS_SESSION); /* no stats yet: charges nothing */
@@ -88,6 +93,9 @@ Test(report, classes_sum_to_ops)
     cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].executions, 10);
     cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].round_trips, 10);
     cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].wait_ns, 50000);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].cpu_ns, 10000 + 45);
+    cr_expect_eq(a->cls[FBW_CLS_COMMIT].cpu_ns, 777);
+    cr_expect_eq(a->cls[FBW_CLS_SESSION].cpu_ns, 0);
     cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].packets_sent, 30); /* 2 + the dummy, 10 times */
     cr_expect_eq(a->cls[FBW_CLS_UPDATE_INDEX].round_trips, 3);
     cr_expect_eq(a->cls[FBW_CLS_SESSION].executions, 2);
@@ -192,10 +200,10 @@ static fbw_rep_acc *sample(fbw_rep_run *run, char **argv)
     fbw_stats *s = calloc(1, sizeof *s);
     for (int i = 0; i < 4; i++) {
         traffic(s, FBW_OP_EXECUTE, 1, 1, 1, 200000);
-        charge(c, s, FBW_CLS_POINT_SELECT);
+        charge_cpu(c, s, FBW_CLS_POINT_SELECT, 3000);
     }
     traffic(s, FBW_OP_TRANSACTION, 1, 1, 1, 100000);
-    charge(c, s, FBW_CLS_BEGIN);
+    charge_cpu(c, s, FBW_CLS_BEGIN, 1000);
     fbw_rep_acc *a = malloc(sizeof *a);
     fbw_rep_merge(r, a);
     fbw_rep_free(r);
@@ -236,6 +244,9 @@ Test(report, text)
     cr_expect(strstr(text, "compression ?, lazy send on"));
     cr_expect(strstr(text, "round trips per event:               1.250"), "%s", text);
     cr_expect(strstr(text, "(1 transactions started)"));
+    /* 4 x 3 us + 1 us of CPU over 4 events and 5 executions */
+    cr_expect(strstr(text, "client CPU in the driver:            3.25 us per event, 2.60 us per statement"),
+              "%s", text);
     cr_expect(strstr(text, "point select                4    1.000"), "%s", text);
     cr_expect(strstr(text, "op_transaction"));
     cr_expect(strstr(text, "op_execute"));
@@ -284,6 +295,11 @@ Test(report, json)
     cr_expect_eq(json_integer_value(json_object_get(ps, "executions")), 4);
     cr_expect_float_eq(json_real_value(json_object_get(ps, "round_trips_per_execution")), 1.0, 1e-9);
     cr_expect_float_eq(json_real_value(json_object_get(ps, "wait_mean_ms")), 0.2, 1e-9);
+    cr_expect_eq(json_integer_value(json_object_get(ps, "cpu_ns")), 12000);
+    cr_expect_float_eq(json_real_value(json_object_get(ps, "cpu_us_per_execution")), 3.0, 1e-9);
+    json_t *tot = json_object_get(doc, "totals");
+    cr_expect_eq(json_integer_value(json_object_get(tot, "cpu_ns")), 13000);
+    cr_expect_float_eq(json_real_value(json_object_get(tot, "cpu_us_per_event")), 3.25, 1e-9);
     json_t *opts = json_object_get(json_object_get(doc, "run"), "options");
     cr_expect_str_eq(json_string_value(json_array_get(opts, 0)), "x");
     cr_expect_str_eq(json_string_value(json_array_get(opts, 1)), "--fbclient-password=***");

@@ -145,7 +145,9 @@ for server in "${SERVERS[@]}"; do
   if "$REPORT_TOOL" "$base" "$other" --svg "$WORK/$server.svg" >"$WORK/$server.md"; then
     grep -q "| driver | fbclient per-statement | fbwire pipelined |" "$WORK/$server.md" &&
       grep -q '| \*\*round trips per event\*\* | \*\*3.000\*\* | \*\*1.000\*\* (0.33×) |' "$WORK/$server.md" &&
-      grep -q "| point select | 3.000 | 1.000 (0.33×) |" "$WORK/$server.md" ||
+      grep -q "| point select | 3.000 | 1.000 (0.33×) |" "$WORK/$server.md" &&
+      grep -Eq '^\| client CPU in the driver, µs per statement \| [0-9]+\.[0-9]{2} \| [0-9]+\.[0-9]{2} \([0-9.]+×\) \|$' \
+        "$WORK/$server.md" ||
       fail "$server: fbwire-report table ($WORK/$server.md)"
     $PY - "$WORK/$server.svg" <<'PYEOF' || fail "$server: fbwire-report SVG structure"
 import sys, xml.etree.ElementTree as ET

@@ -52,6 +52,15 @@ def sums(args):
     ev = d["run"]["events"]
     if ev and abs(d["round_trips_per_event"] - t["round_trips"] / ev) > 1e-6:
         fail("round_trips_per_event %f != %d / %d" % (d["round_trips_per_event"], t["round_trips"], ev))
+    # Client CPU: the statement classes add up to the total, and a statement that went to the
+    # server cost some CPU but not more than the run's whole duration on every thread.
+    cpu_stmt = sum(c["cpu_ns"] for c in cls if c["class"] not in ("prepare", "session"))
+    if cpu_stmt != t["cpu_ns"]:
+        fail("cpu_ns: classes %d, totals %d" % (cpu_stmt, t["cpu_ns"]))
+    if t["executions"] and not 0 < t["cpu_ns"] <= d["run"]["duration_s"] * 1e9 * d["run"]["threads"]:
+        fail("cpu_ns %d outside (0, duration x threads] for %d executions" % (t["cpu_ns"], t["executions"]))
+    if ev and abs(t["cpu_us_per_event"] - t["cpu_ns"] / 1e3 / ev) > 1e-6:
+        fail("cpu_us_per_event %f != %d ns / %d" % (t["cpu_us_per_event"], t["cpu_ns"], ev))
     print("sums OK: %d round trips, %d packets sent" % (rt_all, t["packets_sent"]))
 
 

@@ -36,6 +36,9 @@ static void load_driver(json_t *doc, rt_run *r)
     r->rt_per_second = num(tot, "round_trips_per_second");
     r->wait_share = num(tot, "wait_share");
     r->round_trips = num(tot, "round_trips");
+    r->has_cpu = json_object_get(tot, "cpu_ns") != NULL;
+    r->cpu_us_per_event = num(tot, "cpu_us_per_event");
+    r->cpu_us_per_execution = num(tot, "cpu_us_per_execution");
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(doc, "classes"), i, c) {
@@ -70,6 +73,9 @@ static void load_capture(json_t *doc, rt_run *r)
     r->is_capture = 1;
     snprintf(r->driver, sizeof r->driver, "capture");
     r->round_trips = num(tot, "round_trips");
+    r->has_cpu = json_object_get(tot, "cpu_ns") != NULL;
+    r->cpu_us_per_event = num(tot, "cpu_us_per_event");
+    r->cpu_us_per_execution = num(tot, "cpu_us_per_execution");
     json_t *conns = json_object_get(doc, "connections");
     json_t *first = json_array_get(conns, 0);
     if (first)

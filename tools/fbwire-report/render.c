@@ -80,6 +80,8 @@ static double m_rtt(const rt_run *r, int *k) { *k = !r->is_capture; return r->rt
 static double m_rts(const rt_run *r, int *k) { *k = !r->is_capture; return r->rt_per_second; }
 static double m_rt(const rt_run *r, int *k) { *k = 1; return r->round_trips; }
 static double m_wait(const rt_run *r, int *k) { *k = !r->is_capture; return r->wait_share * 100; }
+static double m_cpue(const rt_run *r, int *k) { *k = r->has_cpu; return r->cpu_us_per_event; }
+static double m_cpus(const rt_run *r, int *k) { *k = r->has_cpu; return r->cpu_us_per_execution; }
 
 static void metric_row(FILE *f, const char *name, const char *fmt, metric_fn fn, const rt_run *runs,
                        int n, int baseline)
@@ -174,6 +176,8 @@ void rt_markdown(FILE *f, const rt_run *runs, int n, int baseline)
     metric_row(f, "round trips per second", "%.1f", m_rts, runs, n, baseline);
     metric_row(f, "round trips (statements)", "%.0f", m_rt, runs, n, baseline);
     metric_row(f, "waiting on the server, % of thread time", "%.1f", m_wait, runs, n, baseline);
+    metric_row(f, "client CPU in the driver, µs per event", "%.2f", m_cpue, runs, n, baseline);
+    metric_row(f, "client CPU in the driver, µs per statement", "%.2f", m_cpus, runs, n, baseline);
     fputs("\n### Round trips per event, by statement class\n\n", f);
     class_table(f, runs, n, baseline, 1);
     fputs("\n### Round trips per execution, by statement class\n\n", f);

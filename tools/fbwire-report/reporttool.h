@@ -29,6 +29,8 @@ typedef struct rt_run {
     int protocol, threads;
     double tps, qps, events, duration_s, rt_per_event, rt_per_transaction, rt_per_second,
         wait_share, round_trips;
+    int has_cpu;                /* the file has client CPU figures (older ones do not) */
+    double cpu_us_per_event, cpu_us_per_execution;
     rt_class cls[RT_MAX_CLASSES];
     int ncls;
     rt_op ops[RT_MAX_OPS];
