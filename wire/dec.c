@@ -53,6 +53,9 @@ struct fbw_dec {
     uint64_t last_client_ts;
     int last_from_client;
     int32_t answering;        /* request op the server packet being reported answers */
+    size_t msg_fmt;           /* format the packet being decoded framed its input message with:
+                               * statement entry (index + 1) or ... */
+    int msg_imm;              /* ... imm_in (op_exec_immediate2); both 0: none */
 };
 
 /* ---- formats ---- */
@@ -167,11 +170,13 @@ static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_
     const waiting *w = head(d);
     switch (kind) {
     case FBW_FMT_EXEC_IN:
-        s = fmt_for(d, p->u.sqldata.stmt, 1);
+        d->msg_fmt = fmt_index(d, p->u.sqldata.stmt, 1);
+        s = fmt_at(d, d->msg_fmt);
         if (s && learn(d, &s->bind, p->u.sqldata.blr))
             return NULL;
         return need(s ? &s->bind : NULL, err, "execute parameters");
     case FBW_FMT_IMMEDIATE_IN:
+        d->msg_imm = 1;
         if (learn(d, &d->imm_in, p->u.sqlst.blr))
             return NULL;
         return need(&d->imm_in, err, "execute immediate parameters");
@@ -346,6 +351,8 @@ static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
     while (fbw_buf_avail(&x->plain) > 0) {
         fbw_pkt p;
         size_t used = 0;
+        d->msg_fmt = 0; /* set again by format_cb if this packet carries an input message */
+        d->msg_imm = 0;
         int rc = fbw_pkt_decode(&d->ctx, fbw_buf_head(&x->plain), fbw_buf_avail(&x->plain), &p, &used,
                                 &d->err);
         if (rc == FBW_AGAIN)
@@ -462,6 +469,13 @@ const fbw_err *fbw_dec_error(const fbw_dec *d) { return &d->err; }
 const fbw_stats *fbw_dec_stats(const fbw_dec *d) { return &d->stats; }
 int fbw_dec_protocol(const fbw_dec *d) { return d->ctx.protocol; }
 int32_t fbw_dec_answering(const fbw_dec *d) { return d->answering; }
+const fbw_msgfmt *fbw_dec_message_format(const fbw_dec *d)
+{
+    if (d->msg_imm)
+        return &d->imm_in;
+    size_t i = d->msg_fmt;
+    return i && i <= d->nfmts && !d->fmts[i - 1].unused ? &d->fmts[i - 1].bind : NULL;
+}
 size_t fbw_dec_pending(const fbw_dec *d, int from_client)
 {
     return fbw_buf_avail(&d->dir[from_client ? 1 : 0].plain) + fbw_buf_avail(&d->dir[from_client ? 1 : 0].raw);

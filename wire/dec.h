@@ -34,6 +34,11 @@ int fbw_dec_protocol(const fbw_dec *d);
 /* During the callback for a server packet: the op of the request it answers (0 when it answers
  * none, e.g. op_dummy), so a printer can say "op_response to op_prepare_statement". */
 int32_t fbw_dec_answering(const fbw_dec *d);
+/* During the callback for a client packet that carries an input message (op_execute,
+ * op_execute2, op_exec_immediate2 with messages = 1): the format the message was framed with, the
+ * one its BLR gave or, for an empty BLR, the statement's previous one. Decode the message with
+ * fbw_msg_decode(msg, format, fbw_dec_protocol(d), ...). NULL for every other packet. */
+const fbw_msgfmt *fbw_dec_message_format(const fbw_dec *d);
 /* Bytes fed but not yet decoded in a direction (an incomplete packet at the end of a capture). */
 size_t fbw_dec_pending(const fbw_dec *d, int from_client);
 

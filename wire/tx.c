@@ -78,28 +78,52 @@ static int on_start_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err
     return FBW_OK;
 }
 
-int fbw_tx_start(fbw_tx *t, const fbw_tx_opts *o)
+/* Queue op_transaction with TPB bytes tpb[0..n). */
+static int queue_start(fbw_tx *t, const uint8_t *tpb, size_t n)
+{
+    fbw_pkt p = {.op = FBW_OP_TRANSACTION};
+    p.u.sttr.db = fbw_conn_get_info(t->conn)->db_handle;
+    p.u.sttr.tpb.p = tpb;
+    p.u.sttr.tpb.n = n;
+    fbw_err_clear(&t->err);
+    int rc = fbw_conn_request(t->conn, &p, on_start_reply, t);
+    if (rc == FBW_OK) {
+        t->state = FBW_TX_STARTING;
+        t->generation++;
+        t->alloc_token = fbw_conn_note_allocation(t->conn);
+    }
+    return rc;
+}
+
+static int can_start(fbw_tx *t)
 {
     if (t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE || t->state == FBW_TX_ENDING)
         return fbw_err_set(&t->err, FBW_E_USAGE, "transaction already started");
+    return FBW_OK;
+}
+
+int fbw_tx_start(fbw_tx *t, const fbw_tx_opts *o)
+{
+    int rc = can_start(t);
+    if (rc)
+        return rc;
     fbw_buf tpb;
     fbw_buf_init(&tpb);
-    int rc = fbw_tpb_build(o, &tpb, &t->err);
-    if (rc == FBW_OK) {
-        fbw_pkt p = {.op = FBW_OP_TRANSACTION};
-        p.u.sttr.db = fbw_conn_get_info(t->conn)->db_handle;
-        p.u.sttr.tpb.p = tpb.data;
-        p.u.sttr.tpb.n = tpb.len;
-        fbw_err_clear(&t->err);
-        rc = fbw_conn_request(t->conn, &p, on_start_reply, t);
-        if (rc == FBW_OK) {
-            t->state = FBW_TX_STARTING;
-            t->generation++;
-            t->alloc_token = fbw_conn_note_allocation(t->conn);
-        }
-    }
+    rc = fbw_tpb_build(o, &tpb, &t->err);
+    if (rc == FBW_OK)
+        rc = queue_start(t, tpb.data, tpb.len);
     fbw_buf_free(&tpb);
     return rc;
+}
+
+int fbw_tx_start_tpb(fbw_tx *t, const uint8_t *tpb, size_t n)
+{
+    int rc = can_start(t);
+    if (rc)
+        return rc;
+    if (n > FBW_BUF_MAX)
+        return fbw_err_set(&t->err, FBW_E_USAGE, "TPB of %zu bytes is too long", n);
+    return queue_start(t, tpb, n);
 }
 
 int fbw_tx_handle(const fbw_tx *t, uint16_t *h)

@@ -41,6 +41,9 @@ typedef struct fbw_tx {
 void fbw_tx_init(fbw_tx *t, fbw_conn *c);
 /* Queue op_transaction. */
 int fbw_tx_start(fbw_tx *t, const fbw_tx_opts *o);
+/* Queue op_transaction with a TPB as given (e.g. one taken from a capture; empty: the server's
+ * default, concurrency wait). The bytes are sent as they are, not checked. */
+int fbw_tx_start_tpb(fbw_tx *t, const uint8_t *tpb, size_t n);
 /* Queue op_commit / op_rollback / *_retaining. */
 int fbw_tx_commit(fbw_tx *t);
 int fbw_tx_rollback(fbw_tx *t);

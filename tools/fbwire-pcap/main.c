@@ -1,8 +1,12 @@
 /* fbwire-pcap - decode Firebird wire sessions from a capture file with the same decoder the live
  * client uses (wire/dec.h): `dump` prints every packet, `stats` the round-trip accounting per
- * connection. Exit status: 0 all decoded, 1 something could not be decoded (reported), 2 usage or
- * unreadable file. */
+ * connection, `replay` rebuilds each connection's SQL workload and lists it or runs it through
+ * fbwire (replay.h). Exit status: 0 all decoded (and replayed), 1 something could not be decoded
+ * or a replayed step failed (reported), 2 usage or unreadable file. */
 #include "pcaptool.h"
+#include "replay.h"
+
+#include "conn.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -18,10 +22,27 @@ static void usage(FILE *f)
         f,
         "usage: fbwire-pcap dump FILE [--port N]... [--json]\n"
         "       fbwire-pcap stats FILE [--port N]... [--json] [--trips]\n"
+        "       fbwire-pcap replay FILE --db DSN [--user U] [--password P] [--port N]...\n"
+        "                          [--connection K] [--json]\n"
+        "       fbwire-pcap replay FILE --list [--port N]... [--connection K] [--json]\n"
         "  FILE        pcap or pcapng (Ethernet, Linux cooked, loopback or raw IP; IPv4/IPv6)\n"
         "  dump        one line per packet: time, connection, direction, op, size, key fields\n"
         "  stats       per connection and total: packets and bytes per op each way, round trips,\n"
         "              wait time (the numbers fbw_conn_stats gives the live client)\n"
+        "  replay      rebuild each connection's SQL workload from the client's packets (transactions\n"
+        "              with their TPB, prepare, execute with its parameters, fetch, free, execute\n"
+        "              immediate) and run it through fbwire on --db, one connection per captured\n"
+        "              one; prints the capture's round trips, packets and bytes next to fbwire's.\n"
+        "              Not replayed, but counted and listed: blobs, batches, events, info requests,\n"
+        "              cancel, execute immediate with parameters, BLR requests, and steps whose\n"
+        "              parameters are blob ids. Encrypted or undecodable connections are not\n"
+        "              replayed (an error says why). docs/fbwire-pcap.md has the details\n"
+        "  --db DSN    replay into this database (host[/port]:path) instead of the captured one\n"
+        "  --user U, --password P   login (default $ISC_USER, $ISC_PASSWORD)\n"
+        "  --wire-crypt MODE   disabled (default: a capture that decodes was not encrypted, so\n"
+        "              this compares like with like), enabled or required\n"
+        "  --connection K   only connection K, numbered as stats numbers them\n"
+        "  --list      print the rebuilt workload, one line per step; connect nowhere\n"
         "  --port N    also follow TCP port N (3050 always); repeatable\n"
         "  --json      JSON (dump: one object per line)\n"
         "  --trips     stats: list each round trip's ops (> sent, < received)\n");
@@ -45,7 +66,9 @@ static void on_segment(void *arg, const fbw_seg *s)
     fbw_tcp_segment(arg, s);
 }
 
-static int run(const char *file, const fbw_report_opts *ro, const uint16_t *ports, size_t nports)
+/* rp: replay (the report decodes quietly and taps every packet into it), else dump or stats. */
+static int run(const char *file, const fbw_report_opts *ro, const uint16_t *ports, size_t nports,
+               fbw_replay *rp)
 {
     fbw_report *r = NULL;
     fbw_tcp *t = NULL;
@@ -65,11 +88,16 @@ static int run(const char *file, const fbw_report_opts *ro, const uint16_t *port
     }
     fbw_tcp_finish(t);
     int problems = fbw_report_finish(r, file, &sum);
+    if (rp && fbw_replay_finish(rp, r, &sum))
+        problems = problems ? problems : 1;
     fflush(ro->out);
     if (sum.truncated[0])
         fprintf(stderr, "fbwire-pcap: %s: capture truncated after frame %llu: %s\n", file,
                 (unsigned long long)sum.frames, sum.truncated);
-    if (problems)
+    if (problems && rp)
+        fprintf(stderr, "fbwire-pcap: %s: not everything could be decoded or replayed (above)\n",
+                file);
+    else if (problems)
         fprintf(stderr, "fbwire-pcap: %s: %d connection%s could not be decoded to the end\n", file,
                 problems, problems == 1 ? "" : "s");
     status = problems || sum.truncated[0] ? 1 : 0;
@@ -81,7 +109,83 @@ done:
     return status;
 }
 
-enum { O_PORT = 256, O_JSON, O_TRIPS, O_HELP };
+static int parse_connection(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < 1 || v > 1000000) {
+        fprintf(stderr, "fbwire-pcap: --connection must be a connection number (1, 2, ...), got "
+                        "\"%s\"\n",
+                s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* Replay needs --db unless it only lists; dump and stats take none of replay's options. */
+static int check_mode(int mode, const fbw_replay_opts *po, int replay_opts)
+{
+    if (mode != FBW_REPORT_QUIET && replay_opts) {
+        fprintf(stderr, "fbwire-pcap: --db, --user, --password, --wire-crypt, --connection and "
+                        "--list are replay options\n");
+        return -1;
+    }
+    if (mode == FBW_REPORT_QUIET && !po->list && !po->dsn) {
+        fprintf(stderr, "fbwire-pcap: replay needs --db DSN (or --list)\n");
+        return -1;
+    }
+    if (mode == FBW_REPORT_QUIET && po->list && (po->dsn || po->user || po->password)) {
+        fprintf(stderr, "fbwire-pcap: --list connects nowhere: no --db, --user or --password\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int mode_of(const char *cmd)
+{
+    return !strcmp(cmd, "stats")    ? FBW_REPORT_STATS
+           : !strcmp(cmd, "dump")   ? FBW_REPORT_DUMP
+           : !strcmp(cmd, "replay") ? FBW_REPORT_QUIET
+                                    : -1;
+}
+
+static int run_replay(const char *file, fbw_report_opts *ro, const uint16_t *ports, size_t nports,
+                      fbw_replay_opts *po)
+{
+    fbw_replay *rp = NULL;
+    po->json = ro->json;
+    po->out = ro->out;
+    if (fbw_replay_new(po, &rp) != FBW_OK) {
+        fprintf(stderr, "fbwire-pcap: out of memory\n");
+        return 2;
+    }
+    ro->tap = fbw_replay_tap;
+    ro->tap_arg = rp;
+    int status = run(file, ro, ports, nports, rp);
+    fbw_replay_free(rp);
+    return status;
+}
+
+static int parse_wire_crypt(const char *s, int *out)
+{
+    if (!strcmp(s, "disabled"))
+        *out = FBW_WIRE_CRYPT_DISABLED;
+    else if (!strcmp(s, "enabled"))
+        *out = FBW_WIRE_CRYPT_ENABLED;
+    else if (!strcmp(s, "required"))
+        *out = FBW_WIRE_CRYPT_REQUIRED;
+    else {
+        fprintf(stderr, "fbwire-pcap: --wire-crypt takes disabled, enabled or required\n");
+        return -1;
+    }
+    return 0;
+}
+
+enum {
+    O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT
+};
 
 int main(int argc, char **argv)
 {
@@ -89,19 +193,27 @@ int main(int argc, char **argv)
                                              {"json", no_argument, 0, O_JSON},
                                              {"trips", no_argument, 0, O_TRIPS},
                                              {"help", no_argument, 0, O_HELP},
+                                             {"db", required_argument, 0, O_DB},
+                                             {"user", required_argument, 0, O_USER},
+                                             {"password", required_argument, 0, O_PASSWORD},
+                                             {"connection", required_argument, 0, O_CONNECTION},
+                                             {"list", no_argument, 0, O_LIST},
+                                             {"wire-crypt", required_argument, 0, O_CRYPT},
                                              {0, 0, 0, 0}};
     uint16_t ports[MAX_PORTS] = {DEFAULT_PORT};
     size_t nports = 1;
     fbw_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
+    fbw_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED};
+    int replay_opts = 0;
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return 0;
     }
-    if (argc < 2 || (strcmp(argv[1], "dump") && strcmp(argv[1], "stats"))) {
+    if (argc < 2 || mode_of(argv[1]) < 0) {
         usage(stderr);
         return 2;
     }
-    ro.mode = !strcmp(argv[1], "stats") ? FBW_REPORT_STATS : FBW_REPORT_DUMP;
+    ro.mode = mode_of(argv[1]);
     argv++;
     argc--;
     for (int ch; (ch = getopt_long(argc, argv, "", longopts, NULL)) != -1;) {
@@ -122,6 +234,32 @@ int main(int argc, char **argv)
         case O_TRIPS:
             ro.trips = 1;
             break;
+        case O_DB:
+            po.dsn = optarg;
+            replay_opts = 1;
+            break;
+        case O_USER:
+            po.user = optarg;
+            replay_opts = 1;
+            break;
+        case O_PASSWORD:
+            po.password = optarg;
+            replay_opts = 1;
+            break;
+        case O_CONNECTION:
+            if (parse_connection(optarg, &po.connection))
+                return 2;
+            replay_opts = 1;
+            break;
+        case O_LIST:
+            po.list = 1;
+            replay_opts = 1;
+            break;
+        case O_CRYPT:
+            if (parse_wire_crypt(optarg, &po.wire_crypt))
+                return 2;
+            replay_opts = 1;
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -130,9 +268,12 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (optind != argc - 1) {
+    if (optind != argc - 1 || check_mode(ro.mode, &po, replay_opts) ||
+        (ro.trips && ro.mode == FBW_REPORT_QUIET)) {
         usage(stderr);
         return 2;
     }
-    return run(argv[optind], &ro, ports, nports);
+    if (ro.mode == FBW_REPORT_QUIET)
+        return run_replay(argv[optind], &ro, ports, nports, &po);
+    return run(argv[optind], &ro, ports, nports, NULL);
 }

@@ -7,7 +7,9 @@
 #ifndef FBW_PCAPTOOL_H
 #define FBW_PCAPTOOL_H
 
+#include "buf.h"
 #include "err.h"
+#include "stats.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -83,13 +85,23 @@ void fbw_tcp_free(fbw_tcp *t);
 
 /* ---- report.c ---- */
 
-enum fbw_report_mode { FBW_REPORT_DUMP, FBW_REPORT_STATS };
+/* QUIET decodes and keeps the statistics but prints nothing (replay.c prints its own report). */
+enum fbw_report_mode { FBW_REPORT_DUMP, FBW_REPORT_STATS, FBW_REPORT_QUIET };
+
+struct fbw_dec;
+struct fbw_pkt;
+/* Every decoded packet of connection conn_id (numbered as `stats` numbers them), with the decoder
+ * that produced it (for fbw_dec_answering, fbw_dec_message_format, fbw_dec_protocol). */
+typedef void (*fbw_report_tap)(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
+                               const struct fbw_pkt *p);
 
 typedef struct fbw_report_opts {
     int mode; /* enum fbw_report_mode */
     int json;
     int trips; /* stats: list each round trip's ops */
     FILE *out;
+    fbw_report_tap tap; /* optional */
+    void *tap_arg;
 } fbw_report_opts;
 
 typedef struct fbw_report fbw_report;
@@ -101,5 +113,22 @@ void fbw_report_sink(fbw_report *r, fbw_tcp_sink *sink);
  * connections that could not be decoded to their end. */
 int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *sum);
 void fbw_report_free(fbw_report *r);
+
+/* After fbw_report_finish: connection i (0-based; id is i + 1) as `stats` reports it. Pointers
+ * stay valid until fbw_report_free. */
+typedef struct fbw_report_conn {
+    int id;
+    const char *client, *server;
+    const fbw_stats *stats; /* the capture's round trips, packets and bytes */
+    const char *problem;    /* NULL, or why it could not be decoded to its end */
+    const char *encrypted;  /* NULL, or the wire crypt plugin after which nothing decodes */
+    int open_at_end;        /* the capture ended before the connection did */
+} fbw_report_conn;
+size_t fbw_report_count(const fbw_report *r);
+void fbw_report_conn_info(const fbw_report *r, size_t i, fbw_report_conn *out);
+
+/* A JSON string literal of p[0..n) (also for text output: control bytes never reach a
+ * terminal), cut with "..." after limit bytes (0: no limit). */
+void fbw_pcap_quote(fbw_buf *b, const uint8_t *p, size_t n, size_t limit);
 
 #endif

@@ -85,10 +85,9 @@ static size_t utf8_len(const uint8_t *p, size_t n)
     return len;
 }
 
-/* A JSON string literal (also used in text output, so control bytes never reach a terminal). */
-static void put_str(fbw_buf *b, const uint8_t *p, size_t n)
+void fbw_pcap_quote(fbw_buf *b, const uint8_t *p, size_t n, size_t limit)
 {
-    size_t max = n > MAX_TEXT ? MAX_TEXT : n;
+    size_t max = limit && n > limit ? limit : n;
     put(b, "\"");
     for (size_t i = 0; i < max;) {
         uint8_t ch = p[i];
@@ -113,6 +112,11 @@ static void put_str(fbw_buf *b, const uint8_t *p, size_t n)
     if (max < n)
         put(b, "...");
     put(b, "\"");
+}
+
+static void put_str(fbw_buf *b, const uint8_t *p, size_t n)
+{
+    fbw_pcap_quote(b, p, n, MAX_TEXT);
 }
 
 /* Fields of one dump line: key=value in text, "key":value in JSON. */
@@ -398,6 +402,8 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
     }
     if (r->o.trips)
         trip_note(pc, from_client, p->op);
+    if (r->o.tap)
+        r->o.tap(r->o.tap_arg, pc->id, pc->dec, from_client, p);
     if (r->o.mode == FBW_REPORT_DUMP) {
         fbw_buf line;
         fbw_buf_init(&line);
@@ -713,7 +719,7 @@ int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *su
         }
         putf(&b, "\ntotal: %zu connections, %d not decoded to the end\n", r->n, problems);
         stats_text(&b, &total, "total");
-    } else if (sum->truncated[0]) {
+    } else if (r->o.mode == FBW_REPORT_DUMP && sum->truncated[0]) {
         if (r->o.json) {
             putf(&b, "{\"event\":\"truncated\",\"frame\":%" PRIu64 ",\"message\":", sum->frames);
             put_str(&b, (const uint8_t *)sum->truncated, strlen(sum->truncated));
@@ -726,6 +732,23 @@ int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *su
     emit_buf(&b, r->o.out);
     fbw_buf_free(&b);
     return problems + (r->failed ? 1 : 0);
+}
+
+size_t fbw_report_count(const fbw_report *r)
+{
+    return r->n;
+}
+
+void fbw_report_conn_info(const fbw_report *r, size_t i, fbw_report_conn *out)
+{
+    const pconn *pc = r->c[i];
+    out->id = pc->id;
+    out->client = pc->client;
+    out->server = pc->server;
+    out->stats = &pc->stats;
+    out->problem = pc->problem ? pc->why : NULL;
+    out->encrypted = pc->crypt[0] ? pc->crypt : NULL;
+    out->open_at_end = pc->end == FBW_TCP_END_CAPTURE;
 }
 
 int fbw_report_new(const fbw_report_opts *o, fbw_report **out)

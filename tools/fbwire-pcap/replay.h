@@ -1,0 +1,35 @@
+/* replay.h - `fbwire-pcap replay`: rebuild each captured connection's SQL workload (workload.h)
+ * and either list it (--list, offline) or run it through fbwire's blocking client on one fbwire
+ * connection per captured one, then print the capture's round trips, packets and bytes (the
+ * figures `stats` prints) next to the replay's, per connection and in total.
+ *
+ * The capture is decoded once by report.c in quiet mode; its tap hands every packet to the
+ * workload of its connection. */
+#ifndef FBW_PCAP_REPLAY_H
+#define FBW_PCAP_REPLAY_H
+
+#include "pcaptool.h"
+
+typedef struct fbw_replay_opts {
+    const char *dsn;      /* --db; NULL only with list */
+    const char *user;     /* NULL: ISC_USER */
+    const char *password; /* NULL: ISC_PASSWORD; never printed */
+    int wire_crypt;       /* enum fbw_wire_crypt for the replay's connections */
+    int connection;       /* only this connection (1-based), 0 all */
+    int list;             /* print the workload, connect nowhere */
+    int json;
+    FILE *out;
+} fbw_replay_opts;
+
+typedef struct fbw_replay fbw_replay;
+
+int fbw_replay_new(const fbw_replay_opts *o, fbw_replay **out);
+void fbw_replay_free(fbw_replay *rp);
+/* The report tap (fbw_report_opts.tap, tap_arg = rp). */
+void fbw_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
+                    const struct fbw_pkt *p);
+/* After the report finished: list or replay, print, and return the exit status (0 every step
+ * replayed and everything decoded, 1 otherwise). */
+int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary *sum);
+
+#endif
