@@ -679,3 +679,51 @@ Test(pcap_replay, live_isql_and_fbwire_capture_replays_into_a_fresh_database, .t
     unlink(p);
     rmdir(tmp);
 }
+
+/* A statement that fails on replay is reported with Firebird's message and SQLSTATE, the replay
+ * goes on, and the exit status is 1: pcap/fb3_script.pcap replayed into a database that already
+ * has a table FBW_PCAP of another shape (CREATE, INSERT, SELECT and UPDATE fail; DROP works). */
+Test(pcap_replay, failing_statements_are_reported_and_the_replay_goes_on, .timeout = 60)
+{
+    fbw_servers s;
+    fbw_servers_require(&s);
+    const fbw_server *fb3 = &s.srv[FBW_SRV_FB3];
+    char dir[1024], db[1200], dsn[1600];
+    snprintf(dir, sizeof dir, "%s", fb3->db);
+    snprintf(db, sizeof db, "%s/fbwire_replay_fail_%d.fdb", dirname(dir), (int)getpid());
+    snprintf(dsn, sizeof dsn, "%s/%d:%s", fb3->host, fb3->port, db);
+    unlink(db);
+    create_db(&s, dsn);
+    const char *ddl[] = {"--user", s.user, "--password", s.password, dsn,
+                         "CREATE TABLE FBW_PCAP (X INTEGER);", NULL};
+    fbw_run c = fbw_run_tool(SQL_TOOL, ddl, NULL, 65536);
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    fbw_run_free(&c);
+
+    const char *argv[] = {"replay", PCAP_DIR "/fb3_script.pcap", "--db", dsn, "--user", s.user,
+                          "--password", s.password, "--json", NULL};
+    fbw_run r = pcap_tool(argv);
+    no_crash(&r, "failing replay");
+    cr_expect_eq(r.status, 1, "exit %d:\n%s%s", r.status, r.out, r.err);
+    cr_expect(strstr(r.out, "\"kind\":\"immediate\",\"stmt\":0,\"tx\":1,\"message\":"),
+              "the CREATE TABLE failure:\n%s", r.out);
+    cr_expect(strstr(r.out, "\"sqlstate\":\"42S01\""), "table exists: SQLSTATE 42S01:\n%s",
+              r.out);
+    cr_expect(strstr(r.out, "\"sqlstate\":\"42S22\""), "unknown column: SQLSTATE 42S22:\n%s",
+              r.out);
+    cr_expect(strstr(r.out, "\"replayed\":true"), "%s", r.out);
+    /* every step ran: 18 of them, the DROP at the end among the ones that worked */
+    cr_expect(strstr(r.out, "\"immediate\":{\"count\":2,\"failed\":1"), "%s", r.out);
+    cr_expect(strstr(r.out, "\"total\":{\"connections\":1,\"replayed\":1,\"steps\":18,"), "%s",
+              r.out);
+    fbw_run_free(&r);
+    /* the DROP TABLE at the end of the workload ran */
+    const char *q[] = {"--user", s.user, "--password", s.password, "--tsv", dsn,
+                       "SELECT COUNT(*) FROM RDB$RELATIONS WHERE RDB$RELATION_NAME = 'FBW_PCAP';",
+                       NULL};
+    c = fbw_run_tool(SQL_TOOL, q, NULL, 65536);
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cr_expect(strstr(c.out, "0\n"), "FBW_PCAP still exists: %s", c.out);
+    fbw_run_free(&c);
+    unlink(db);
+}

@@ -375,18 +375,30 @@ static int q_end(void *arg)
     }
 }
 
-/* Run queue(r) and wait. A fatal error ends the connection's replay; others are the step's. */
+/* Run queue(r) and wait. A fatal error ends the connection's replay (err: the client's error);
+ * any other code is fbwire refusing the request, and the object's own error (stmt, tx) says more. */
 static int run_step(run *r, int (*queue)(void *arg), fbw_err *err)
 {
     int rc = fbw_client_run(r->cl, queue, r);
     if (rc == FBW_OK)
         return FBW_OK;
-    *err = *fbw_client_error(r->cl);
-    if (fbw_is_fatal(rc) || fbw_conn_get_state(r->c) == FBW_CS_FAILED)
+    if (fbw_is_fatal(rc) || fbw_conn_get_state(r->c) == FBW_CS_FAILED) {
         r->broken = 1;
+        *err = *fbw_client_error(r->cl);
+    }
     if (!err->msg[0])
-        fbw_err_set(err, rc, "%s", fbw_rc_name(rc));
+        fbw_err_set(err, rc, "fbwire could not queue the request (%s)", fbw_rc_name(rc));
     return rc;
+}
+
+/* The step failed if the request could not run or the server refused it: obj is the request's
+ * own error record (statement, transaction, execute immediate result). */
+static void check(run *r, size_t i, int rc, const fbw_err *e, const fbw_err *obj, const char *what)
+{
+    if (obj->code)
+        add_failure(r, i, r->s, obj, what);
+    else if (rc)
+        add_failure(r, i, r->s, e, what);
 }
 
 static int need_stmt(run *r, size_t i, int prepared)
@@ -410,10 +422,8 @@ static void do_prepare(run *r, size_t i)
         add_failure(r, i, s, &e, "cannot allocate a statement");
         return;
     }
-    if (run_step(r, q_prepare, &e))
-        add_failure(r, i, s, &e, "prepare failed");
-    else if (fbw_stmt_error(r->st[s->stmt])->code)
-        add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "prepare failed");
+    int rc = run_step(r, q_prepare, &e);
+    check(r, i, rc, &e, fbw_stmt_error(r->st[s->stmt]), "prepare failed");
 }
 
 /* The captured values as the replayed statement describes its parameters (text in between, so a
@@ -461,10 +471,8 @@ static void do_execute(run *r, size_t i)
         return;
     fbw_err e;
     fbw_err_clear(&e);
-    if (run_step(r, q_execute, &e))
-        add_failure(r, i, s, &e, "execute failed");
-    else if (fbw_stmt_error(r->st[s->stmt])->code)
-        add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "execute failed");
+    int rc = run_step(r, q_execute, &e);
+    check(r, i, rc, &e, fbw_stmt_error(r->st[s->stmt]), "execute failed");
     fbw_stmt_clear_rows(r->st[s->stmt]);
 }
 
@@ -479,8 +487,9 @@ static void do_fetch(run *r, size_t i)
     fbw_err_clear(&e);
     while (!fbw_stmt_eof(st) && !fbw_stmt_error(st)->code) {
         fbw_stmt_clear_rows(st);
-        if (run_step(r, q_fetch, &e)) {
-            add_failure(r, i, s, &e, "fetch failed");
+        int rc = run_step(r, q_fetch, &e);
+        if (rc) {
+            check(r, i, rc, &e, fbw_stmt_error(st), "fetch failed");
             return;
         }
         if (!fbw_stmt_row_count(st) && !fbw_stmt_eof(st))
@@ -528,10 +537,8 @@ static void do_end(run *r, size_t i)
     fbw_err_clear(&t->err);
     fbw_err e;
     fbw_err_clear(&e);
-    if (run_step(r, q_end, &e))
-        add_failure(r, i, s, t->err.code ? &t->err : &e, "transaction end failed");
-    else if (t->err.code)
-        add_failure(r, i, s, &t->err, "transaction end failed");
+    int rc = run_step(r, q_end, &e);
+    check(r, i, rc, &e, &t->err, "transaction end failed");
 }
 
 static void do_immediate(run *r, size_t i)
@@ -539,10 +546,8 @@ static void do_immediate(run *r, size_t i)
     fbw_err e;
     fbw_err_clear(&e);
     memset(&r->res, 0, sizeof r->res);
-    if (run_step(r, q_immediate, &e))
-        add_failure(r, i, r->s, &e, "execute immediate failed");
-    else if (r->res.err.code)
-        add_failure(r, i, r->s, &r->res.err, "execute immediate failed");
+    int rc = run_step(r, q_immediate, &e);
+    check(r, i, rc, &e, &r->res.err, "execute immediate failed");
 }
 
 /* Starts whose reply has arrived by now: report the ones the server refused. */
