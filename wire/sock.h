@@ -1,6 +1,6 @@
 /* sock.h - small blocking TCP layer with deadlines for the blocking client (client.c).
  *
- * Resolve + connect with a timeout, send-all and receive-some with poll() deadlines, the monotonic
+ * Resolve + connect with a timeout, send-all and receive-some with deadlines, the monotonic
  * clock and the local host/user names for op_connect. This is the only file that includes the
  * socket headers; the protocol core never calls it. No protocol knowledge, no buffering, no TLS. */
 #ifndef FBW_SOCK_H
@@ -13,6 +13,7 @@
 
 typedef struct fbw_sock {
     int fd;         /* -1 when closed */
+    int recv_timeout_ms; /* SO_RCVTIMEO as set, 0 = none */
     char peer[128]; /* "host:port" as connected, for messages */
 } fbw_sock;
 
@@ -24,7 +25,8 @@ void fbw_sock_init(fbw_sock *s);
 /* Resolve host (name, IPv4 or IPv6 literal without brackets) and port (number or service name;
  * "gds_db" missing from /etc/services falls back to 3050 like fbclient) and try each address in
  * turn, each with a non-blocking connect bounded by timeout_ms (< 0: no limit). The connected
- * socket is left non-blocking, with TCP_NODELAY and SO_KEEPALIVE set.
+ * socket is blocking (waits are bounded by SO_RCVTIMEO and poll), with TCP_NODELAY and
+ * SO_KEEPALIVE set.
  * Returns FBW_OK; FBW_E_USAGE (already open, bad host or service name; the resolver's text is in
  * the message), FBW_E_IO (errno kept; "connection refused to 127.0.0.1:3059"), FBW_E_TIMEOUT. */
 int fbw_sock_connect(fbw_sock *s, const char *host, const char *port, int timeout_ms, fbw_err *err);
