@@ -4,6 +4,8 @@
 #include "err.h"
 
 #include <openssl/crypto.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +59,29 @@ int fbw_buf_append(fbw_buf *b, const void *p, size_t n)
         return rc;
     memcpy(b->data + b->len, p, n);
     b->len += n;
+    return FBW_OK;
+}
+
+int fbw_buf_puts(fbw_buf *b, const char *s)
+{
+    return fbw_buf_append(b, s, strlen(s));
+}
+
+int fbw_buf_printf(fbw_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return FBW_E_USAGE;
+    int rc = fbw_buf_reserve(b, (size_t)n + 1); /* vsnprintf writes a NUL past the text */
+    if (rc)
+        return rc;
+    va_start(ap, fmt);
+    vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
     return FBW_OK;
 }
 

@@ -6,6 +6,8 @@
 #ifndef FBW_BUF_H
 #define FBW_BUF_H
 
+#include "err.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +25,9 @@ void fbw_buf_wipe_free(fbw_buf *b);
 /* Ensure room for `extra` more bytes after len (may compact). Returns FBW_OK or FBW_E_NOMEM. */
 int fbw_buf_reserve(fbw_buf *b, size_t extra);
 int fbw_buf_append(fbw_buf *b, const void *p, size_t n);
+/* Append text: a C string, or printf-style output of any length (no terminating NUL). */
+int fbw_buf_puts(fbw_buf *b, const char *s);
+int fbw_buf_printf(fbw_buf *b, const char *fmt, ...) FBW_PRINTF(2, 3);
 /* Pointer to the readable region and its size. */
 static inline const uint8_t *fbw_buf_head(const fbw_buf *b) { return b->data + b->start; }
 static inline size_t fbw_buf_avail(const fbw_buf *b) { return b->len - b->start; }

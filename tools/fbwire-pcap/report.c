@@ -49,22 +49,9 @@ struct fbw_report {
 
 /* ---- text helpers ---- */
 
-static void put(fbw_buf *b, const char *s)
-{
-    fbw_buf_append(b, s, strlen(s));
-}
-
-static void putf(fbw_buf *b, const char *fmt, ...) FBW_PRINTF(2, 3);
-static void putf(fbw_buf *b, const char *fmt, ...)
-{
-    char tmp[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        fbw_buf_append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
+/* Text output goes into fbw_bufs (wire/buf.h); an append that runs out of memory loses its text. */
+#define put(b, s) ((void)fbw_buf_puts((b), (s)))
+#define putf(b, ...) ((void)fbw_buf_printf((b), __VA_ARGS__))
 
 /* Write a finished buffer (an empty one has no data pointer at all). */
 static void emit_buf(const fbw_buf *b, FILE *out)
