@@ -4,23 +4,27 @@
 # per workload and server.
 #
 #   tools/fbwire-report/measure.sh OUTDIR [--server fb3|fb4]... [--time S] [--threads N]
-#                                  [--only script,...]
+#                                  [--runs N] [--only script,...]
 #
 # Needs scripts/fb-servers.sh servers, sysbench, a build with libfbwire-sysbench.so and
 # fbwire-report (the newest in build*/, or FBWIRE_SYSBENCH_LIB / FBWIRE_REPORT). Each workload gets
 # fresh tables (prepare through fbwire), then runs with fbclient per-statement (the baseline),
 # fbclient shared, fbwire shared and fbwire pipelined, on the same server, one after the other.
+# With --runs N (default 1) that round of four is repeated N times; each case's table and chart use
+# its run with the median TPS, and OUTDIR/summary.tsv has every case's median, lowest and highest
+# TPS and its round trips per event (exact: the same in every run).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 OUT=${1:?usage: measure.sh OUTDIR [--server fb3|fb4]... [--time S] [--threads N]}; shift
-SERVERS=() TIME=5 THREADS=2 ONLY=""
+SERVERS=() TIME=5 THREADS=2 ONLY="" RUNS=1
 while [ $# -gt 0 ]; do
   case $1 in
     --server) SERVERS+=("$2"); shift 2 ;;
     --time) TIME=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -32,6 +36,7 @@ REPORT=${FBWIRE_REPORT:-$(pick tools/fbwire-report)}
 set -a; . "${FBWIRE_STATE:-$REPO/.fbwire}/servers.env"; set +a
 export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD
 mkdir -p "$OUT"
+printf 'server\tworkload\tcase\trt_per_event\ttps_median\ttps_min\ttps_max\truns\n' >"$OUT/summary.tsv"
 SCRIPTS=(oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_insert oltp_delete
          oltp_update_index oltp_update_non_index select_random_points select_random_ranges bulk_insert)
 CASES=("fbclient per-statement" "fbclient shared" "fbwire shared" "fbwire pipelined")
@@ -49,15 +54,43 @@ for server in "${SERVERS[@]}"; do
     }
     : >"$OUT/$server-$script-setup.log"
     fresh
+    for ((r = 1; r <= RUNS; r++)); do
+      for c in "${CASES[@]}"; do
+        set -- $c
+        tag="$server-$script-$1-$2-r$r"
+        [ "$script" != bulk_insert ] || fresh # its rows would collide with the previous run's
+        "$REPO/tools/fbwire-sysbench" "$script" --db-driver="$1" --"$1"-db="$DSN" --"$1"-autocommit="$2" \
+          --tables=2 --table-size=1000 --threads="$THREADS" --time="$TIME" --"$1"-report="$OUT/$tag.json" run \
+          >"$OUT/$tag.log" 2>&1 && [ -f "$OUT/$tag.json" ] ||
+          echo "$server $script $1 $2 run $r: failed (see $OUT/$tag.log)" >&2
+      done
+    done
     files=()
     for c in "${CASES[@]}"; do
       set -- $c
-      json="$OUT/$server-$script-$1-$2.json"
-      [ "$script" != bulk_insert ] || fresh # its rows would collide with the previous run's
-      "$REPO/tools/fbwire-sysbench" "$script" --db-driver="$1" --"$1"-db="$DSN" --"$1"-autocommit="$2" \
-        --tables=2 --table-size=1000 --threads="$THREADS" --time="$TIME" --"$1"-report="$json" run \
-        >"$OUT/$server-$script-$1-$2.log" 2>&1 && [ -f "$json" ] && files+=("$json") ||
-        echo "$server $script $1 $2: run failed (see $OUT/$server-$script-$1-$2.log)" >&2
+      # The run with the median TPS stands for the case; the summary keeps the spread.
+      med=$(/usr/bin/python3 - "$OUT" "$server" "$script" "$1" "$2" "$RUNS" <<'PY'
+import glob, json, statistics, sys
+out, server, script, drv, mode, runs = sys.argv[1:7]
+runs_ = []
+for r in range(1, int(runs) + 1):
+    path = "%s/%s-%s-%s-%s-r%d.json" % (out, server, script, drv, mode, r)
+    try:
+        runs_.append((json.load(open(path))["tps"], path))
+    except (OSError, ValueError, KeyError):
+        pass
+if runs_:
+    runs_.sort()
+    tps, path = runs_[(len(runs_) - 1) // 2]
+    d = json.load(open(path))
+    with open("%s/summary.tsv" % out, "a") as f:
+        f.write("%s\t%s\t%s %s\t%.3f\t%.1f\t%.1f\t%.1f\t%d\n" % (server, script, drv, mode,
+                d["round_trips_per_event"], statistics.median(t for t, _ in runs_),
+                runs_[0][0], runs_[-1][0], len(runs_)))
+    print(path)
+PY
+)
+      [ -n "$med" ] && files+=("$med")
     done
     "$REPO/tools/fbwire-sysbench" "$script" "${setup[@]}" cleanup >>"$OUT/$server-$script-setup.log" 2>&1
     [ ${#files[@]} -gt 0 ] || continue
