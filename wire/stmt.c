@@ -407,6 +407,18 @@ static int on_records(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
     return settle(s, rc);
 }
 
+/* op_info_sql for the affected-row counts, queued right behind an execute on handle h. */
+static int queue_records(fbw_stmt *s, uint16_t h)
+{
+    static const uint8_t items[] = {FBW_INFO_SQL_RECORDS, FBW_INFO_END};
+    fbw_pkt q = {.op = FBW_OP_INFO_SQL};
+    q.u.info.object = h;
+    q.u.info.items.p = items;
+    q.u.info.items.n = sizeof items;
+    q.u.info.buffer_length = 64;
+    return request(s, &q, on_records);
+}
+
 static uint32_t fetch_size(const fbw_stmt *s)
 {
     if (s->fetch_size)
@@ -539,15 +551,8 @@ int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned 
     } else {
         s->eof = 1;
     }
-    if (rc == FBW_OK && (flags & FBW_EXEC_COUNT) && !cursor) {
-        static const uint8_t items[] = {FBW_INFO_SQL_RECORDS, FBW_INFO_END};
-        fbw_pkt q = {.op = FBW_OP_INFO_SQL};
-        q.u.info.object = h;
-        q.u.info.items.p = items;
-        q.u.info.items.n = sizeof items;
-        q.u.info.buffer_length = 64;
-        rc = request(s, &q, on_records);
-    }
+    if (rc == FBW_OK && (flags & FBW_EXEC_COUNT) && !cursor)
+        rc = queue_records(s, h);
     return rc;
 }
 
@@ -574,15 +579,8 @@ int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags)
     s->exec_tx = tx;
     s->exec_tr_sent = tr;
     rc = request(s, &p, on_execute);
-    if (rc == FBW_OK && (flags & FBW_EXEC_COUNT)) {
-        static const uint8_t items[] = {FBW_INFO_SQL_RECORDS, FBW_INFO_END};
-        fbw_pkt q = {.op = FBW_OP_INFO_SQL};
-        q.u.info.object = h;
-        q.u.info.items.p = items;
-        q.u.info.items.n = sizeof items;
-        q.u.info.buffer_length = 64;
-        rc = request(s, &q, on_records);
-    }
+    if (rc == FBW_OK && (flags & FBW_EXEC_COUNT))
+        rc = queue_records(s, h);
     return rc;
 }
 
