@@ -7,6 +7,7 @@
  * prepare, a point SELECT executed 50 times, detach) and the per-op packet and byte counts and
  * round trips fbw_conn_stats kept must equal what fbwire-pcap decodes from the capture. It needs
  * root (tcpdump) and the FB4 server; it is skipped when not root. */
+#include "capture.h"
 #include "servers.h"
 
 #include <criterion/criterion.h>
@@ -655,31 +656,15 @@ Test(pcap, live_stats_equal_the_capture, .timeout = 120)
     snprintf(dsn, sizeof dsn, "127.0.0.2/%d:%s", port, s.srv[FBW_SRV_FB4].db);
     char errlog[700];
     snprintf(errlog, sizeof errlog, "%s/tcpdump.err", tmp);
-    char *targv[] = {"tcpdump",          "-i", "lo", "-s",   "0", "-B", "65536", "-U",
-                     "--immediate-mode", "-w", file, filter, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 2, errlog, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t td;
-    int rc = posix_spawnp(&td, "tcpdump", &fa, NULL, targv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    cr_assert_eq(rc, 0, "cannot start tcpdump: %s", strerror(rc));
-    for (int i = 0; i < 200; i++) { /* until it says it is listening */
-        blob e = slurp(errlog);
-        int ready = strstr(e.p, "listening on") != NULL;
-        free(e.p);
-        if (ready)
-            break;
-        usleep(20000);
-    }
+    pid_t td = fbw_tcpdump_start(file, filter, errlog);
+    cr_assert_neq(td, -1, "cannot start tcpdump: %s", strerror(errno));
 
     fbw_client_opts o;
     fbw_servers_client_opts(&s, &o);
     o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
     live l;
     fbw_err err;
-    rc = fbw_client_connect(dsn, &o, &l.cl, &err);
+    int rc = fbw_client_connect(dsn, &o, &l.cl, &err);
     cr_assert_eq(rc, FBW_OK, "connect %s: %s", dsn, err.msg);
     int cport = client_port(port);
     fbw_conn *c = fbw_client_conn(l.cl);
@@ -704,10 +689,7 @@ Test(pcap, live_stats_equal_the_capture, .timeout = 120)
     cr_assert_eq(fbw_client_wait(l.cl), FBW_OK); /* also writes op_disconnect */
     fbw_stats live_stats = *fbw_conn_stats(c);
     fbw_client_close(l.cl);
-    usleep(500000);
-    kill(td, SIGINT);
-    int st;
-    waitpid(td, &st, 0);
+    fbw_tcpdump_stop(td);
     cr_assert_gt(cport, 0, "could not find the client's socket");
 
     char portarg[16];

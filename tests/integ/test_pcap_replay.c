@@ -11,6 +11,7 @@
  * must hold the same rows, and the capture figures the replay prints must be those `stats`
  * prints for the same file. */
 #include "run_tool.h"
+#include "capture.h"
 #include "servers.h"
 
 #include <criterion/criterion.h>
@@ -458,32 +459,6 @@ static void isql_session(const fbw_servers *s, const char *tmp, const char *dsn)
     free(text);
 }
 
-static pid_t start_tcpdump(const char *file, const char *filter, const char *errlog)
-{
-    char *argv[] = {"tcpdump", "-i", "lo", "-s", "0", "-B", "65536", "-U", "--immediate-mode",
-                    "-w", (char *)file, (char *)filter, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 2, errlog, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t td;
-    int rc = posix_spawnp(&td, "tcpdump", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    cr_assert_eq(rc, 0, "cannot start tcpdump: %s", strerror(rc));
-    for (int i = 0; i < 200; i++) { /* until it says it is listening */
-        char buf[512] = "";
-        FILE *f = fopen(errlog, "r");
-        if (f) {
-            size_t n = fread(buf, 1, sizeof buf - 1, f);
-            buf[n] = 0;
-            fclose(f);
-        }
-        if (strstr(buf, "listening on"))
-            break;
-        usleep(20000);
-    }
-    return td;
-}
 
 /* Create an empty database through fbwire-sql. */
 static void create_db(const fbw_servers *s, const char *dsn)
@@ -572,13 +547,11 @@ Test(pcap_replay, live_isql_and_fbwire_capture_replays_into_a_fresh_database, .t
     snprintf(errlog, sizeof errlog, "%s/tcpdump.err", tmp);
     snprintf(filter, sizeof filter, "tcp port %d", fb3->port);
     snprintf(port, sizeof port, "%d", fb3->port);
-    pid_t td = start_tcpdump(raw, filter, errlog);
+    pid_t td = fbw_tcpdump_start(raw, filter, errlog);
+    cr_assert_neq(td, -1, "cannot start tcpdump: %s", strerror(errno));
     isql_session(&s, tmp, src_dsn);
     fbwire_session(&s, src_dsn);
-    usleep(500000);
-    kill(td, SIGINT);
-    int st;
-    waitpid(td, &st, 0);
+    fbw_tcpdump_stop(td);
 
     /* Keep only our two connections (others may use the same server meanwhile). */
     const char *dump_argv[] = {"dump", "--port", port, raw, NULL};
