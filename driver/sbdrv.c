@@ -382,6 +382,7 @@ static sbconn *conn_of(const sb_conn *con)
 #define ISC_IO_ERROR 335544344u
 #define ISC_IO_OPEN_ERR 335544734u
 #define ISC_LOGIN 335544472u
+#define ISC_LOGIN_ERROR 335545106u /* e.g. no plugin of the client's list is in AuthServer */
 #define ISC_WIRECRYPT_INCOMPATIBLE 335545064u
 #define ISC_MISS_WIRECRYPT 335545065u
 #define ISC_WIRECRYPT_PLUGIN 335545067u
@@ -418,7 +419,7 @@ static void connect_hint(const fbw_sbdrv *d, const fbw_err *e, char *out, size_t
     else if (has_gds(e, ISC_WIRECRYPT_PLUGIN) || e->code == FBW_E_CRYPT)
         snprintf(out, cap, " (no wire crypt plugin both sides support: try --%s-wire-crypt="
                  "disabled if the server allows it)", p);
-    else if (has_gds(e, ISC_LOGIN) || e->code == FBW_E_AUTH)
+    else if (has_gds(e, ISC_LOGIN) || has_gds(e, ISC_LOGIN_ERROR) || e->code == FBW_E_AUTH)
         snprintf(out, cap,
                  " (check --%s-user and --%s-password or ISC_USER/ISC_PASSWORD; and that "
                  "--%s-auth (now %s) names a plugin of the server's AuthServer list)",
