@@ -72,3 +72,8 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set_tests_properties(sysbench_rt_accounting PROPERTIES LABELS sysbench TIMEOUT 900
                        SKIP_RETURN_CODE 77)
 endif()
+
+# libfbwire installed into a scratch prefix: exports, headers, the docs/library.md example built
+# with pkg-config and find_package(fbwire) and run against FB3 and FB4.
+add_test(NAME package_library COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/package/library.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(package_library PROPERTIES LABELS integ TIMEOUT 300)
