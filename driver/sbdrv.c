@@ -146,7 +146,7 @@ static fbw_sb_host HOST;
          SB_ARG_TYPE_STRING, NULL},                                                             \
         {P "-create-db", "create the database when it does not exist (never an existing one)", \
          "off", SB_ARG_TYPE_BOOL, NULL},                                                        \
-        {P "-page-size", "page size of a database that -create-db creates (0: server default)", \
+        {P "-page-size", "page size of a database that create-db creates (0: server default)", \
          "0", SB_ARG_TYPE_INT, NULL},                                                           \
         {NULL, NULL, NULL, SB_ARG_TYPE_NULL, NULL},                                             \
     }
