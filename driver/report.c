@@ -315,6 +315,12 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
     fprintf(f, "Firebird wire statistics (%s driver, autocommit %s):\n", str(run->driver, "?"),
             str(run->autocommit, "?"));
     print_facts(f, run);
+    if (run->facts.unmeasured) { /* zeros here would read as measured figures */
+        fprintf(f, "    round trips, packets, bytes:         not available (no wire statistics for this run)\n"
+                   "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n\n",
+                t.cpu_us_per_event, t.cpu_us_per_execution);
+        return;
+    }
     fprintf(f, "    round trips per event:               %.3f\n", t.rt_per_event);
     if (run->facts.socket_level) /* op_transaction is inside the ciphertext */
         fprintf(f, "    round trips per transaction:         not available (encrypted session)\n");
@@ -454,7 +460,7 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                              "compression", tri_json(x->compression), "lazy_send", tri_json(x->lazy_send),
                              "autocommit", jstr(run->autocommit), "isolation", jstr(run->isolation),
                              "note", x->note[0] ? json_string(x->note) : json_null(),
-                             "counted_at", x->socket_level ? "socket" : "packets");
+                             "counted_at", x->unmeasured ? "none" : x->socket_level ? "socket" : "packets");
     int sock = x->socket_level; /* op_transaction is inside the ciphertext then */
     json_t *tot = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:f, s:o, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
                             "round_trips", (json_int_t)t.round_trips,
@@ -474,11 +480,12 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                             "bytes_received", (json_int_t)a->ops.bytes_received,
                             "wire_bytes_sent", (json_int_t)a->ops.wire_bytes_sent,
                             "wire_bytes_received", (json_int_t)a->ops.wire_bytes_received);
-    return json_pack("{s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
                      "format", "fbwire-report/1", "driver", jstr(run->driver),
                      "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),
                      "protocol", x->protocol > 0 ? json_integer(x->protocol) : json_null(),
-                     "round_trips_per_event", t.rt_per_event, "tps", t.tps, "qps", t.qps,
+                     "round_trips_per_event", x->unmeasured ? json_null() : json_real(t.rt_per_event),
+                     "tps", t.tps, "qps", t.qps,
                      "run", runj, "connection", conn, "totals", tot, "classes", classes,
                      "ops", ops_json(a), "intervals", intervals_json(run));
 }
