@@ -45,10 +45,12 @@ typedef struct fbw_be_conf {
     fbw_autocommit autocommit;
     unsigned restart_statements; /* FBW_AC_SHARED: restart after this many statements (0 = never) */
     unsigned restart_ms;         /* FBW_AC_SHARED: restart after this many ms (0 = never) */
-    const char *wire_crypt;   /* "disabled" | "enabled" | "required" */
+    const char *wire_crypt;   /* "disabled" | "enabled" | "required" (default "enabled") */
     int compress;             /* request wire compression */
     const char *auth;         /* client auth plugin list, "" = client default */
     int debug;                /* log extra detail to stderr */
+    int create_db;            /* sbdrv.c: create the database when the attach finds none */
+    int page_size;            /* create: page size in bytes, 0 = server default */
 } fbw_be_conf;
 
 /* A fully fetched result. Cells are row-major; a cell's bytes live in `arena` at `off`.
@@ -102,6 +104,9 @@ typedef struct fbw_backend {
     int (*global_init)(fbw_err *err);
     /* Attach. *out stays NULL on failure. */
     int (*connect)(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err);
+    /* Create the database (conf->page_size) and stay attached to it, like connect. Fails when
+     * the file exists: the server never overwrites a database. */
+    int (*create)(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err);
     /* Roll back any open transaction, detach and free. Never fails; also frees a connection
      * whose attachment is already lost. All statements must have been closed before. */
     void (*disconnect)(fbw_be_conn *c);

@@ -63,8 +63,8 @@ enum {
 };
 enum { SQLDA_VERSION1 = 1, SQL_DIALECT_V6 = 3, DSQL_CLOSE = 1, DSQL_DROP = 2 };
 enum {
-    DPB_VERSION1 = 1, DPB_USER_NAME = 28, DPB_PASSWORD = 29, DPB_SQL_DIALECT = 63,
-    DPB_CONFIG = 87
+    DPB_VERSION1 = 1, DPB_PAGE_SIZE = 4, DPB_USER_NAME = 28, DPB_PASSWORD = 29,
+    DPB_SQL_DIALECT = 63, DPB_CONFIG = 87
 };
 enum {
     TPB_VERSION3 = 3, TPB_CONSISTENCY = 1, TPB_CONCURRENCY = 2, TPB_WAIT = 6, TPB_NOWAIT = 7,
@@ -85,6 +85,8 @@ enum { ARG_END = 0, ARG_GDS = 1, ARG_CSTRING = 3 };
 typedef struct fbclient_api {
     isc_status (*attach)(isc_status *, short, const char *, isc_handle *, short, const char *);
     isc_status (*detach)(isc_status *, isc_handle *);
+    isc_status (*create)(isc_status *, short, const char *, isc_handle *, short, const char *,
+                         short);
     isc_status (*start_multiple)(isc_status *, isc_handle *, short, void *);
     isc_status (*commit)(isc_status *, isc_handle *);
     isc_status (*rollback)(isc_status *, isc_handle *);
@@ -168,6 +170,7 @@ static void load_lib(void)
     fbclient_api *a = &LIB.api;
     *(void **)&a->attach = sym(h, "isc_attach_database", &LIB);
     *(void **)&a->detach = sym(h, "isc_detach_database", &LIB);
+    *(void **)&a->create = sym(h, "isc_create_database", &LIB);
     *(void **)&a->start_multiple = sym(h, "isc_start_multiple", &LIB);
     *(void **)&a->commit = sym(h, "isc_commit_transaction", &LIB);
     *(void **)&a->rollback = sym(h, "isc_rollback_transaction", &LIB);
@@ -390,11 +393,14 @@ static size_t dpb_put(char *dpb, size_t n, size_t cap, int tag, const char *v, s
     return n + len;
 }
 
-static int build_dpb(const fbw_be_conf *f, char *dpb, size_t cap, size_t *len, fbw_err *err)
+static int build_dpb(const fbw_be_conf *f, int create, char *dpb, size_t cap, size_t *len,
+                     fbw_err *err)
 {
     static const char dialect[4] = {SQL_DIALECT_V6, 0, 0, 0};
+    const char page[4] = {(char)(f->page_size & 0xff), (char)((f->page_size >> 8) & 0xff),
+                          (char)((f->page_size >> 16) & 0xff), 0};
     char config[300];
-    const char *crypt = f->wire_crypt && f->wire_crypt[0] ? f->wire_crypt : "disabled";
+    const char *crypt = f->wire_crypt && f->wire_crypt[0] ? f->wire_crypt : "enabled";
     int cn = snprintf(config, sizeof config, "WireCrypt = %s\nWireCompression = %s%s%s", crypt,
                       f->compress ? "true" : "false", f->auth && f->auth[0] ? "\nAuthClient = " : "",
                       f->auth && f->auth[0] ? f->auth : "");
@@ -407,6 +413,8 @@ static int build_dpb(const fbw_be_conf *f, char *dpb, size_t cap, size_t *len, f
         n = dpb_put(dpb, n, cap, DPB_SQL_DIALECT, dialect, sizeof dialect);
     if (n && cn > 0)
         n = dpb_put(dpb, n, cap, DPB_CONFIG, config, (size_t)cn);
+    if (n && create && f->page_size > 0)
+        n = dpb_put(dpb, n, cap, DPB_PAGE_SIZE, page, sizeof page);
     if (n == 0)
         return fbw_err_set(err, FBW_E_USAGE,
                            "fbclient: user, password or auth list longer than 255 bytes");
@@ -414,7 +422,8 @@ static int build_dpb(const fbw_be_conf *f, char *dpb, size_t cap, size_t *len, f
     return FBW_OK;
 }
 
-static int fbc_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+/* Attach, or with create set create the database (isc_create_database never overwrites). */
+static int open_db(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw_err *err)
 {
     *out = NULL;
     int rc = fbc_global_init(err);
@@ -427,13 +436,16 @@ static int fbc_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
     build_tpbs(c);
     char dpb[1024];
     size_t dpb_len = 0;
-    rc = build_dpb(conf, dpb, sizeof dpb, &dpb_len, err);
+    rc = build_dpb(conf, create, dpb, sizeof dpb, &dpb_len, err);
     if (rc == FBW_OK) {
         isc_status st[STATUS_LEN];
         size_t dbl = strlen(conf->db);
         if (dbl > 32767)
             rc = fbw_err_set(err, FBW_E_USAGE, "fbclient: connection string too long");
-        else if (API->attach(st, (short)dbl, conf->db, &c->db, (short)dpb_len, dpb) &&
+        else if (create && API->create(st, (short)dbl, conf->db, &c->db, (short)dpb_len, dpb, 0) &&
+                 has_error(st))
+            rc = status_err(st, err, "create database");
+        else if (!create && API->attach(st, (short)dbl, conf->db, &c->db, (short)dpb_len, dpb) &&
                  has_error(st))
             rc = status_err(st, err, "attach");
     }
@@ -444,6 +456,16 @@ static int fbc_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
     }
     *out = c;
     return FBW_OK;
+}
+
+static int fbc_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+{
+    return open_db(conf, 0, out, err);
+}
+
+static int fbc_create(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+{
+    return open_db(conf, 1, out, err);
 }
 
 static void fbc_disconnect(fbw_be_conn *c)
@@ -959,6 +981,7 @@ const fbw_backend fbw_backend_fbclient = {
     .name = "fbclient",
     .global_init = fbc_global_init,
     .connect = fbc_connect,
+    .create = fbc_create,
     .disconnect = fbc_disconnect,
     .begin = fbc_begin,
     .commit = fbc_commit,

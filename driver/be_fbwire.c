@@ -118,7 +118,7 @@ static int fbwire_global_init(fbw_err *err)
     return FBW_OK;
 }
 
-static int fbwire_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+static int open_conn(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw_err *err)
 {
     *out = NULL;
     fbw_be_conn *c = calloc(1, sizeof *c);
@@ -132,10 +132,12 @@ static int fbwire_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *e
     o.conn.auth_list = conf->auth && conf->auth[0] ? conf->auth : NULL;
     o.conn.compress = conf->compress;
     o.conn.process_name = "sysbench";
-    const char *wc = conf->wire_crypt ? conf->wire_crypt : "disabled";
-    o.conn.wire_crypt = !strcmp(wc, "required") ? FBW_WIRE_CRYPT_REQUIRED
-                        : !strcmp(wc, "enabled") ? FBW_WIRE_CRYPT_ENABLED
-                                                 : FBW_WIRE_CRYPT_DISABLED;
+    const char *wc = conf->wire_crypt ? conf->wire_crypt : "enabled";
+    o.conn.wire_crypt = !strcasecmp(wc, "required")   ? FBW_WIRE_CRYPT_REQUIRED
+                        : !strcasecmp(wc, "disabled") ? FBW_WIRE_CRYPT_DISABLED
+                                                      : FBW_WIRE_CRYPT_ENABLED;
+    o.conn.create = create;
+    o.conn.page_size = conf->page_size;
     int rc = fbw_client_connect(conf->db, &o, &c->cl, err);
     if (rc) {
         free(c);
@@ -158,6 +160,16 @@ static int fbwire_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *e
     fbw_buf_init(&c->text);
     *out = c;
     return FBW_OK;
+}
+
+static int fbwire_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+{
+    return open_conn(conf, 0, out, err);
+}
+
+static int fbwire_create(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+{
+    return open_conn(conf, 1, out, err);
 }
 
 static int tx_live(const fbw_tx *t) { return t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE; }
@@ -929,6 +941,7 @@ const fbw_backend fbw_backend_fbwire = {
     .name = "fbwire",
     .global_init = fbwire_global_init,
     .connect = fbwire_connect,
+    .create = fbwire_create,
     .disconnect = fbwire_disconnect,
     .begin = fbwire_begin,
     .commit = fbwire_commit,

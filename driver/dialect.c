@@ -133,6 +133,10 @@ static void sb_put(sbuf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
+    if (n >= SIZE_MAX / 4 - b->len) { /* the growth below must not wrap */
+        b->oom = 1;
+        return;
+    }
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + n + 1)

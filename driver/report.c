@@ -248,12 +248,18 @@ static void print_facts(FILE *f, const fbw_rep_run *run)
             tri(x->compression), tri(x->lazy_send));
     if (x->note[0])
         fprintf(f, "    note:                                %s\n", x->note);
+    if (x->socket_level)
+        fprintf(f, "    note:                                wire crypt %s: the tap sees ciphertext, so round trips,\n"
+                   "                                         packets (send/recv calls) and bytes are counted at the socket;\n"
+                   "                                         op-level detail needs --%s-wire-crypt=disabled\n",
+                str(x->wire_crypt, "?"), str(run->driver, "fbclient"));
 }
 
-static void print_classes(FILE *f, const fbw_rep_acc *a)
+static void print_classes(FILE *f, const fbw_rep_acc *a, int socket_level)
 {
     fprintf(f, "\n    %-18s %10s %8s %9s %21s %12s %12s %12s\n", "statement class", "execs", "rt/exec",
-            "pkts/exec", "bytes/exec out/in", "wait mean ms", "wait p95 ms", "cpu us/exec");
+            socket_level ? "calls/exec" : "pkts/exec", "bytes/exec out/in", "wait mean ms",
+            "wait p95 ms", "cpu us/exec");
     fbw_rep_cls sum;
     memset(&sum, 0, sizeof sum);
     for (int k = 0; k < FBW_CLS_COUNT; k++) {
@@ -274,12 +280,17 @@ static void print_classes(FILE *f, const fbw_rep_acc *a)
         sum.bytes_sent += c->bytes_sent;
         sum.bytes_received += c->bytes_received;
     }
-    fprintf(f, "    %-18s %10s %8llu %9llu %21s\n", "sum (all classes)", "rt, pkts:",
+    fprintf(f, "    %-18s %10s %8llu %9llu %21s\n", "sum (all classes)",
+            socket_level ? "rt, calls:" : "rt, pkts:",
             (unsigned long long)sum.round_trips, (unsigned long long)sum.packets_sent, "");
 }
 
 static void print_ops(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
 {
+    if (run->facts.socket_level) {
+        fprintf(f, "\n    op codes:                            not available (encrypted session)\n");
+        return;
+    }
     fprintf(f, "\n    %-24s %11s %11s %12s %12s %11s\n", "op code", "pkts sent", "pkts recv",
             "bytes sent", "bytes recv", "sent/event");
     for (int op = 0; op <= FBW_OP_MAX; op++) {
@@ -304,16 +315,25 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
     fprintf(f, "Firebird wire statistics (%s driver, autocommit %s):\n", str(run->driver, "?"),
             str(run->autocommit, "?"));
     print_facts(f, run);
+    if (run->facts.unmeasured) { /* zeros here would read as measured figures */
+        fprintf(f, "    round trips, packets, bytes:         not available (no wire statistics for this run)\n"
+                   "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n\n",
+                t.cpu_us_per_event, t.cpu_us_per_execution);
+        return;
+    }
     fprintf(f, "    round trips per event:               %.3f\n", t.rt_per_event);
-    fprintf(f, "    round trips per transaction:         %.3f (%llu transactions started)\n",
-            t.rt_per_transaction, (unsigned long long)t.transactions);
+    if (run->facts.socket_level) /* op_transaction is inside the ciphertext */
+        fprintf(f, "    round trips per transaction:         not available (encrypted session)\n");
+    else
+        fprintf(f, "    round trips per transaction:         %.3f (%llu transactions started)\n",
+                t.rt_per_transaction, (unsigned long long)t.transactions);
     fprintf(f, "    round trips per second:              %.2f\n", t.rt_per_second);
     fprintf(f, "    time waiting on the server:          %.1f%% of thread time\n", t.wait_share * 100);
     fprintf(f, "    round trips (statements / all):      %llu / %llu\n",
             (unsigned long long)t.round_trips, (unsigned long long)t.round_trips_all);
     fprintf(f, "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n",
             t.cpu_us_per_event, t.cpu_us_per_execution);
-    print_classes(f, a);
+    print_classes(f, a, run->facts.socket_level);
     print_ops(f, a, run);
     fputc('\n', f);
 }
@@ -432,22 +452,25 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                              "total", (json_int_t)(run->reads + run->writes + run->other),
                              "errors", (json_int_t)run->errors, "reconnects", (json_int_t)run->reconnects,
                              "tps", t.tps, "qps", t.qps);
-    json_t *conn = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_t *conn = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
                              "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),
                              "protocol", x->protocol > 0 ? json_integer(x->protocol) : json_null(),
                              "auth_plugin", x->auth_plugin[0] ? json_string(x->auth_plugin) : json_null(),
                              "wire_crypt", x->wire_crypt[0] ? json_string(x->wire_crypt) : json_null(),
                              "compression", tri_json(x->compression), "lazy_send", tri_json(x->lazy_send),
                              "autocommit", jstr(run->autocommit), "isolation", jstr(run->isolation),
-                             "note", x->note[0] ? json_string(x->note) : json_null());
-    json_t *tot = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
+                             "note", x->note[0] ? json_string(x->note) : json_null(),
+                             "counted_at", x->unmeasured ? "none" : x->socket_level ? "socket" : "packets");
+    int sock = x->socket_level; /* op_transaction is inside the ciphertext then */
+    json_t *tot = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:f, s:o, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
                             "round_trips", (json_int_t)t.round_trips,
                             "round_trips_all", (json_int_t)t.round_trips_all,
                             "executions", (json_int_t)t.executions, "wait_ns", (json_int_t)t.wait_ns,
                             "cpu_ns", (json_int_t)t.cpu_ns,
-                            "transactions", (json_int_t)t.transactions,
+                            "transactions", sock ? json_null() : json_integer((json_int_t)t.transactions),
                             "round_trips_per_event", t.rt_per_event,
-                            "round_trips_per_transaction", t.rt_per_transaction,
+                            "round_trips_per_transaction",
+                            sock ? json_null() : json_real(t.rt_per_transaction),
                             "round_trips_per_second", t.rt_per_second, "wait_share", t.wait_share,
                             "cpu_us_per_event", t.cpu_us_per_event,
                             "cpu_us_per_execution", t.cpu_us_per_execution,
@@ -457,11 +480,12 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                             "bytes_received", (json_int_t)a->ops.bytes_received,
                             "wire_bytes_sent", (json_int_t)a->ops.wire_bytes_sent,
                             "wire_bytes_received", (json_int_t)a->ops.wire_bytes_received);
-    return json_pack("{s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
                      "format", "fbwire-report/1", "driver", jstr(run->driver),
                      "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),
                      "protocol", x->protocol > 0 ? json_integer(x->protocol) : json_null(),
-                     "round_trips_per_event", t.rt_per_event, "tps", t.tps, "qps", t.qps,
+                     "round_trips_per_event", x->unmeasured ? json_null() : json_real(t.rt_per_event),
+                     "tps", t.tps, "qps", t.qps,
                      "run", runj, "connection", conn, "totals", tot, "classes", classes,
                      "ops", ops_json(a), "intervals", intervals_json(run));
 }

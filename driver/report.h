@@ -70,6 +70,11 @@ typedef struct fbw_rep_facts {
     int compression;           /* -1 unknown */
     int lazy_send;             /* -1 unknown */
     char note[160];            /* why something is unknown (decoder error), "" */
+    int socket_level;          /* encrypted fbclient session: round trips, packets and bytes
+                                  are counted at the socket (send/recv calls, socket bytes);
+                                  op codes and transactions are not available */
+    int unmeasured;            /* no statistics source at all (fbclient without its tap): round
+                                  trips, packets and bytes are not available */
 } fbw_rep_facts;
 void fbw_rep_facts_init(fbw_rep_facts *f);
 

@@ -23,9 +23,14 @@
  *   --P-shared-restart-statements=N  shared mode: restart after N statements, 0 never [1000]
  *   --P-shared-restart-ms=N  shared mode: restart after N ms, 0 never [1000]
  *   --P-report=FILE          also write the wire statistics report as JSON (docs/report.md)
- *   --P-wire-crypt=STRING    disabled | enabled | required [disabled: captures stay readable]
+ *   --P-wire-crypt=STRING    disabled | enabled | required [enabled, as fbclient: encrypted when
+ *                            the server requires it or allows it; disabled keeps captures and
+ *                            the fbclient tap's op-level detail readable]
  *   --P-compress[=on|off]    wire compression [off]
  *   --P-auth=STRING          client auth plugin list, e.g. Srp256,Srp [client default]
+ *   --P-create-db[=on|off]   create the database when it does not exist [off]; never touches
+ *                            an existing one
+ *   --P-page-size=N          page size of a database --P-create-db creates [0: server default]
  * General options honoured: --db-ps-mode=disable (values inlined as literals), --db-debug
  * (every statement, rewrite and outcome is logged).
  *
@@ -40,6 +45,7 @@
 #include "sbreport.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,11 +139,15 @@ static fbw_sb_host HOST;
          SB_ARG_TYPE_INT, NULL},                                                                \
         {P "-report", "also write the wire statistics report to FILE as JSON",                  \
          NULL, SB_ARG_TYPE_STRING, NULL},                                                       \
-        {P "-wire-crypt", "wire encryption: disabled, enabled or required", "disabled",         \
+        {P "-wire-crypt", "wire encryption: disabled, enabled or required", "enabled",          \
          SB_ARG_TYPE_STRING, NULL},                                                             \
         {P "-compress", "wire compression", "off", SB_ARG_TYPE_BOOL, NULL},                     \
         {P "-auth", "client authentication plugin list (e.g. Srp256,Srp)", NULL,                \
          SB_ARG_TYPE_STRING, NULL},                                                             \
+        {P "-create-db", "create the database when it does not exist (never an existing one)", \
+         "off", SB_ARG_TYPE_BOOL, NULL},                                                        \
+        {P "-page-size", "page size of a database that create-db creates (0: server default)", \
+         "0", SB_ARG_TYPE_INT, NULL},                                                           \
         {NULL, NULL, NULL, SB_ARG_TYPE_NULL, NULL},                                             \
     }
 
@@ -283,6 +293,8 @@ static int read_options(fbw_sbdrv *d)
     f->wire_crypt = opt_string(d, "wire-crypt");
     f->compress = opt_flag(d, "compress");
     f->auth = opt_string(d, "auth");
+    f->create_db = opt_flag(d, "create-db");
+    f->page_size = opt_int(d, "page-size");
     const char *iso = opt_string(d, "isolation");
     const char *ac = opt_string(d, "autocommit");
     const char *why = NULL;
@@ -303,6 +315,9 @@ static int read_options(fbw_sbdrv *d)
     if (why == NULL && f->wire_crypt && strcasecmp(f->wire_crypt, "disabled") != 0 &&
         strcasecmp(f->wire_crypt, "enabled") != 0 && strcasecmp(f->wire_crypt, "required") != 0)
         why = "invalid --%s-wire-crypt (disabled, enabled or required)";
+    if (why == NULL && f->page_size != 0 && f->page_size != 4096 && f->page_size != 8192 &&
+        f->page_size != 16384 && f->page_size != 32768)
+        why = "invalid --%s-page-size (4096, 8192, 16384 or 32768; 0 for the server's default)";
     if (why == NULL && f->lock_timeout < -1)
         why = "invalid --%s-lock-timeout (-1, 0 or seconds)";
     if (why != NULL) {
@@ -363,14 +378,91 @@ static sbconn *conn_of(const sb_conn *con)
 
 /* ---------------------------------------------------------------- connections */
 
+/* Server status codes the connect hints look for. */
+#define ISC_IO_ERROR 335544344u
+#define ISC_IO_OPEN_ERR 335544734u
+#define ISC_LOGIN 335544472u
+#define ISC_LOGIN_ERROR 335545106u /* e.g. no plugin of the client's list is in AuthServer */
+#define ISC_WIRECRYPT_INCOMPATIBLE 335545064u
+#define ISC_MISS_WIRECRYPT 335545065u
+#define ISC_WIRECRYPT_PLUGIN 335545067u
+
+static int has_gds(const fbw_err *e, uint32_t code)
+{
+    for (int i = 0; i < e->ngds && i < FBW_ERR_GDS_MAX; i++)
+        if (e->gds[i] == code)
+            return 1;
+    return 0;
+}
+
+/* The server could not open the database file: usually it does not exist. (The OS error comes
+ * as text, so it is not told apart from e.g. a permission problem; creating then fails with the
+ * server's own reason, as the server never overwrites a file.) */
+static int db_missing(const fbw_err *e)
+{
+    return e->code == FBW_E_SERVER && has_gds(e, ISC_IO_ERROR) && has_gds(e, ISC_IO_OPEN_ERR);
+}
+
+/* What to change when the server refused the connection: the option that decides it. */
+static void connect_hint(const fbw_sbdrv *d, const fbw_err *e, char *out, size_t cap)
+{
+    const char *p = d->prefix, *wc = d->conf.wire_crypt ? d->conf.wire_crypt : "enabled";
+    out[0] = '\0';
+    if (has_gds(e, ISC_WIRECRYPT_INCOMPATIBLE) || has_gds(e, ISC_MISS_WIRECRYPT) ||
+        (e->code == FBW_E_CRYPT && strcasecmp(wc, "required") == 0))
+        snprintf(out, cap,
+                 strcasecmp(wc, "disabled") == 0
+                     ? " (the server requires wire encryption: use --%s-wire-crypt=enabled)"
+                     : " (the server does not allow wire encryption: use --%s-wire-crypt=enabled "
+                       "or disabled)",
+                 p);
+    else if (has_gds(e, ISC_WIRECRYPT_PLUGIN) || e->code == FBW_E_CRYPT)
+        snprintf(out, cap, " (no wire crypt plugin both sides support: try --%s-wire-crypt="
+                 "disabled if the server allows it)", p);
+    else if (has_gds(e, ISC_LOGIN) || has_gds(e, ISC_LOGIN_ERROR) || e->code == FBW_E_AUTH)
+        snprintf(out, cap,
+                 " (check --%s-user and --%s-password or ISC_USER/ISC_PASSWORD; and that "
+                 "--%s-auth (now %s) names a plugin of the server's AuthServer list)",
+                 p, p, p, d->conf.auth ? d->conf.auth : "the client default Srp256,Srp");
+    else if (db_missing(e))
+        snprintf(out, cap, " (if the database does not exist, --%s-create-db=on creates it)", p);
+}
+
+/* Create the database when the attach found none and --P-create-db is on. Serialized: sysbench's
+ * prepare connects from several threads at once, and only the first may create; the others
+ * then attach to what it created. */
+static int attach_or_create(fbw_sbdrv *d, sbconn *sc)
+{
+    static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
+    int rc = d->be->connect(&d->conf, &sc->bc, &sc->err);
+    if (rc == FBW_OK || !d->conf.create_db || !db_missing(&sc->err))
+        return rc;
+    pthread_mutex_lock(&create_lock);
+    fbw_err_clear(&sc->err);
+    rc = d->be->connect(&d->conf, &sc->bc, &sc->err);
+    if (rc != FBW_OK && db_missing(&sc->err)) {
+        fbw_err_clear(&sc->err);
+        rc = d->be->create(&d->conf, &sc->bc, &sc->err);
+        if (rc == FBW_OK)
+            HOST.log_text(FBW_SB_LOG_NOTICE, "%s: created database '%s'", d->prefix, d->conf.db);
+        else
+            fbw_err_prefix(&sc->err, "--%s-create-db=on: cannot create the database", d->prefix);
+    }
+    pthread_mutex_unlock(&create_lock);
+    return rc;
+}
+
 static int open_backend(sbconn *sc)
 {
     fbw_sbdrv *d = sc->d;
     fbw_err_clear(&sc->err);
-    int rc = d->be->connect(&d->conf, &sc->bc, &sc->err);
-    if (rc != FBW_OK)
-        HOST.log_text(FBW_SB_LOG_FATAL, "%s: connection to '%s' as %s failed: %s", d->prefix,
-                      d->conf.db, d->conf.user, sc->err.msg);
+    int rc = attach_or_create(d, sc);
+    if (rc != FBW_OK) {
+        char hint[320];
+        connect_hint(d, &sc->err, hint, sizeof hint);
+        HOST.log_text(FBW_SB_LOG_FATAL, "%s: connection to '%s' as %s failed: %s%s", d->prefix,
+                      d->conf.db, d->conf.user, sc->err.msg, hint);
+    }
     return rc;
 }
 

@@ -219,6 +219,7 @@ static void learn_facts(fbw_sbrep *r, fbw_sbrep_conn *c, fbw_tap *hs)
         fbw_tap_facts(hs, &f);
     else
         snprintf(f.note, sizeof f.note, "the handshake was not seen by the socket tap");
+    f.unmeasured = !hs && r->be == &fbw_backend_fbclient; /* fbclient's only source is its tap */
     fbw_be_result res;
     memset(&res, 0, sizeof res);
     fbw_err e;

@@ -46,6 +46,9 @@ struct fbw_tap {
     int mode;
     int release;              /* handshake over: let go after this call */
     fbw_dec *dec;
+    fbw_stats sock;           /* the socket's own count (fbw_stats_turn), from the first byte */
+    fbw_turn turn;
+    fbw_stats view;           /* what fbw_tap_stats returns for an encrypted session */
     fbw_rep_facts facts;
     unsigned char *pending;   /* chunks not decoded yet (session mode) */
     size_t npending, cap;
@@ -175,6 +178,7 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
 
 static void decode(fbw_tap *t, int from_client, const void *p, size_t n, uint64_t ts)
 {
+    fbw_stats_turn(&t->sock, &t->turn, from_client, n, ts);
     (void)fbw_dec_feed(t->dec, from_client, p, n, ts); /* errors stay in the decoder */
     if (t->release || (t->mode == FBW_TAP_HANDSHAKE && fbw_dec_error(t->dec)->code != FBW_OK))
         let_go(t);
@@ -294,10 +298,29 @@ static void adopt(int fd)
     atomic_store_explicit(&tbl[fd], t, memory_order_release);
 }
 
+/* Past op_crypt the decoder sees ciphertext and stops; the socket's count goes on. It is used
+ * for the whole session (counted from the first byte, so differences between two calls stay
+ * right): round trips and waits by the decoder's own rule, socket calls as packets, socket bytes
+ * as bytes, no op codes. */
 const fbw_stats *fbw_tap_stats(fbw_tap *t)
 {
     drain(t);
-    return fbw_dec_stats(t->dec);
+    if (!fbw_tap_socket_level(t))
+        return fbw_dec_stats(t->dec);
+    fbw_stats_reset(&t->view);
+    t->view.round_trips = t->sock.round_trips;
+    t->view.waits = t->sock.waits;
+    t->view.wait_ns = t->sock.wait_ns;
+    t->view.packets_sent = t->view.wire_chunks_sent = t->sock.wire_chunks_sent;
+    t->view.packets_received = t->view.wire_chunks_received = t->sock.wire_chunks_received;
+    t->view.bytes_sent = t->view.wire_bytes_sent = t->sock.wire_bytes_sent;
+    t->view.bytes_received = t->view.wire_bytes_received = t->sock.wire_bytes_received;
+    return &t->view;
+}
+
+int fbw_tap_socket_level(fbw_tap *t)
+{
+    return fbw_dec_error(t->dec)->code == FBW_E_CRYPT;
 }
 
 const fbw_err *fbw_tap_error(fbw_tap *t)
@@ -315,8 +338,11 @@ void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f)
     snprintf(f->auth_plugin, sizeof f->auth_plugin, "%s", t->facts.auth_plugin);
     snprintf(f->wire_crypt, sizeof f->wire_crypt, "%s", t->facts.wire_crypt);
     const fbw_err *e = fbw_dec_error(t->dec);
-    /* Past the handshake an encrypted session cannot be decoded: that is expected, not news. */
-    if (e->code != FBW_OK && !(t->mode == FBW_TAP_HANDSHAKE && e->code == FBW_E_CRYPT))
+    /* Past the handshake an encrypted session cannot be decoded: expected, and the session tap
+     * then counts at the socket (fbw_tap_stats). */
+    if (t->mode == FBW_TAP_SESSION && e->code == FBW_E_CRYPT)
+        f->socket_level = 1;
+    else if (e->code != FBW_OK && e->code != FBW_E_CRYPT)
         snprintf(f->note, sizeof f->note, "tap decoder stopped: %.130s", e->msg);
 }
 

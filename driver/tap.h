@@ -4,8 +4,9 @@
  *
  * The plug-in is LD_PRELOADed into sysbench, so tap.c defines connect/send/recv/close: they pass
  * straight through unless the descriptor was connected while the calling thread had the tap
- * armed (around an attach made by our backend). Only whole plain streams decode: the fbclient
- * backend turns wire encryption off. Tapping never changes the bytes or the calls. */
+ * armed (around an attach made by our backend). Only plain streams decode; an encrypted one
+ * (wire crypt on) is counted at the socket instead: round trips, send/recv calls and bytes.
+ * Tapping never changes the bytes or the calls. */
 #ifndef FBW_TAP_H
 #define FBW_TAP_H
 
@@ -30,8 +31,12 @@ void fbw_tap_free(fbw_tap *t);
 /* Cumulative accounting of everything seen so far (decodes what the socket calls left pending:
  * call it outside the span whose CPU time is measured). */
 const fbw_stats *fbw_tap_stats(fbw_tap *t);
-/* What the handshake showed: protocol, auth plugin, wire crypt, compression, lazy send. A
- * decoder error is put into f->note. server_version is left alone. */
+/* True when the session is encrypted: fbw_tap_stats then holds socket-level figures (round trips,
+ * waits; packets_* are send/recv calls, bytes_* socket bytes; no op codes). */
+int fbw_tap_socket_level(fbw_tap *t);
+/* What the handshake showed: protocol, auth plugin, wire crypt, compression, lazy send, and
+ * whether the figures are socket-level (f->socket_level). Any other decoder error is put into
+ * f->note. server_version is left alone. */
 void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f);
 /* The decoder's first error (code FBW_OK when none). */
 const fbw_err *fbw_tap_error(fbw_tap *t);

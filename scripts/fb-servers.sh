@@ -8,6 +8,12 @@
 #   fb4   3051  Debian 13 firebird4.0-server inside a debootstrap chroot (<state>/fb4-chroot)
 #   fb3l  3052  second FB3 process with its own root dir: Srp256, Srp, Legacy_Auth (+ LEGACYUSER)
 #   fb3r  3053  third FB3 process, WireCrypt = Required
+#   fb3s  3054  stock FB3: the package's firebird.conf untouched (WireCrypt = Required,
+#               AuthServer = Srp), port given with `firebird -p`
+#   fb4s  3055  stock FB4 in the fb4 chroot, likewise (WireCrypt = Required, AuthServer = Srp256)
+# The stock instances run the package's binaries in a private mount namespace that shows them a
+# pristine copy of the package's firebird.conf (checked against dpkg's checksum) and a security
+# database directory of their own: two SuperServer processes cannot share one security database.
 # `start` installs, configures, starts, waits for the ports and creates the test database and
 # users; every step checks before it acts, so a second `start` only verifies. It does not touch
 # anything outside <state> except what the Debian packages install (and their config files).
@@ -34,12 +40,16 @@ FB4_DBDIR=/var/lib/firebird/fbwire
 
 PORT_BASE=${FBWIRE_PORT_BASE:-3050}  # only to run a second, separate set (e.g. in a test chroot)
 PORT_fb3=$PORT_BASE PORT_fb4=$((PORT_BASE + 1)) PORT_fb3l=$((PORT_BASE + 2)) PORT_fb3r=$((PORT_BASE + 3))
+PORT_fb3s=$((PORT_BASE + 4)) PORT_fb4s=$((PORT_BASE + 5))
+FB4S_DBDIR=/var/lib/firebird/fbwire-stock   # inside the chroot
 TEST_DB=fbwire_test.fdb
 LEGACY_USER=LEGACYUSER
-INSTANCES=(fb3 fb4 fb3l fb3r)
+INSTANCES=(fb3 fb4 fb3l fb3r fb3s fb4s)
 
 log() { printf '[fb-servers %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=scripts/lib/debian-mirror.sh
+. "$REPO/scripts/lib/debian-mirror.sh"
 
 # ---------------------------------------------------------------- small helpers
 
@@ -132,32 +142,6 @@ ensure_host_packages() {
     "$SYSDBA_PW" | debconf-set-selections
   "$REPO/scripts/install-deps.sh" firebird3.0-server firebird3.0-utils debootstrap
   getent passwd firebird >/dev/null || die "package install did not create user firebird"
-}
-
-# The Debian mirror this machine already uses (deb822 or one-line sources), for the trixie chroot.
-debian_mirror() {
-  if [ -n "${FBWIRE_DEBIAN_MIRROR:-}" ]; then echo "$FBWIRE_DEBIAN_MIRROR"; return; fi
-  local codename url
-  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-  url=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v cn="$codename" '
-      BEGIN { RS = ""; FS = "\n" }
-      { uris = ""; suites = ""; deb = 0; off = 0
-        for (i = 1; i <= NF; i++) {
-          line = $i
-          if (line ~ /^#/) continue
-          if (line ~ /^URIs:/) { sub(/^URIs:[ \t]*/, "", line); uris = line }
-          if (line ~ /^Suites:/) { sub(/^Suites:[ \t]*/, "", line); suites = " " line " " }
-          if (line ~ /^Types:.*(^|[ \t])deb([ \t]|$)/) deb = 1
-          if (line ~ /^Enabled:[ \t]*no/) off = 1
-        }
-        if (deb && !off && index(suites, " " cn " ")) { split(uris, u, /[ \t]+/); print u[1]; exit }
-      }')
-  if [ -z "$url" ]; then
-    url=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-      sed -E 's/\[[^]]*\]//' | awk -v cn="$codename" '$1 == "deb" && $3 == cn { print $2; exit }')
-  fi
-  [ -n "$url" ] || die "no Debian mirror for '$codename' in /etc/apt/sources.list*; set FBWIRE_DEBIAN_MIRROR"
-  echo "${url%/}"
 }
 
 # The chroot's own firebird uid:gid (it need not match the host's).
@@ -284,6 +268,77 @@ configure_fb4() {
   return $changed
 }
 
+# fb3s / fb4s: <state>/<name>/firebird.conf is the package's firebird.conf as shipped. The host's
+# and the chroot's copies carry our managed block; without it they must match dpkg's checksum.
+pristine_conf() { # name
+  local name=$1 conf pkg root=$STATE/$1 want tmp
+  case $name in
+    fb3s) conf=$FB3_ETC/firebird.conf
+          want=$(dpkg-query -W -f='${Conffiles}\n' firebird3.0-common | awk -v f="$conf" '$1 == f { print $2 }') ;;
+    fb4s) conf=$CHROOT$FB4_ETC/firebird.conf
+          want=$(chroot "$CHROOT" dpkg-query -W -f='${Conffiles}\n' firebird4.0-common |
+                   awk -v f="$FB4_ETC/firebird.conf" '$1 == f { print $2 }') ;;
+  esac
+  tmp=$(mktemp)
+  awk '/^# >>> fbwire/ { b = 1; next } /^# <<< fbwire/ { b = 0; next } !b' "$conf" >"$tmp"
+  [ "$(md5sum <"$tmp" | cut -d' ' -f1)" = "$want" ] ||
+    { rm -f "$tmp"; die "$conf without the fbwire block is not the package's file (md5 $want)"; }
+  install -d -m 0755 "$root"
+  local rc=1
+  write_if_changed "$root/firebird.conf" <"$tmp" && rc=0
+  rm -f "$tmp"
+  return $rc
+}
+
+# The command prefix (array NS) that runs a command in a private mount namespace where the
+# package's firebird.conf is the pristine copy and the security database directory is the
+# instance's own. Nothing else differs. An array, not a function, so setsid can exec it.
+stock_ns() { # name
+  local conf sysdir
+  case $1 in
+    fb3s) conf=$FB3_ETC/firebird.conf sysdir=${FB3_SECDB%/*} ;;
+    fb4s) conf=$CHROOT$FB4_ETC/firebird.conf sysdir=$CHROOT${FB4_SECDB%/*} ;;
+  esac
+  # shellcheck disable=SC2016
+  NS=(unshare --mount --propagation private /bin/sh -c
+      'mount --bind "$1" "$2" && mount --bind "$3" "$4" && shift 4 && exec "$@"'
+      sh "$STATE/$1/firebird.conf" "$conf" "$STATE/$1/system" "$sysdir")
+}
+
+stock_embedded() { # name isql-args...
+  local name=$1; shift
+  stock_ns "$name"
+  if [ "$name" = fb3s ]; then
+    "${NS[@]}" runuser -u firebird -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C \
+      FIREBIRD_LOCK="$STATE/fb3s/lock" isql-fb "$@"
+  else
+    "${NS[@]}" chroot --userspec="$(chroot_fb_ids)" "$CHROOT" /usr/bin/env -i \
+      PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C HOME=/tmp FIREBIRD_LOCK=/tmp/firebird-fb4s isql-fb "$@"
+  fi
+}
+
+# Returns 0 when something changed. The security database is created from the package's
+# security.sql, as the package's postinst does.
+configure_stock() { # name
+  local name=$1 root=$STATE/$1 changed=1 owner secdb sql
+  pristine_conf "$name" && changed=0
+  if [ "$name" = fb3s ]; then
+    owner=firebird:firebird secdb=$FB3_SECDB sql=/usr/share/firebird/3.0/security.sql
+    install -d -o firebird -g firebird -m 0770 "$root/lock"
+  else
+    owner=$(chroot_fb_ids) secdb=$FB4_SECDB sql=/usr/share/firebird/4.0/security.sql
+    install -d -o "${owner%:*}" -g "${owner#*:}" -m 0770 "$CHROOT$FB4S_DBDIR"
+  fi
+  install -d -o "${owner%:*}" -g "${owner#*:}" -m 0770 "$root/system"
+  if [ ! -f "$root/system/${secdb##*/}" ]; then
+    log "creating the security database of $name"
+    printf "CREATE DATABASE '%s';\n" "$secdb" | stock_embedded "$name" -q
+    stock_embedded "$name" -q -user SYSDBA -i "$sql" "$secdb" >/dev/null
+    changed=0
+  fi
+  return $changed
+}
+
 # ---------------------------------------------------------------- embedded access (server stopped)
 
 # Embedded isql as the firebird user (never root: lock files must stay usable by the server).
@@ -307,6 +362,8 @@ set_sysdba_embedded() { # instance
     fb3) echo "$sql" | fb3_embedded fb3 -q -b -user SYSDBA "$FB3_SECDB" ;;
     fb3l | fb3r) echo "$sql" | fb3_embedded "$1" -q -b -user SYSDBA "$STATE/$1/security3.fdb" ;;
     fb4) echo "$sql" | fb4_embedded -q -b -user SYSDBA "$FB4_SECDB" ;;
+    fb3s) echo "$sql" | stock_embedded fb3s -q -b -user SYSDBA "$FB3_SECDB" ;;
+    fb4s) echo "$sql" | stock_embedded fb4s -q -b -user SYSDBA "$FB4_SECDB" ;;
   esac
 }
 
@@ -337,6 +394,19 @@ launch() { # instance
         /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin FIREBIRD="$STATE/$name" FIREBIRD_LOCK="$STATE/$name/lock" \
         /usr/sbin/firebird -p "$(port_of "$name")" </dev/null >>"$RUN/$name.log" 2>&1 &
       ;;
+    fb3s)
+      stock_ns fb3s
+      setsid "${NS[@]}" setpriv --reuid=firebird --regid=firebird --init-groups \
+        /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin FIREBIRD_LOCK="$STATE/fb3s/lock" \
+        /usr/sbin/firebird -p "$PORT_fb3s" </dev/null >>"$RUN/fb3s.log" 2>&1 &
+      ;;
+    fb4s)
+      chroot_mount
+      stock_ns fb4s
+      setsid "${NS[@]}" chroot --userspec="$(chroot_fb_ids)" "$CHROOT" /usr/bin/env -i \
+        PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp FIREBIRD_LOCK=/tmp/firebird-fb4s \
+        /usr/sbin/firebird -p "$PORT_fb4s" </dev/null >>"$RUN/fb4s.log" 2>&1 &
+      ;;
     fb4)
       chroot_mount
       setsid chroot --userspec="$(chroot_fb_ids)" "$CHROOT" /usr/bin/env -i \
@@ -346,8 +416,8 @@ launch() { # instance
   esac
   local bg=${!:-} port; port=$(port_of "$name")
   wait_port "$port" 30 || die "$name did not open port $port; see $RUN/$name.log and /var/log/firebird"
-  # fbguard writes its own pid file; for the others setsid, setpriv, chroot and env all exec,
-  # so the background job's pid is the server's
+  # fbguard writes its own pid file; for the others setsid, unshare, sh, setpriv, chroot and env
+  # all exec, so the background job's pid is the server's
   if [ "$name" != fb3 ]; then
     pid_alive "$bg" firebird || die "$name: pid $bg is not the firebird server"
     echo "$bg" >"$pidfile"
@@ -385,6 +455,7 @@ port_of() { local v="PORT_$1"; echo "${!v}"; }
 db_of() { # instance -> database path as the server sees it
   case $1 in
     fb4) echo "$FB4_DBDIR/$TEST_DB" ;;
+    fb4s) echo "$FB4S_DBDIR/$TEST_DB" ;;
     *) echo "$STATE/db/$1/$TEST_DB" ;;
   esac
 }
@@ -392,6 +463,7 @@ db_of() { # instance -> database path as the server sees it
 dbdir_host() { # instance -> the db directory as seen from the host
   case $1 in
     fb4) echo "$CHROOT$FB4_DBDIR" ;;
+    fb4s) echo "$CHROOT$FB4S_DBDIR" ;;
     *) echo "$STATE/db/$1" ;;
   esac
 }
@@ -424,8 +496,10 @@ start_instance() { # instance
     fb3r) configure_fb3_instance fb3r "$PORT_fb3r" "WireCrypt = Required" \
             "AuthServer = Srp256, Srp" "UserManager = Srp" && changed=0 ;;
     fb4) ensure_fb4_chroot; chroot_mount; configure_fb4 && changed=0 ;;
+    fb3s) configure_stock fb3s && changed=0 ;;
+    fb4s) ensure_fb4_chroot; chroot_mount; configure_stock fb4s && changed=0 ;;
   esac
-  [ "$name" = fb4 ] || install -d -o firebird -g firebird -m 0770 "$STATE/db/$name"
+  [ "$name" = fb4 ] || [ "$name" = fb4s ] || install -d -o firebird -g firebird -m 0770 "$STATE/db/$name"
   pid=$(server_pid "$name")
   if [ -n "$pid" ] && [ "$changed" = 0 ]; then
     log "$name: configuration changed, restarting"
@@ -451,11 +525,13 @@ start_instance() { # instance
 # ---------------------------------------------------------------- commands
 
 write_env() {
-  local v3 v4 v3l v3r tmp
+  local v3 v4 v3l v3r v3s v4s tmp
   v3=$(sql_value "$PORT_fb3" "$(db_of fb3)" "rdb\$get_context('SYSTEM','ENGINE_VERSION')")
   v4=$(sql_value "$PORT_fb4" "$(db_of fb4)" "rdb\$get_context('SYSTEM','ENGINE_VERSION')")
   v3l=$(sql_value "$PORT_fb3l" "$(db_of fb3l)" "rdb\$get_context('SYSTEM','ENGINE_VERSION')")
   v3r=$(sql_value "$PORT_fb3r" "$(db_of fb3r)" "rdb\$get_context('SYSTEM','ENGINE_VERSION')")
+  v3s=$(sql_value "$PORT_fb3s" "$(db_of fb3s)" "rdb\$get_context('SYSTEM','ENGINE_VERSION')")
+  v4s=$(sql_value "$PORT_fb4s" "$(db_of fb4s)" "rdb\$get_context('SYSTEM','ENGINE_VERSION')")
   tmp=$(mktemp)
   cat >"$tmp" <<EOF
 # Written by scripts/fb-servers.sh start; source with \`set -a; . $ENV_FILE; set +a\`.
@@ -485,11 +561,22 @@ FBW_FB3R_HOST=127.0.0.1
 FBW_FB3R_PORT=$PORT_fb3r
 FBW_FB3R_DB=$(db_of fb3r)
 FBW_FB3R_VERSION=$v3r
+FBW_FB3S_HOST=127.0.0.1
+FBW_FB3S_PORT=$PORT_fb3s
+FBW_FB3S_DB=$(db_of fb3s)
+FBW_FB3S_VERSION=$v3s
+FBW_FB4S_HOST=127.0.0.1
+FBW_FB4S_PORT=$PORT_fb4s
+FBW_FB4S_DB=$(db_of fb4s)
+FBW_FB4S_VERSION=$v4s
 FBW_DBDIR_FB3=$STATE/db/fb3
 FBW_DBDIR_FB4=$FB4_DBDIR
 FBW_DBDIR_FB4_HOST=$CHROOT$FB4_DBDIR
 FBW_DBDIR_FB3L=$STATE/db/fb3l
 FBW_DBDIR_FB3R=$STATE/db/fb3r
+FBW_DBDIR_FB3S=$STATE/db/fb3s
+FBW_DBDIR_FB4S=$FB4S_DBDIR
+FBW_DBDIR_FB4S_HOST=$CHROOT$FB4S_DBDIR
 EOF
   install -m 0600 "$tmp" "$ENV_FILE"
   rm -f "$tmp"
@@ -579,5 +666,5 @@ case "${1:-}" in
   stop) cmd_stop ;;
   status) cmd_status ;;
   env) cmd_env ;;
-  *) echo "usage: $0 start [fb3|fb4|fb3l|fb3r ...] | stop | status | env" >&2; exit 2 ;;
+  *) echo "usage: $0 start [fb3|fb4|fb3l|fb3r|fb3s|fb4s ...] | stop | status | env" >&2; exit 2 ;;
 esac

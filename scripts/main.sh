@@ -83,15 +83,10 @@ if [ "${FBWIRE_SB:-1}" != 0 ]; then
   SB_DSN="${!host}/${!port}:${!dir}/sysbench.fdb"
   export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD   # the driver's defaults for user/password
 
-  sb_db() { # the database file on the server's disk, created once
-    if ! echo "QUIT;" | isql-fb -q "$SB_DSN" >/dev/null 2>&1; then
-      echo "CREATE DATABASE '$SB_DSN' PAGE_SIZE 8192;" | isql-fb -q
-    fi
-    echo "database $SB_DSN (Firebird ${!ver})"
-  }
-  sb() { # command [options]: oltp_read_write through the installed launcher and plug-in
+  sb() { # command [options]: oltp_read_write through the installed launcher and plug-in; the
+    # driver creates the database on first use (--fbwire-create-db=on, as the README shows)
     local cmd=$1; shift
-    "$PREFIX/bin/fbwire-sysbench" oltp_read_write --db-driver=fbwire --fbwire-db="$SB_DSN" \
+    "$PREFIX/bin/fbwire-sysbench" oltp_read_write --db-driver=fbwire --fbwire-db="$SB_DSN" --fbwire-create-db=on \
       --tables="$SB_TABLES" --table-size="$SB_TABLE_SIZE" --threads="$SB_THREADS" "$@" "$cmd"
   }
   sb_prepare() {
@@ -102,7 +97,7 @@ if [ "${FBWIRE_SB:-1}" != 0 ]; then
       'BEGIN { printf "prepare: %d x %d rows in %.2f s\n", t, n, us / 1e6 }'
   }
   echo
-  step sysbench-db sb_db
+  echo "database $SB_DSN (Firebird ${!ver})"
   step sysbench-prepare sb_prepare
   step sysbench-run sb run --time="$SB_TIME"
   step sysbench-cleanup sb cleanup

@@ -70,7 +70,7 @@ for server in "${SERVERS[@]}"; do
     echo "CREATE DATABASE '$DSN' PAGE_SIZE 8192;" | isql-fb -q
   sb() { # command [options]
     local cmd=$1; shift
-    "$REPO/tools/fbwire-sysbench" "$SCRIPT" --db-driver=fbwire --fbwire-db="$DSN" \
+    "$REPO/tools/fbwire-sysbench" "$SCRIPT" --db-driver=fbwire --fbwire-db="$DSN" --fbwire-wire-crypt=disabled \
       --tables="$TABLES" --table-size="$SIZE" --threads="$THREADS" "$@" "$cmd"
   }
   sb cleanup >"$WORK/$server-setup.log" 2>&1
@@ -80,7 +80,7 @@ for server in "${SERVERS[@]}"; do
   echo "soak $server: $SCRIPT, $THREADS threads, $MINUTES min"
   # Started directly (not through sb, a function would run it in a subshell): the launcher execs
   # sysbench, so $! is the sysbench process whose memory is sampled.
-  "$REPO/tools/fbwire-sysbench" "$SCRIPT" --db-driver=fbwire --fbwire-db="$DSN" --tables="$TABLES" \
+  "$REPO/tools/fbwire-sysbench" "$SCRIPT" --db-driver=fbwire --fbwire-db="$DSN" --fbwire-wire-crypt=disabled --tables="$TABLES" \
     --table-size="$SIZE" --threads="$THREADS" --time="$secs" --report-interval=15 \
     --fbwire-report="$json" run >"$log" 2>&1 &
   pid=$!

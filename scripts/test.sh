@@ -7,13 +7,14 @@
 # FBWIRE_BUILD_DIR=d   build directory override
 # FBWIRE_NO_SERVERS=1  do not start the servers (unit tests need none)
 # FBWIRE_JOBS=n        build parallelism (default 2)
+# Warnings are errors here (-DFBWIRE_WERROR=ON), as in CI; a plain cmake build only warns.
 # Servers need root to start; without root an existing servers.env is used as is.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STATE=${FBWIRE_STATE:-$REPO/.fbwire}
 
-cmake_args=()
+cmake_args=(-DFBWIRE_WERROR=ON)
 if [ "${FBWIRE_SANITIZE:-0}" = 1 ]; then
   BUILD=${FBWIRE_BUILD_DIR:-$REPO/build-asan}
   cmake_args+=(-DFBWIRE_SANITIZE=ON)

@@ -25,10 +25,10 @@ typedef struct fbw_batch_opts {
     size_t packet_bytes;      /* encoded messages per op_batch_msg; 0 = FBW_BATCH_PACKET_DEFAULT */
 } fbw_batch_opts;
 
-void fbw_batch_opts_init(fbw_batch_opts *o);
+FBW_API void fbw_batch_opts_init(fbw_batch_opts *o);
 /* The batch parameter block: version 1, then wide clumplets (tag, 4-byte LE length, 4-byte LE
  * value). Returns FBW_OK or FBW_E_NOMEM. */
-int fbw_batch_pb_build(const fbw_batch_opts *o, fbw_buf *out);
+FBW_API int fbw_batch_pb_build(const fbw_batch_opts *o, fbw_buf *out);
 
 /* ---- completion state (op_batch_cs), decoded without a connection ---- */
 
@@ -51,13 +51,13 @@ typedef struct fbw_batch_cs {
  * status vector) pairs, then bare positions) into cs (initialised here; free with
  * fbw_batch_cs_free). Every count, position and vector is checked: nupdates > reccount, a position
  * >= reccount, a bad vector or bytes left over give FBW_E_BADVALUE with what and where. */
-int fbw_batch_cs_parse(const fbw_pkt *p, fbw_batch_cs *cs, fbw_err *err);
-void fbw_batch_cs_free(fbw_batch_cs *cs);
+FBW_API int fbw_batch_cs_parse(const fbw_pkt *p, fbw_batch_cs *cs, fbw_err *err);
+FBW_API void fbw_batch_cs_free(fbw_batch_cs *cs);
 /* Rows changed by message i, or FBW_BATCH_EXECUTE_FAILED / SUCCESS_NO_INFO / NOT_EXECUTED. */
-int32_t fbw_batch_cs_state(const fbw_batch_cs *cs, uint32_t i);
+FBW_API int32_t fbw_batch_cs_state(const fbw_batch_cs *cs, uint32_t i);
 /* Error k (< nerrors): its position, and in err its decoded status (FBW_E_SERVER) or, for a bare
  * position, FBW_E_SERVER "no detail kept". Returns err->code, or FBW_E_USAGE for k out of range. */
-int fbw_batch_cs_error_at(const fbw_batch_cs *cs, uint32_t k, uint32_t *pos, fbw_err *err);
+FBW_API int fbw_batch_cs_error_at(const fbw_batch_cs *cs, uint32_t k, uint32_t *pos, fbw_err *err);
 
 /* ---- the batch on a connection ---- */
 
@@ -65,37 +65,37 @@ typedef struct fbw_batch fbw_batch;
 
 /* A batch for prepared statement s (its input format and handle are taken now; s must outlive the
  * batch). FBW_E_UNSUPPORTED below protocol 16, FBW_E_USAGE when s is not prepared. */
-int fbw_batch_new(fbw_conn *c, fbw_stmt *s, const fbw_batch_opts *o, fbw_batch **out, fbw_err *err);
+FBW_API int fbw_batch_new(fbw_conn *c, fbw_stmt *s, const fbw_batch_opts *o, fbw_batch **out, fbw_err *err);
 /* Queues op_batch_rls if the batch exists on the server (deferred, ignored), frees when no reply is
  * outstanding. NULL is fine. */
-void fbw_batch_free(fbw_batch *b);
+FBW_API void fbw_batch_free(fbw_batch *b);
 
 /* Queue op_batch_create (its reply is deferred: nothing waits for it alone). */
-int fbw_batch_create(fbw_batch *b);
+FBW_API int fbw_batch_create(fbw_batch *b);
 /* Encode one message (values as for fbw_stmt_execute) into the pending packet; a full packet is
  * queued as op_batch_msg. A value that does not encode takes nothing (FBW_E_USAGE/BADVALUE). */
-int fbw_batch_add(fbw_batch *b, const fbw_value *params);
+FBW_API int fbw_batch_add(fbw_batch *b, const fbw_value *params);
 /* count messages from params laid out row after row (count x input columns). */
-int fbw_batch_add_many(fbw_batch *b, const fbw_value *params, size_t count);
+FBW_API int fbw_batch_add_many(fbw_batch *b, const fbw_value *params, size_t count);
 /* Queue the pending messages as op_batch_msg now. */
-int fbw_batch_flush(fbw_batch *b);
+FBW_API int fbw_batch_flush(fbw_batch *b);
 /* Queue the pending messages and op_batch_exec in tx; the completion state arrives with its reply.
  * After execute the server's batch is empty and can take messages again. */
-int fbw_batch_execute(fbw_batch *b, fbw_tx *tx);
+FBW_API int fbw_batch_execute(fbw_batch *b, fbw_tx *tx);
 /* op_batch_sync (P17+, FBW_E_UNSUPPORTED before): flushes the deferred replies, nothing else. */
-int fbw_batch_sync(fbw_batch *b);
+FBW_API int fbw_batch_sync(fbw_batch *b);
 /* op_batch_cancel: the server drops the messages it holds; pending ones here are dropped too. */
-int fbw_batch_cancel(fbw_batch *b);
+FBW_API int fbw_batch_cancel(fbw_batch *b);
 /* op_batch_rls: the statement can execute normally again; the batch can be created anew. */
-int fbw_batch_release(fbw_batch *b);
+FBW_API int fbw_batch_release(fbw_batch *b);
 
 /* Results, valid once the replies are in. */
-int fbw_batch_busy(const fbw_batch *b);
-uint64_t fbw_batch_pending(const fbw_batch *b);   /* messages added since the last execute */
-int fbw_batch_executed(const fbw_batch *b);       /* a completion state arrived for the last execute */
-const fbw_batch_cs *fbw_batch_result(const fbw_batch *b);
+FBW_API int fbw_batch_busy(const fbw_batch *b);
+FBW_API uint64_t fbw_batch_pending(const fbw_batch *b);   /* messages added since the last execute */
+FBW_API int fbw_batch_executed(const fbw_batch *b);       /* a completion state arrived for the last execute */
+FBW_API const fbw_batch_cs *fbw_batch_result(const fbw_batch *b);
 /* First error of the create/msg/exec replies (or of encoding), code FBW_OK when none. Errors of
  * single messages are in the completion state, not here. */
-const fbw_err *fbw_batch_error(const fbw_batch *b);
+FBW_API const fbw_err *fbw_batch_error(const fbw_batch *b);
 
 #endif

@@ -157,18 +157,18 @@ static int handle_or_error(fbw_blob *b, uint16_t *h)
 
 /* ---- create / open ---- */
 
-static int on_alloc(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+/* Takes the create/open reply into b without settling it, so a handler that goes on using b
+ * (on_open_then_read) settles exactly once, after its last use. */
+static int take_alloc(fbw_blob *b, const fbw_pkt *r, fbw_err *err)
 {
-    fbw_blob *b = arg;
-    (void)c;
     int rc = expect_response(r, err, b->mode == MODE_WRITE ? "op_create_blob2" : "op_open_blob2");
     if (rc)
-        return settle(b, rc);
+        return rc;
     if (keep_status(b, r, b->mode == MODE_WRITE ? "create blob" : "open blob") != FBW_OK) {
         b->alloc = ALLOC_NONE;
         set_open(b, 0);
         b->eof = 1;
-        return settle(b, FBW_OK);
+        return FBW_OK;
     }
     b->handle = r->u.resp.object;
     b->alloc = ALLOC_DONE;
@@ -177,7 +177,13 @@ static int on_alloc(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
         b->id_lo = r->u.resp.blob_lo;
         b->have_id = 1;
     }
-    return settle(b, FBW_OK);
+    return FBW_OK;
+}
+
+static int on_alloc(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    (void)c;
+    return settle(arg, take_alloc(arg, r, err));
 }
 
 static int start_reads(fbw_blob *b);
@@ -186,8 +192,8 @@ static int start_reads(fbw_blob *b);
 static int on_open_then_read(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 {
     fbw_blob *b = arg;
-    b->pending++; /* keep b alive across on_alloc's settle */
-    int rc = on_alloc(arg, c, r, err);
+    (void)c;
+    int rc = take_alloc(b, r, err);
     if (rc == FBW_OK && b->alloc == ALLOC_DONE && !b->zombie)
         rc = start_reads(b);
     return settle(b, rc);

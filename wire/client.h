@@ -14,24 +14,24 @@ typedef struct fbw_client_opts {
     int timeout_ms;         /* every later wait for the server; default 60000; < 0 = none */
 } fbw_client_opts;
 
-void fbw_client_opts_init(fbw_client_opts *o);
+FBW_API void fbw_client_opts_init(fbw_client_opts *o);
 /* Parse dsn ("host[/port]:path", ...), connect, authenticate, attach (or create). Missing user or
  * password are taken from ISC_USER / ISC_PASSWORD. On failure *out is NULL and err says why
  * (FBW_E_SERVER carries gds codes and SQLSTATE). */
-int fbw_client_connect(const char *dsn, const fbw_client_opts *o, fbw_client **out, fbw_err *err);
+FBW_API int fbw_client_connect(const char *dsn, const fbw_client_opts *o, fbw_client **out, fbw_err *err);
 /* Send what is queued and read until no reply is outstanding. */
-int fbw_client_wait(fbw_client *cl);
+FBW_API int fbw_client_wait(fbw_client *cl);
 /* Send what is queued and read until pred(arg) is true or nothing is outstanding. */
-int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg);
+FBW_API int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg);
 /* Run queue(arg), which queues requests and may answer FBW_AGAIN when it needs earlier replies
  * first (then this waits and calls it again), and wait until nothing is outstanding. Returns the
  * first error of either. */
-int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg);
+FBW_API int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg);
 /* Detach and disconnect politely (bounded by the timeout), then free. NULL is fine. */
-int fbw_client_close(fbw_client *cl);
+FBW_API int fbw_client_close(fbw_client *cl);
 /* Drop the connection without talking to the server, then free. */
-void fbw_client_abort(fbw_client *cl);
-fbw_conn *fbw_client_conn(fbw_client *cl);
-const fbw_err *fbw_client_error(const fbw_client *cl);
+FBW_API void fbw_client_abort(fbw_client *cl);
+FBW_API fbw_conn *fbw_client_conn(fbw_client *cl);
+FBW_API const fbw_err *fbw_client_error(const fbw_client *cl);
 
 #endif

@@ -36,7 +36,7 @@ typedef struct fbw_conn_opts {
     const char *process_name;
 } fbw_conn_opts;
 
-void fbw_conn_opts_init(fbw_conn_opts *o);
+FBW_API void fbw_conn_opts_init(fbw_conn_opts *o);
 
 typedef enum fbw_conn_state {
     FBW_CS_INIT, FBW_CS_CONNECTING, FBW_CS_AUTH, FBW_CS_CRYPT, FBW_CS_ATTACHING, FBW_CS_READY,
@@ -51,53 +51,53 @@ typedef struct fbw_conn fbw_conn;
 typedef int (*fbw_reply_fn)(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err);
 
 /* Copies the options (strings included; the password into memory wiped on free). */
-int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err);
-void fbw_conn_free(fbw_conn *c);
+FBW_API int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err);
+FBW_API void fbw_conn_free(fbw_conn *c);
 /* Queue op_connect. */
-int fbw_conn_start(fbw_conn *c);
+FBW_API int fbw_conn_start(fbw_conn *c);
 
 /* Bytes ready to write (after compression and encryption). *p valid until the next call. */
-int fbw_conn_pending(fbw_conn *c, const uint8_t **p, size_t *n);
-void fbw_conn_sent(fbw_conn *c, size_t n);
+FBW_API int fbw_conn_pending(fbw_conn *c, const uint8_t **p, size_t *n);
+FBW_API void fbw_conn_sent(fbw_conn *c, size_t n);
 /* Bytes read from the network. Decodes and dispatches every complete packet. Returns FBW_OK or a
  * fatal error (the state becomes FBW_CS_FAILED and fbw_conn_error() says why). */
-int fbw_conn_recv(fbw_conn *c, const uint8_t *p, size_t n);
+FBW_API int fbw_conn_recv(fbw_conn *c, const uint8_t *p, size_t n);
 /* Replies still expected. */
-int fbw_conn_outstanding(const fbw_conn *c);
+FBW_API int fbw_conn_outstanding(const fbw_conn *c);
 /* Call before blocking for replies: if every outstanding reply is one the server defers, queue an
  * op_ping so the server flushes them. Returns 1 when there is something to wait for. */
-int fbw_conn_before_wait(fbw_conn *c);
+FBW_API int fbw_conn_before_wait(fbw_conn *c);
 
 /* Queue a request (READY state) and the handler for its reply. Ops without replies (op_disconnect,
  * op_dummy) take fn = NULL. */
-int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
+FBW_API int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
 /* The same for requests whose reply carries rows (op_fetch, op_execute2): `fmt` is the row format
  * the decoder uses for them; it must stay valid until the reply is handled. */
-int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt, fbw_reply_fn fn,
+FBW_API int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt, fbw_reply_fn fn,
                           void *arg);
 /* Requests that make the server allocate an object id (op_transaction, op_allocate_statement, blob
  * open/create) call this when queued; it returns the new allocation count. A lazy-send server maps
  * handle 0xFFFF to the most recent allocation, so a handle is usable as 0xFFFF while the count still
  * equals the one its allocation got. */
-uint64_t fbw_conn_note_allocation(fbw_conn *c);
-uint64_t fbw_conn_allocations(const fbw_conn *c);
+FBW_API uint64_t fbw_conn_note_allocation(fbw_conn *c);
+FBW_API uint64_t fbw_conn_allocations(const fbw_conn *c);
 /* Blobs open for writing on this connection (blob.c adds +1/-1; 0 reads). If a blob create fails,
  * 0xFFFF names the previous allocation: writes may only use the shortcut while no other blob is
  * open for writing, so a failure can never put segments into someone else's blob. */
-int fbw_conn_blob_writers(fbw_conn *c, int delta);
+FBW_API int fbw_conn_blob_writers(fbw_conn *c, int delta);
 /* Queue op_detach (+ op_disconnect after its reply). */
-int fbw_conn_detach(fbw_conn *c);
+FBW_API int fbw_conn_detach(fbw_conn *c);
 /* Queue op_drop_database: the attached database is deleted and the attachment ends (+ op_disconnect).
  * isc_drdb_completed_with_errs still means the file is gone (fbclient treats it so); any other
  * error leaves the attachment as it was, with the error in fbw_conn_error(). */
-int fbw_conn_drop_database(fbw_conn *c);
+FBW_API int fbw_conn_drop_database(fbw_conn *c);
 /* Queue op_info_database for the server version; the result is in fbw_conn_info(). */
-int fbw_conn_query_version(fbw_conn *c);
+FBW_API int fbw_conn_query_version(fbw_conn *c);
 
-fbw_conn_state fbw_conn_get_state(const fbw_conn *c);
-const fbw_err *fbw_conn_error(const fbw_conn *c);
-fbw_stats *fbw_conn_stats(fbw_conn *c);
-const fbw_pkt_ctx *fbw_conn_pkt_ctx(const fbw_conn *c);
+FBW_API fbw_conn_state fbw_conn_get_state(const fbw_conn *c);
+FBW_API const fbw_err *fbw_conn_error(const fbw_conn *c);
+FBW_API fbw_stats *fbw_conn_stats(fbw_conn *c);
+FBW_API const fbw_pkt_ctx *fbw_conn_pkt_ctx(const fbw_conn *c);
 
 typedef struct fbw_conn_info {
     int protocol;            /* 10..20, 0 before accept */
@@ -108,6 +108,6 @@ typedef struct fbw_conn_info {
     uint16_t db_handle;
     char server_version[256];/* from isc_info_firebird_version, "" until queried */
 } fbw_conn_info;
-const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
+FBW_API const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
 
 #endif

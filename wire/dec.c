@@ -50,8 +50,7 @@ struct fbw_dec {
     waiting *q;
     size_t q_head, q_len, q_cap;
     fbw_msgfmt imm_in, imm_out; /* op_exec_immediate2 formats */
-    uint64_t last_client_ts;
-    int last_from_client;
+    fbw_turn turn;
     int32_t answering;        /* request op the server packet being reported answers */
     size_t msg_fmt;           /* format the packet being decoded framed its input message with:
                                * statement entry (index + 1) or ... */
@@ -405,16 +404,7 @@ int fbw_dec_feed(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64
                            "the session is encrypted with %s from here on; decoding needs the session key",
                            d->crypt_plugin[0] ? d->crypt_plugin : "a wire crypt plugin");
     }
-    if (from_client) {
-        d->last_client_ts = ts_ns;
-        d->last_from_client = 1;
-    } else if (d->last_from_client) {
-        fbw_stats_wait_begin(&d->stats);
-        if (ts_ns > d->last_client_ts)
-            fbw_stats_wait_time(&d->stats, ts_ns - d->last_client_ts);
-        d->last_from_client = 0;
-    }
-    fbw_stats_wire(&d->stats, from_client, n);
+    fbw_stats_turn(&d->stats, &d->turn, from_client, n, ts_ns);
     direction *x = &d->dir[from_client];
     int rc = fbw_buf_append(&x->raw, p, n);
     if (rc == FBW_OK)

@@ -24,6 +24,6 @@ typedef struct fbw_dsn {
  * The path may contain ':' after the host separator ("srv:C:\db\x.fdb").
  * Returns FBW_OK with *out filled, or FBW_E_USAGE (empty, malformed or overlong component; the
  * message lists the accepted forms) with *out cleared. */
-int fbw_dsn_parse(const char *text, fbw_dsn *out, fbw_err *err);
+FBW_API int fbw_dsn_parse(const char *text, fbw_dsn *out, fbw_err *err);
 
 #endif

@@ -52,17 +52,17 @@ typedef struct fbw_describe {
 } fbw_describe;
 
 /* The describe item list fbwire asks for (type, flags, bind and select sections). */
-extern const uint8_t fbw_describe_items[];
-extern const size_t fbw_describe_items_len;
+FBW_API extern const uint8_t fbw_describe_items[];
+FBW_API extern const size_t fbw_describe_items_len;
 /* Items to continue a side from 1-based column index `from`, into buf (>= 32 bytes). */
-size_t fbw_describe_continue_items(int select, uint32_t from, uint8_t *buf);
+FBW_API size_t fbw_describe_continue_items(int select, uint32_t from, uint8_t *buf);
 
 /* Parse one describe reply. Sets *truncated when the server ran out of space; then continue the
  * incomplete side with fbw_describe_continue_items (select side if d->out is incomplete, else bind).
  * Returns FBW_OK or FBW_E_BADVALUE (malformed reply; message says where). */
-int fbw_describe_parse(fbw_describe *d, const uint8_t *p, size_t n, int *truncated, fbw_err *err);
+FBW_API int fbw_describe_parse(fbw_describe *d, const uint8_t *p, size_t n, int *truncated, fbw_err *err);
 
 /* isc_info_sql_records reply: inserted + updated + deleted rows (selected rows in *selected). */
-int fbw_info_records(const uint8_t *p, size_t n, uint64_t *affected, uint64_t *selected, fbw_err *err);
+FBW_API int fbw_info_records(const uint8_t *p, size_t n, uint64_t *affected, uint64_t *selected, fbw_err *err);
 
 #endif

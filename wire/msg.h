@@ -117,10 +117,10 @@ typedef struct fbw_value {
 /* ---- in blr.c ---- */
 
 /* Native size of a column in a message (sqlTypeToDsc): CHAR len, VARCHAR len + 2, INT64 8... */
-size_t fbw_msg_native_size(const fbw_col *c);
+FBW_API size_t fbw_msg_native_size(const fbw_col *c);
 /* Message length as the engine lays it out (proto-statements.md §3.3), needed for
  * op_batch_create. Returns 0 for an empty format. */
-size_t fbw_msg_length(const fbw_msgfmt *f);
+FBW_API size_t fbw_msg_length(const fbw_msgfmt *f);
 
 /* Append the message BLR for `f` to `out`, as fbclient's BlrFromMessage writes it: blr_version5
  * (blr_version4 when dialect <= 1), blr_begin, blr_message 0 count, per field its type and
@@ -128,11 +128,11 @@ size_t fbw_msg_length(const fbw_msgfmt *f);
  * `protocol` picks blr_blob2 (>= 12) or blr_quad for BLOB columns.
  * Returns FBW_OK, FBW_E_USAGE (unknown type, bad length, too many columns; message in err),
  * FBW_E_NOMEM. */
-int fbw_blr_build(const fbw_msgfmt *f, int protocol, int dialect, fbw_buf *out, fbw_err *err);
+FBW_API int fbw_blr_build(const fbw_msgfmt *f, int protocol, int dialect, fbw_buf *out, fbw_err *err);
 
 /* Number of fields of the message BLR in blr[0..n) (0 for an empty BLR), so the caller can size
  * the column storage before fbw_blr_parse. Returns FBW_OK or FBW_E_BADVALUE. */
-int fbw_blr_count(const uint8_t *blr, size_t n, uint16_t *count, fbw_err *err);
+FBW_API int fbw_blr_count(const uint8_t *blr, size_t n, uint16_t *count, fbw_err *err);
 
 /* Parse a message BLR (every form fbclient and Jaybird send: text/text2, varying/varying2,
  * short/long/int64/int128 with scale, float, double, d_float, dec64/dec128, sql_date, sql_time,
@@ -140,7 +140,7 @@ int fbw_blr_count(const uint8_t *blr, size_t n, uint16_t *count, fbw_err *err);
  * be followed by its blr_short NULL indicator. An empty BLR gives n = 0. Bounds-checked; any
  * malformation returns FBW_E_BADVALUE naming the byte and its offset; more fields than f->cap
  * returns FBW_E_USAGE. */
-int fbw_blr_parse(const uint8_t *blr, size_t n, fbw_msgfmt *f, fbw_err *err);
+FBW_API int fbw_blr_parse(const uint8_t *blr, size_t n, fbw_msgfmt *f, fbw_err *err);
 
 /* ---- in row.c ---- */
 
@@ -150,11 +150,11 @@ int fbw_blr_parse(const uint8_t *blr, size_t n, fbw_msgfmt *f, fbw_err *err);
  * On a shortfall returns r->short_rc (FBW_AGAIN on a growing stream) with the reader's position
  * unspecified: restart from the saved position once more bytes arrived. A VARCHAR longer than its
  * declared length returns FBW_E_PROTO (framing cannot be trusted). No allocation. */
-int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);
+FBW_API int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);
 
 /* Decode one message framed by fbw_msg_frame into values[0..f->n). Views in values point into
  * raw. Returns FBW_OK, FBW_E_PROTO (raw does not hold exactly one message). */
-int fbw_msg_decode(fbw_bytes raw, const fbw_msgfmt *f, int protocol, fbw_value *values,
+FBW_API int fbw_msg_decode(fbw_bytes raw, const fbw_msgfmt *f, int protocol, fbw_value *values,
                    fbw_err *err);
 
 /* Append one message with values[0..f->n) to w. A non-NULL value must have its column's type
@@ -162,7 +162,7 @@ int fbw_msg_decode(fbw_bytes raw, const fbw_msgfmt *f, int protocol, fbw_value *
  * OCTETS); longer CHAR/VARCHAR values return FBW_E_BADVALUE. NULL fields are omitted from packed
  * messages and sent as zeros with indicator -1 in unpacked ones. Returns FBW_OK, FBW_E_USAGE,
  * FBW_E_BADVALUE, FBW_E_NOMEM (w->rc). */
-int fbw_msg_encode(fbw_wr *w, const fbw_msgfmt *f, int protocol, const fbw_value *values,
+FBW_API int fbw_msg_encode(fbw_wr *w, const fbw_msgfmt *f, int protocol, const fbw_value *values,
                    fbw_err *err);
 
 #endif

@@ -4,6 +4,8 @@
 #ifndef FBW_OPS_H
 #define FBW_OPS_H
 
+#include "err.h"
+
 #include <stdint.h>
 
 enum fbw_op {
@@ -124,9 +126,9 @@ typedef struct fbw_opinfo {
 } fbw_opinfo;
 
 /* Info for op, or NULL for numbers outside 0..114 or unused ones. */
-const fbw_opinfo *fbw_op_info(int32_t op);
+FBW_API const fbw_opinfo *fbw_op_info(int32_t op);
 /* "op_fetch" or "op_<n>" written into buf for unknown numbers. */
-const char *fbw_op_name(int32_t op, char *buf, unsigned buf_size);
+FBW_API const char *fbw_op_name(int32_t op, char *buf, unsigned buf_size);
 
 /* Protocol versions: 10, then 0x8000|n from 11 on. fbwire stores the plain number 10..20. */
 #define FBW_PROTOCOL_FLAG 0x8000

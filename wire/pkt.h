@@ -108,13 +108,13 @@ typedef struct fbw_pkt_ctx {
  * FBW_E_PROTO (framing lost: unknown op, impossible length), FBW_E_UNSUPPORTED (op whose layout
  * fbwire does not decode: BLR-request messages, array slices, batch blob streams), or an error from
  * the format callback. err gets a message naming op and offset. */
-int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *out, size_t *used,
+FBW_API int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *out, size_t *used,
                    fbw_err *err);
 /* Append one packet to w. Message views (msg, data) must already hold XDR-encoded bytes.
  * Returns FBW_OK, FBW_E_NOMEM, or FBW_E_UNSUPPORTED for ops without an encoder. */
-int fbw_pkt_encode(const fbw_pkt_ctx *ctx, fbw_wr *w, const fbw_pkt *p);
+FBW_API int fbw_pkt_encode(const fbw_pkt_ctx *ctx, fbw_wr *w, const fbw_pkt *p);
 
 /* The message framing function from row.c, used for data-bearing packets. */
-int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);
+FBW_API int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);
 
 #endif

@@ -46,6 +46,25 @@ int fbw_stats_wait_begin(fbw_stats *s)
 
 void fbw_stats_wait_time(fbw_stats *s, uint64_t ns) { s->wait_ns += ns; }
 
+void fbw_stats_turn(fbw_stats *s, fbw_turn *t, int from_client, uint64_t bytes, uint64_t ts_ns)
+{
+    if (from_client) {
+        t->last_client_ts = ts_ns;
+        t->last_from_client = 1;
+        s->sent_since_wait = 1;
+        s->wire_chunks_sent++;
+    } else {
+        if (t->last_from_client) {
+            fbw_stats_wait_begin(s);
+            if (ts_ns > t->last_client_ts)
+                fbw_stats_wait_time(s, ts_ns - t->last_client_ts);
+            t->last_from_client = 0;
+        }
+        s->wire_chunks_received++;
+    }
+    fbw_stats_wire(s, from_client, bytes);
+}
+
 #define ADD(f) a->f += b->f
 void fbw_stats_add(fbw_stats *a, const fbw_stats *b)
 {
@@ -61,6 +80,8 @@ void fbw_stats_add(fbw_stats *a, const fbw_stats *b)
     ADD(bytes_received);
     ADD(wire_bytes_sent);
     ADD(wire_bytes_received);
+    ADD(wire_chunks_sent);
+    ADD(wire_chunks_received);
     ADD(round_trips);
     ADD(waits);
     ADD(wait_ns);
@@ -82,6 +103,8 @@ void fbw_stats_diff(fbw_stats *d, const fbw_stats *a, const fbw_stats *b)
     SUB(bytes_received);
     SUB(wire_bytes_sent);
     SUB(wire_bytes_received);
+    SUB(wire_chunks_sent);
+    SUB(wire_chunks_received);
     SUB(round_trips);
     SUB(waits);
     SUB(wait_ns);

@@ -32,10 +32,10 @@ enum {
  * Returns a view of the vector from its first argument type to just after isc_arg_end, valid as
  * long as the reader's buffer; on failure an empty view and r->rc says why (r->short_rc when the
  * bytes end early, so FBW_AGAIN on a growing stream). */
-fbw_bytes fbw_status_frame(fbw_rd *r);
+FBW_API fbw_bytes fbw_status_frame(fbw_rd *r);
 /* The same, also describing a failure in err (may be NULL) with the offending value and stream
  * offset: "status arg type 42 unknown at offset 118". */
-fbw_bytes fbw_status_frame_ex(fbw_rd *r, fbw_err *err);
+FBW_API fbw_bytes fbw_status_frame_ex(fbw_rd *r, fbw_err *err);
 
 /* Warnings (isc_arg_warning items), kept apart from errors. */
 #define FBW_WARNINGS_MAX 8
@@ -52,18 +52,18 @@ typedef struct fbw_warnings {
  * templates, joined with "\n-" like isql; unknown code -> "gds code N: args"; interpreted text as
  * is; truncated with "..."). err is required; warn (may be NULL) gets the warnings of either
  * kind of vector. A malformed vector gives FBW_E_PROTO (described in err). */
-int fbw_status_decode(fbw_bytes vec, fbw_err *err, fbw_warnings *warn);
+FBW_API int fbw_status_decode(fbw_bytes vec, fbw_err *err, fbw_warnings *warn);
 /* Cheap check on a framed vector: 1 when it reports no error (as above), else 0. */
-int fbw_status_is_success(fbw_bytes vec);
+FBW_API int fbw_status_is_success(fbw_bytes vec);
 
 /* SQLCODE of a decoded error. fbw_err keeps no arguments, so isc_sqlerr's number is not available
  * here: the first code in the chain other than isc_dsql_error/isc_sqlerr with a non-generic table
  * SQLCODE is used instead (the number isc_sqlerr carries in the vectors seen in practice),
  * default -999; 0 when err holds no error. fbw_status_sqlcode_vec is exact. */
-int fbw_status_sqlcode(const fbw_err *err);
+FBW_API int fbw_status_sqlcode(const fbw_err *err);
 /* SQLCODE of a framed vector exactly as gds.cpp gds__sqlcode: the number after isc_sqlerr wins,
  * else the primary code's table SQLCODE unless generic, else -999; 0 for success. */
-int fbw_status_sqlcode_vec(fbw_bytes vec);
+FBW_API int fbw_status_sqlcode_vec(fbw_bytes vec);
 
 /* Append a status vector made of nargs entries plus isc_arg_end. String types (2, 5, 19) write
  * `str` (NULL = empty), every other type writes `num`, so invalid vectors can be built for tests.
@@ -73,7 +73,7 @@ typedef struct fbw_status_arg {
     uint32_t num;
     const char *str;
 } fbw_status_arg;
-void fbw_status_encode(fbw_wr *w, const fbw_status_arg *args, int nargs);
+FBW_API void fbw_status_encode(fbw_wr *w, const fbw_status_arg *args, int nargs);
 
 /* Error classes the sysbench driver acts on, decided from gds codes and fbw_err codes only. */
 typedef enum {
@@ -94,8 +94,8 @@ typedef enum {
 
 /* FBW_OK -> NONE; FBW_E_EOF/IO/TIMEOUT -> CONNECTION_LOST; FBW_E_AUTH -> AUTH; FBW_E_SERVER ->
  * the most specific class any code of the chain belongs to (see status.c); anything else OTHER. */
-fbw_errclass fbw_err_classify(const fbw_err *err);
+FBW_API fbw_errclass fbw_err_classify(const fbw_err *err);
 /* "update_conflict" etc.; never NULL. */
-const char *fbw_errclass_name(fbw_errclass c);
+FBW_API const char *fbw_errclass_name(fbw_errclass c);
 
 #endif

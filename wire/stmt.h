@@ -15,14 +15,14 @@
 
 typedef struct fbw_stmt fbw_stmt;
 
-int fbw_stmt_new(fbw_conn *c, fbw_stmt **out, fbw_err *err);
+FBW_API int fbw_stmt_new(fbw_conn *c, fbw_stmt **out, fbw_err *err);
 /* Queues op_free_statement(DSQL_drop) if the server has a handle (its reply is deferred and
  * ignored), and frees the statement once no reply for it is outstanding. NULL is fine. */
-void fbw_stmt_free(fbw_stmt *s);
+FBW_API void fbw_stmt_free(fbw_stmt *s);
 
 /* Queue allocate (first time) + prepare with describe items. tx may be NULL (prepare in the
  * attachment's system transaction). */
-int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len);
+FBW_API int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len);
 
 enum {
     FBW_EXEC_COUNT = 1,   /* also ask for the affected-row count in the same write */
@@ -30,43 +30,43 @@ enum {
 };
 /* Queue an execution with params[0..in_count) (types as described, or converted with value.h).
  * Statements with a cursor also get their first op_fetch queued unless FBW_EXEC_NO_FETCH. */
-int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags);
+FBW_API int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags);
 /* Queue an execution right behind the statement's queued, still unanswered prepare, for SQL the
  * caller knows has no parameters, no cursor and no output (INSERT/UPDATE/DELETE without
  * RETURNING). The statement must already have its server handle (re-prepare a statement used
  * before): op_execute cannot carry 0xFFFF. Prepare and execute then cost one round trip. If the
  * prepare fails, its error is the statement's error. FBW_E_USAGE when no prepare is queued;
  * FBW_AGAIN while the handle is unknown. */
-int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags);
+FBW_API int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags);
 /* Queue the next batch of rows (nothing if at end of cursor or none is open). */
-int fbw_stmt_fetch(fbw_stmt *s);
+FBW_API int fbw_stmt_fetch(fbw_stmt *s);
 /* Queue DSQL_close for an open cursor; its reply is deferred and ignored (not needed after the
  * cursor's transaction ended: the server closed it then). */
-int fbw_stmt_close(fbw_stmt *s);
+FBW_API int fbw_stmt_close(fbw_stmt *s);
 /* Rows per op_fetch; 0 = fbclient's rule: min(1000, 1 MiB / row length), at least 10. */
-void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows);
+FBW_API void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows);
 
 /* Results (valid once the queued requests are answered). */
-int fbw_stmt_busy(const fbw_stmt *s);          /* replies still outstanding for this statement */
-int fbw_stmt_prepared(const fbw_stmt *s);
-int fbw_stmt_type(const fbw_stmt *s);          /* FBW_STMT_* */
-int fbw_stmt_has_cursor(const fbw_stmt *s);
-const fbw_msgfmt *fbw_stmt_input(const fbw_stmt *s);
-const fbw_msgfmt *fbw_stmt_output(const fbw_stmt *s);
-const fbw_colname *fbw_stmt_input_names(const fbw_stmt *s);
-const fbw_colname *fbw_stmt_output_names(const fbw_stmt *s);
-size_t fbw_stmt_row_count(const fbw_stmt *s);  /* rows buffered since the last clear */
-int fbw_stmt_eof(const fbw_stmt *s);           /* cursor exhausted (or no cursor) */
+FBW_API int fbw_stmt_busy(const fbw_stmt *s);          /* replies still outstanding for this statement */
+FBW_API int fbw_stmt_prepared(const fbw_stmt *s);
+FBW_API int fbw_stmt_type(const fbw_stmt *s);          /* FBW_STMT_* */
+FBW_API int fbw_stmt_has_cursor(const fbw_stmt *s);
+FBW_API const fbw_msgfmt *fbw_stmt_input(const fbw_stmt *s);
+FBW_API const fbw_msgfmt *fbw_stmt_output(const fbw_stmt *s);
+FBW_API const fbw_colname *fbw_stmt_input_names(const fbw_stmt *s);
+FBW_API const fbw_colname *fbw_stmt_output_names(const fbw_stmt *s);
+FBW_API size_t fbw_stmt_row_count(const fbw_stmt *s);  /* rows buffered since the last clear */
+FBW_API int fbw_stmt_eof(const fbw_stmt *s);           /* cursor exhausted (or no cursor) */
 /* Decode buffered row i into values[0..output n). Views stay valid until rows are cleared. */
-int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err);
-void fbw_stmt_clear_rows(fbw_stmt *s);
-uint64_t fbw_stmt_affected(const fbw_stmt *s); /* inserted+updated+deleted, with FBW_EXEC_COUNT */
+FBW_API int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err);
+FBW_API void fbw_stmt_clear_rows(fbw_stmt *s);
+FBW_API uint64_t fbw_stmt_affected(const fbw_stmt *s); /* inserted+updated+deleted, with FBW_EXEC_COUNT */
 /* The statement's server handle for requests built elsewhere (batch.c): FBW_OK, FBW_AGAIN while
  * the allocation is unanswered, FBW_E_USAGE when not allocated. Never 0xFFFF: batch packets, like
  * op_execute and op_fetch, are decoded against the statement object by the server. */
-int fbw_stmt_handle(const fbw_stmt *s, uint16_t *h);
+FBW_API int fbw_stmt_handle(const fbw_stmt *s, uint16_t *h);
 /* The server error of the last prepare/execute/fetch, code FBW_OK when none. */
-const fbw_err *fbw_stmt_error(const fbw_stmt *s);
+FBW_API const fbw_err *fbw_stmt_error(const fbw_stmt *s);
 
 /* Execute immediate without parameters (DDL, SET TRANSACTION, one-off SQL). Completion and error go
  * to *res once answered (res must outlive the reply). tx may be NULL only for SET TRANSACTION and
@@ -75,6 +75,6 @@ typedef struct fbw_exec_result {
     int done;
     fbw_err err;
 } fbw_exec_result;
-int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw_exec_result *res);
+FBW_API int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw_exec_result *res);
 
 #endif

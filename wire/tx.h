@@ -23,9 +23,9 @@ typedef struct fbw_tx_opts {
     int autocommit;   /* isc_tpb_autocommit: the engine commits (retaining) after each write */
 } fbw_tx_opts;
 
-void fbw_tx_opts_init(fbw_tx_opts *o);
+FBW_API void fbw_tx_opts_init(fbw_tx_opts *o);
 /* Build the TPB. Returns FBW_OK, FBW_E_USAGE (bad option), FBW_E_NOMEM. */
-int fbw_tpb_build(const fbw_tx_opts *o, fbw_buf *out, fbw_err *err);
+FBW_API int fbw_tpb_build(const fbw_tx_opts *o, fbw_buf *out, fbw_err *err);
 
 enum fbw_tx_state { FBW_TX_NONE, FBW_TX_STARTING, FBW_TX_ACTIVE, FBW_TX_ENDING, FBW_TX_ENDED, FBW_TX_FAILED };
 
@@ -38,23 +38,23 @@ typedef struct fbw_tx {
     fbw_err err;     /* last server error for this transaction's own requests */
 } fbw_tx;
 
-void fbw_tx_init(fbw_tx *t, fbw_conn *c);
+FBW_API void fbw_tx_init(fbw_tx *t, fbw_conn *c);
 /* Queue op_transaction. */
-int fbw_tx_start(fbw_tx *t, const fbw_tx_opts *o);
+FBW_API int fbw_tx_start(fbw_tx *t, const fbw_tx_opts *o);
 /* Queue op_transaction with a TPB as given (e.g. one taken from a capture; empty: the server's
  * default, concurrency wait). The bytes are sent as they are, not checked. */
-int fbw_tx_start_tpb(fbw_tx *t, const uint8_t *tpb, size_t n);
+FBW_API int fbw_tx_start_tpb(fbw_tx *t, const uint8_t *tpb, size_t n);
 /* Queue op_commit / op_rollback / *_retaining. */
-int fbw_tx_commit(fbw_tx *t);
-int fbw_tx_rollback(fbw_tx *t);
-int fbw_tx_commit_retaining(fbw_tx *t);
-int fbw_tx_rollback_retaining(fbw_tx *t);
+FBW_API int fbw_tx_commit(fbw_tx *t);
+FBW_API int fbw_tx_rollback(fbw_tx *t);
+FBW_API int fbw_tx_commit_retaining(fbw_tx *t);
+FBW_API int fbw_tx_rollback_retaining(fbw_tx *t);
 /* The handle to put into a request now: the real one, or 0xFFFF while the start is unanswered but
  * still the last allocation queued. FBW_AGAIN: wait for the start's reply first. FBW_E_USAGE: the
  * transaction is not started or already ended. */
-int fbw_tx_handle(const fbw_tx *t, uint16_t *h);
+FBW_API int fbw_tx_handle(const fbw_tx *t, uint16_t *h);
 /* The server says a statement ended or started a transaction (COMMIT / SET TRANSACTION as SQL):
  * reply object 0 after sending a handle means ended; a new handle means started. */
-void fbw_tx_note_exec_reply(fbw_tx *t, uint16_t sent, uint16_t reply_object);
+FBW_API void fbw_tx_note_exec_reply(fbw_tx *t, uint16_t sent, uint16_t reply_object);
 
 #endif

@@ -173,7 +173,7 @@ static void put_binary_float(out_ctx *o, double d, int is_float)
 static int put_date(out_ctx *o, int32_t date)
 {
     int y, m, d;
-    char buf[16];
+    char buf[40]; /* room for any three ints: the compiler cannot see the range check below */
     if (date < FBW_DATE_MIN || date > FBW_DATE_MAX)
         return FBW_E_BADVALUE;
     fbw_date_to_ymd(date, &y, &m, &d);

@@ -64,31 +64,31 @@ typedef struct fbw_tznames {
 /* Append the canonical text of v (a value of column c) to out, without a terminating NUL.
  * tz may be NULL. Returns FBW_OK, FBW_E_BADVALUE (date/time out of range, bad zone, unknown
  * type; message in err), FBW_E_NOMEM. */
-int fbw_value_to_text(const fbw_value *v, const fbw_col *c, const fbw_tznames *tz, fbw_buf *out,
+FBW_API int fbw_value_to_text(const fbw_value *v, const fbw_col *c, const fbw_tznames *tz, fbw_buf *out,
                       fbw_err *err);
 
 /* Parse s[0..n) for column c into *v (type = c->type, not NULL). CHAR/VARCHAR values are views
  * into s, so s must outlive v. Returns FBW_OK, FBW_E_BADVALUE (syntax, range, too long; message
  * names the column type and what is wrong), FBW_E_UNSUPPORTED (region time zone), FBW_E_USAGE
  * (SQL_NULL column, unknown type). */
-int fbw_value_from_text(const fbw_col *c, const char *s, size_t n, fbw_value *v, fbw_err *err);
+FBW_API int fbw_value_from_text(const fbw_col *c, const char *s, size_t n, fbw_value *v, fbw_err *err);
 
 /* Switch TIME/TIMESTAMP WITH TIME ZONE columns to their _EX forms, so rows carry the offset
  * that region zones need for local time. For output formats before building the fetch BLR. */
-void fbw_msgfmt_tz_ex(fbw_msgfmt *f);
+FBW_API void fbw_msgfmt_tz_ex(fbw_msgfmt *f);
 
 /* ---- dates: Firebird counts days from 1858-11-17 and time in 1/10000 s ---- */
 #define FBW_DATE_MIN (-678575)          /* 0001-01-01 */
 #define FBW_DATE_MAX 2973483            /* 9999-12-31 */
 #define FBW_TIME_PER_DAY 864000000u     /* 24 h in 1/10000 s */
-int32_t fbw_date_from_ymd(int y, int m, int d);
-void fbw_date_to_ymd(int32_t date, int *y, int *m, int *d);
+FBW_API int32_t fbw_date_from_ymd(int y, int m, int d);
+FBW_API void fbw_date_to_ymd(int32_t date, int *y, int *m, int *d);
 
 /* ---- DECFLOAT (in decfloat.c): bytes are DPD, big-endian, 8 (decimal64) or 16 (decimal128) ---- */
 #define FBW_DEC_TEXT_MAX 64 /* longest text plus NUL */
 /* Writes the to-scientific-string text and a NUL into out[FBW_DEC_TEXT_MAX]; returns its length. */
-size_t fbw_dec_to_text(const uint8_t *be, size_t nbytes, char *out);
+FBW_API size_t fbw_dec_to_text(const uint8_t *be, size_t nbytes, char *out);
 /* Parse s[0..n) into be[nbytes]. Returns FBW_OK or FBW_E_BADVALUE (syntax, overflow, payload). */
-int fbw_dec_from_text(const char *s, size_t n, size_t nbytes, uint8_t *be, fbw_err *err);
+FBW_API int fbw_dec_from_text(const char *s, size_t n, size_t nbytes, uint8_t *be, fbw_err *err);
 
 #endif

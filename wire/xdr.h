@@ -30,7 +30,7 @@ typedef struct fbw_bytes {
     size_t n;
 } fbw_bytes;
 
-void fbw_rd_init(fbw_rd *r, const void *p, size_t n, int short_rc);
+FBW_API void fbw_rd_init(fbw_rd *r, const void *p, size_t n, int short_rc);
 /* Offset of the read position, or of the failing field once the reader has failed. */
 static inline size_t fbw_rd_offset(const fbw_rd *r)
 {
@@ -38,25 +38,25 @@ static inline size_t fbw_rd_offset(const fbw_rd *r)
 }
 static inline size_t fbw_rd_left(const fbw_rd *r) { return (size_t)(r->end - r->p); }
 /* Record an error (first one wins). Returns r->rc. */
-int fbw_rd_fail(fbw_rd *r, int rc, const char *what);
+FBW_API int fbw_rd_fail(fbw_rd *r, int rc, const char *what);
 
 /* 4-byte big-endian unsigned / signed. */
-uint32_t fbw_xdr_u32(fbw_rd *r);
-int32_t fbw_xdr_i32(fbw_rd *r);
+FBW_API uint32_t fbw_xdr_u32(fbw_rd *r);
+FBW_API int32_t fbw_xdr_i32(fbw_rd *r);
 /* A 16-bit field sent through xdr_short: 4 bytes on the wire, sign-extended; low 16 bits kept. */
-uint16_t fbw_xdr_u16(fbw_rd *r);
+FBW_API uint16_t fbw_xdr_u16(fbw_rd *r);
 /* 8-byte big-endian (xdr_hyper). */
-int64_t fbw_xdr_i64(fbw_rd *r);
+FBW_API int64_t fbw_xdr_i64(fbw_rd *r);
 /* Counted opaque (int32 length, bytes, pad to 4). Lengths over `max` fail with FBW_E_PROTO.
  * A length whose upper 16 bits are 0xFFFF is taken as a sign-extended 16-bit length (Firebird's
  * fixupLength). Returns a view. */
-fbw_bytes fbw_xdr_bytes(fbw_rd *r, size_t max);
+FBW_API fbw_bytes fbw_xdr_bytes(fbw_rd *r, size_t max);
 /* Fixed-size opaque of n bytes plus padding to 4. */
-fbw_bytes fbw_xdr_opaque(fbw_rd *r, size_t n);
+FBW_API fbw_bytes fbw_xdr_opaque(fbw_rd *r, size_t n);
 /* Raw n bytes, no padding. */
-fbw_bytes fbw_xdr_raw(fbw_rd *r, size_t n);
+FBW_API fbw_bytes fbw_xdr_raw(fbw_rd *r, size_t n);
 /* Skip n raw bytes. */
-void fbw_xdr_skip(fbw_rd *r, size_t n);
+FBW_API void fbw_xdr_skip(fbw_rd *r, size_t n);
 
 /* Writer over an fbw_buf; errors (only FBW_E_NOMEM) are sticky in w->rc. */
 typedef struct fbw_wr {
@@ -65,20 +65,20 @@ typedef struct fbw_wr {
 } fbw_wr;
 
 static inline void fbw_wr_init(fbw_wr *w, fbw_buf *b) { w->b = b; w->rc = FBW_OK; }
-void fbw_xdr_put_u32(fbw_wr *w, uint32_t v);
+FBW_API void fbw_xdr_put_u32(fbw_wr *w, uint32_t v);
 static inline void fbw_xdr_put_i32(fbw_wr *w, int32_t v) { fbw_xdr_put_u32(w, (uint32_t)v); }
 /* xdr_short: the 16-bit value sign-extended to 4 bytes, as Firebird sends it. */
-void fbw_xdr_put_short(fbw_wr *w, uint16_t v);
-void fbw_xdr_put_i64(fbw_wr *w, int64_t v);
+FBW_API void fbw_xdr_put_short(fbw_wr *w, uint16_t v);
+FBW_API void fbw_xdr_put_i64(fbw_wr *w, int64_t v);
 /* Counted opaque: length, bytes, zero padding. */
-void fbw_xdr_put_bytes(fbw_wr *w, const void *p, size_t n);
+FBW_API void fbw_xdr_put_bytes(fbw_wr *w, const void *p, size_t n);
 static inline void fbw_xdr_put_str(fbw_wr *w, const char *s);
 /* Fixed opaque: bytes + zero padding. */
-void fbw_xdr_put_opaque(fbw_wr *w, const void *p, size_t n);
+FBW_API void fbw_xdr_put_opaque(fbw_wr *w, const void *p, size_t n);
 /* Raw bytes, no padding. */
-void fbw_xdr_put_raw(fbw_wr *w, const void *p, size_t n);
+FBW_API void fbw_xdr_put_raw(fbw_wr *w, const void *p, size_t n);
 /* Zero padding for n data bytes already written raw. */
-void fbw_xdr_put_pad(fbw_wr *w, size_t n);
+FBW_API void fbw_xdr_put_pad(fbw_wr *w, size_t n);
 
 #include <string.h>
 static inline void fbw_xdr_put_str(fbw_wr *w, const char *s)

@@ -260,7 +260,97 @@ Test(report, text)
     free(a);
 }
 
+static char *render(const fbw_rep_acc *a, const fbw_rep_run *run)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fbw_rep_print(f, a, run);
+    fclose(f);
+    return text;
+}
+
+/* An encrypted fbclient session is counted at the socket: what is measured is printed, what is
+ * not (op codes, transactions) says so instead of 0. */
+Test(report, socket_level)
+{
+    char *argv[] = {"x", "run"};
+    fbw_rep_run run;
+    fbw_rep_acc *a = sample(&run, argv);
+    strcpy(run.facts.wire_crypt, "Arc4");
+    run.facts.socket_level = 1;
+    char *text = render(a, &run);
+    cr_expect(strstr(text, "wire crypt Arc4: the tap sees ciphertext"), "%s", text);
+    cr_expect(strstr(text, "op-level detail needs --fbclient-wire-crypt=disabled"), "%s", text);
+    cr_expect(strstr(text, "round trips per event:               1.250"), "%s", text);
+    cr_expect(strstr(text, "round trips per transaction:         not available"), "%s", text);
+    cr_expect(strstr(text, "calls/exec"), "%s", text);
+    cr_expect(strstr(text, "op codes:                            not available"), "%s", text);
+    cr_expect_null(strstr(text, "op_execute"), "no op table: %s", text);
+    cr_expect_null(strstr(text, "transactions started"), "%s", text);
+    free(text);
+    free(a);
+}
+
+/* No source of statistics at all: no figure but the client CPU. */
+Test(report, unmeasured)
+{
+    char *argv[] = {"x", "run"};
+    fbw_rep_run run;
+    fbw_rep_acc *a = sample(&run, argv);
+    run.facts.unmeasured = 1;
+    char *text = render(a, &run);
+    cr_expect(strstr(text, "round trips, packets, bytes:         not available"), "%s", text);
+    cr_expect_null(strstr(text, "round trips per event"), "%s", text);
+    cr_expect_null(strstr(text, "statement class"), "%s", text);
+    cr_expect(strstr(text, "client CPU in the driver:            3.25 us per event"), "%s", text);
+    free(text);
+    free(a);
+}
+
 #ifdef FBW_HAVE_JANSSON
+/* What is not measured is null in JSON, and counted_at says how the rest was counted. */
+static json_t *json_of(const fbw_rep_acc *a, const fbw_rep_run *run)
+{
+    char path[] = "/tmp/test_report_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    fbw_err e;
+    fbw_err_clear(&e);
+    cr_assert_eq(fbw_rep_write_json(path, a, run, &e), FBW_OK, "%s", e.msg);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    unlink(path);
+    cr_assert_not_null(doc, "%s", je.text);
+    return doc;
+}
+
+Test(report, json_counted_at)
+{
+    char *argv[] = {"x", "run"};
+    fbw_rep_run run;
+    fbw_rep_acc *a = sample(&run, argv);
+    json_t *doc = json_of(a, &run);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "connection"), "counted_at")), "packets");
+    json_decref(doc);
+    run.facts.socket_level = 1;
+    doc = json_of(a, &run);
+    json_t *tot = json_object_get(doc, "totals");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "connection"), "counted_at")), "socket");
+    cr_expect(json_is_null(json_object_get(tot, "transactions")));
+    cr_expect(json_is_null(json_object_get(tot, "round_trips_per_transaction")));
+    cr_expect_float_eq(json_real_value(json_object_get(doc, "round_trips_per_event")), 1.25, 1e-9);
+    json_decref(doc);
+    run.facts.socket_level = 0;
+    run.facts.unmeasured = 1;
+    doc = json_of(a, &run);
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(doc, "connection"), "counted_at")), "none");
+    cr_expect(json_is_null(json_object_get(doc, "round_trips_per_event")));
+    json_decref(doc);
+    free(a);
+}
+
 Test(report, json)
 {
     char *argv[] = {"x", "--fbclient-password=secret", "--FBCLIENT-PASSWORD=hunter2", "run"};

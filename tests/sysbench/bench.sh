@@ -52,8 +52,9 @@ LOG=$(mktemp /tmp/fbwire-bench.XXXXXX)
 sb() { # script command [options]
   local script=$1 cmd=$2; shift 2
   # shellcheck disable=SC2086
+  # Wire crypt off on both drivers alike (the fbclient tap decodes only plain streams).
   "$REPO/tools/fbwire-sysbench" "$script" --db-driver="$DRIVER" --"$DRIVER"-db="$DSN" \
-    --threads="$THREADS" "$@" $EXTRA "$cmd" >>"$LOG" 2>&1
+    --"$DRIVER"-wire-crypt=disabled --threads="$THREADS" "$@" $EXTRA "$cmd" >>"$LOG" 2>&1
 }
 last() { awk -v k="$1" '$1 == k { v = $2 } END { print v }' "$LOG"; }
 

@@ -100,8 +100,9 @@ for server in "${SERVERS[@]}"; do
     for n in $N1 $N2; do
       json=$WORK/$tag-$n.json pcap=$WORK/$tag-$n.pcap
       for attempt in 1 2; do
+        # Wire crypt off on both sides: the capture and the tap must read every packet.
         capture "$PORT" "$pcap" sb "$HERE/point_select_n.lua" --db-driver="$drv" --"$drv"-db="$DSN" \
-          --"$drv"-autocommit="$mode" --"$drv"-shared-restart-statements=0 \
+          --"$drv"-wire-crypt=disabled --"$drv"-autocommit="$mode" --"$drv"-shared-restart-statements=0 \
           --"$drv"-shared-restart-ms=0 --threads=1 --events="$n" --"$drv"-report="$json" run \
           >"$WORK/$tag-$n.log" 2>&1 || break
         "$PCAP_TOOL" stats "$pcap" --port "$PORT" --json >"$pcap.json" 2>"$pcap.stats.err"

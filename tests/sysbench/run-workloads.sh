@@ -6,7 +6,10 @@
 #       [--lib path/to/libfbwire-sysbench.so] [--db NAME.fdb] [--tables N] [--table-size N]
 #       [--threads N] [--events N] [--bulk-events N] [--time S] [--only script,...]
 #       [--ps-mode auto|disable] [--extra "sysbench options"]
-#       [--checks values,api,reconnect,batch,insert-rt]
+#       [--checks values,api,reconnect,batch,insert-rt] [--wire-crypt MODE|default]
+#
+# --wire-crypt (default disabled, so the fbclient tap decodes every op) is passed to the driver
+# as --DRIVER-wire-crypt=MODE; "default" passes nothing and runs with the driver's default.
 #
 # For each script: cleanup (leftovers), prepare, a check that every table has table-size rows
 # with ids 1..N (check_tables.lua, through the same driver), a short run (--events, capped by
@@ -35,6 +38,7 @@ ONLY=""
 EXTRA=""
 PS_MODE=auto
 CHECKS=""
+WIRE_CRYPT=disabled
 SCRIPTS=(oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_insert
          oltp_delete oltp_update_index oltp_update_non_index select_random_points
          select_random_ranges bulk_insert)
@@ -55,6 +59,7 @@ while [ $# -gt 0 ]; do
     --extra) EXTRA=$2; shift 2 ;;
     --ps-mode) PS_MODE=$2; shift 2 ;;
     --checks) CHECKS=$2; shift 2 ;;
+    --wire-crypt) WIRE_CRYPT=$2; shift 2 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -110,12 +115,13 @@ ensure_db() { # server -> prints the connection string
 sb() {
   local log=$1; shift
   local script=$1 cmd=$2; shift 2
-  local extra=$EXTRA
+  local extra=$EXTRA crypt=()
   [[ $script == "$HERE"/* ]] && extra=""
+  [ "$WIRE_CRYPT" = default ] || crypt=(--"$DRIVER"-wire-crypt="$WIRE_CRYPT")
   # shellcheck disable=SC2086
   ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD \
     "$LAUNCHER" "$script" --db-driver="$DRIVER" --"$DRIVER"-db="$DSN" --db-ps-mode="$PS_MODE" \
-    --threads="$THREADS" "$@" $extra "$cmd" >>"$log" 2>&1
+    --threads="$THREADS" "${crypt[@]}" "$@" $extra "$cmd" >>"$log" 2>&1
 }
 
 check() { # log command [options]

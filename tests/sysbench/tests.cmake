@@ -46,3 +46,9 @@ fbw_sysbench_test(fbwire_pipelined --driver fbwire --server fb3 --server fb4
 fbw_sysbench_test(fbclient_fb3 --driver fbclient --server fb3 --checks values,reconnect)
 fbw_sysbench_test(fbclient_fb4 --driver fbclient --server fb4
                   --only oltp_read_write,oltp_insert,bulk_insert)
+# Default driver options against the stock servers (packaged firebird.conf: fb3s, fb4s),
+# --P-create-db, the errors that name an option, fbclient's socket-level report with wire crypt
+# on (tests/sysbench/stock.sh; about one minute).
+add_test(NAME sysbench_stock COMMAND ${CMAKE_CURRENT_LIST_DIR}/stock.sh --lib ${SB_LIB}
+         --sql $<TARGET_FILE:fbwire-sql>)
+set_tests_properties(sysbench_stock PROPERTIES LABELS sysbench TIMEOUT 400)

@@ -32,7 +32,9 @@ static void load_driver(json_t *doc, rt_run *r)
     r->events = num(run, "events");
     r->duration_s = num(run, "duration_s");
     r->rt_per_event = num(doc, "round_trips_per_event");
+    r->has_rte = json_is_number(json_object_get(doc, "round_trips_per_event"));
     r->rt_per_transaction = num(tot, "round_trips_per_transaction");
+    r->has_rtt = json_is_number(json_object_get(tot, "round_trips_per_transaction"));
     r->rt_per_second = num(tot, "round_trips_per_second");
     r->wait_share = num(tot, "wait_share");
     r->round_trips = num(tot, "round_trips");

@@ -75,8 +75,8 @@ typedef double (*metric_fn)(const rt_run *r, int *known);
 
 static double m_tps(const rt_run *r, int *k) { *k = !r->is_capture; return r->tps; }
 static double m_qps(const rt_run *r, int *k) { *k = !r->is_capture; return r->qps; }
-static double m_rte(const rt_run *r, int *k) { *k = !r->is_capture; return r->rt_per_event; }
-static double m_rtt(const rt_run *r, int *k) { *k = !r->is_capture; return r->rt_per_transaction; }
+static double m_rte(const rt_run *r, int *k) { *k = !r->is_capture && r->has_rte; return r->rt_per_event; }
+static double m_rtt(const rt_run *r, int *k) { *k = !r->is_capture && r->has_rtt; return r->rt_per_transaction; }
 static double m_rts(const rt_run *r, int *k) { *k = !r->is_capture; return r->rt_per_second; }
 static double m_rt(const rt_run *r, int *k) { *k = 1; return r->round_trips; }
 static double m_wait(const rt_run *r, int *k) { *k = !r->is_capture; return r->wait_share * 100; }

@@ -30,6 +30,9 @@ typedef struct rt_run {
     double tps, qps, events, duration_s, rt_per_event, rt_per_transaction, rt_per_second,
         wait_share, round_trips;
     int has_cpu;                /* the file has client CPU figures (older ones do not) */
+    int has_rte;                /* round trips per event known (null: nothing was measured) */
+    int has_rtt;                /* round trips per transaction known (null when counted at the
+                                   socket: an encrypted fbclient session) */
     double cpu_us_per_event, cpu_us_per_execution;
     rt_class cls[RT_MAX_CLASSES];
     int ncls;

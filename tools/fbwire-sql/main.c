@@ -47,6 +47,7 @@ static void usage(FILE *f)
             "  --create              create the database (with --page-size N)\n"
             "  --connect-timeout S   seconds for TCP connect and login (default 30)\n"
             "  --timeout S           seconds to wait for any later reply (default 60)\n"
+            "  --version             print the version and exit\n"
             "Exit status: 0 all statements succeeded, 1 a statement or the connection failed, 2 usage.\n");
 }
 
@@ -94,7 +95,7 @@ static void print_info(fbw_client *cl)
 }
 
 enum { O_USER = 256, O_PASSWORD, O_AUTH, O_PMIN, O_PMAX, O_NOLAZY, O_CRYPT, O_CRYPTLIST, O_COMPRESS,
-       O_CREATE, O_PAGESIZE, O_CTIMEOUT, O_TIMEOUT, O_INFO, O_HELP, O_TABLE, O_TSV, O_CSV, O_STATS,
+       O_CREATE, O_PAGESIZE, O_CTIMEOUT, O_TIMEOUT, O_INFO, O_HELP, O_VERSION, O_TABLE, O_TSV, O_CSV, O_STATS,
        O_ISOLATION, O_LOCKTIMEOUT, O_AUTOCOMMIT, O_NOAUTOCOMMIT, O_BAIL };
 
 typedef struct args {
@@ -136,7 +137,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"page-size", required_argument, 0, O_PAGESIZE},
         {"connect-timeout", required_argument, 0, O_CTIMEOUT},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"info", no_argument, 0, O_INFO},
-        {"help", no_argument, 0, O_HELP}, {"input", required_argument, 0, 'i'},
+        {"help", no_argument, 0, O_HELP}, {"version", no_argument, 0, O_VERSION}, {"input", required_argument, 0, 'i'},
         {"table", no_argument, 0, O_TABLE}, {"tsv", no_argument, 0, O_TSV}, {"csv", no_argument, 0, O_CSV},
         {"stats", no_argument, 0, O_STATS}, {"isolation", required_argument, 0, O_ISOLATION},
         {"lock-timeout", required_argument, 0, O_LOCKTIMEOUT},
@@ -169,6 +170,7 @@ static int parse_args(int argc, char **argv, args *a)
         case O_TIMEOUT: if (parse_int(optarg, "--timeout", 1, 86400, &v)) return 2; o->timeout_ms = v * 1000; break;
         case O_INFO: a->info = 1; break;
         case O_HELP: usage(stdout); return 0;
+        case O_VERSION: printf("fbwire-sql %s\n", FBWIRE_VERSION); return 0;
         case 'i': a->input = optarg; break;
         case O_TABLE: a->session.mode = FBW_FMT_TABLE; a->mode_set = 1; break;
         case O_TSV: a->session.mode = FBW_FMT_TSV; a->mode_set = 1; break;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# install-test.sh - install the Debian package into a fresh Debian 12 (bookworm) chroot with apt
+# resolving its dependencies, then run `fbwire-sql --version` and `fbwire-sysbench --help` there
+# and check what the package put in place.
+#
+#   tests/package/install-test.sh path/to/fbwire_<version>_amd64.deb
+#
+# The bootstrapped base (debootstrap --variant=minbase bookworm, from the mirror this machine's
+# apt uses: scripts/lib/debian-mirror.sh) is cached in $FBWIRE_STATE/deb-bookworm; each run
+# installs into a scratch copy of it, removed afterwards. Needs root, debootstrap and the mirror.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+DEB=$(readlink -f "${1:?usage: install-test.sh fbwire_VERSION_amd64.deb}")
+STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+BASE=$STATE/deb-bookworm
+log() { printf '[install-test %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+# shellcheck source=scripts/lib/debian-mirror.sh
+. "$REPO/scripts/lib/debian-mirror.sh"
+
+[ "$(id -u)" -eq 0 ] || die "needs root (debootstrap, chroot)"
+[ -f "$DEB" ] || die "no package $DEB"
+command -v debootstrap >/dev/null || die "debootstrap is not installed"
+
+if [ ! -f "$BASE/.fbwire-bootstrapped" ]; then
+  mirror=$(debian_mirror)
+  rm -rf --one-file-system "$BASE"
+  install -d -m 0755 "$STATE"
+  log "debootstrap --variant=minbase bookworm from $mirror into $BASE (first run only)"
+  debootstrap --variant=minbase bookworm "$BASE" "$mirror" >"$STATE/deb-bookworm.log" 2>&1 ||
+    die "debootstrap failed, see $STATE/deb-bookworm.log"
+  touch "$BASE/.fbwire-bootstrapped"
+fi
+
+ROOT=$(mktemp -d "$STATE/deb-install.XXXXXX")
+cleanup() {
+  local m
+  for m in $(awk -v r="$ROOT" 'index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r); do
+    umount "$m" || umount -l "$m"
+  done
+  rm -rf --one-file-system "$ROOT"
+}
+trap cleanup EXIT
+cp -a "$BASE/." "$ROOT/"
+mount -t proc proc "$ROOT/proc"
+if [ ! -c "$ROOT/dev/null" ]; then mount --bind /dev "$ROOT/dev"; fi
+cp "$DEB" "$ROOT/tmp/"
+in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+              DEBIAN_FRONTEND=noninteractive "$@"; }
+log "apt-get install ./${DEB##*/} in a fresh bookworm chroot"
+in_root sh -c "apt-get update -q && apt-get install -y -q /tmp/${DEB##*/}" >"$ROOT.apt.log" 2>&1 ||
+  { tail -n 30 "$ROOT.apt.log"; rm -f "$ROOT.apt.log"; die "apt-get install failed"; }
+rm -f "$ROOT.apt.log"
+
+FAILS=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+out=$(in_root fbwire-sql --version 2>&1) && [[ $out == "fbwire-sql "[0-9]* ]] &&
+  ok "fbwire-sql --version: $out" || fail "fbwire-sql --version: $out"
+out=$(in_root fbwire-sysbench --help 2>&1) && grep -q -- '--fbwire-db=STRING' <<<"$out" &&
+  grep -q -- '--fbclient-db=STRING' <<<"$out" && ok "fbwire-sysbench --help lists the fbwire and fbclient drivers" ||
+  { fail "fbwire-sysbench --help"; head -n 20 <<<"$out"; }
+for dep in sysbench libssl3 zlib1g libpcap0.8 libjansson4 libluajit-5.1-2; do
+  in_root dpkg-query -W -f='${db:Status-Status}' "$dep" 2>/dev/null | grep -qx installed &&
+    ok "dependency $dep installed by apt" || fail "dependency $dep not installed"
+done
+# The library directory is /usr/lib/x86_64-linux-gnu when configured with prefix /usr, else /usr/lib.
+libdir=/usr/lib
+[ -e "$ROOT/usr/lib/x86_64-linux-gnu/libfbwire.so.0" ] && libdir=/usr/lib/x86_64-linux-gnu
+for f in /usr/bin/fbwire-sql /usr/bin/fbwire-pcap /usr/bin/fbwire-report /usr/bin/fbwire-bench \
+         /usr/bin/fbwire-sysbench /usr/lib/libfbwire-sysbench.so /usr/include/fbwire/fbwire.h \
+         $libdir/libfbwire.so.0 $libdir/libfbwire.a $libdir/pkgconfig/fbwire.pc \
+         $libdir/cmake/fbwire/fbwireConfig.cmake /usr/share/doc/fbwire/README.md \
+         /usr/share/doc/fbwire/library.md; do
+  [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"
+done
+in_root ldconfig -p | grep -q 'libfbwire.so.0 ' && ok "ld.so finds libfbwire.so.0" || fail "ld.so cache lacks libfbwire.so.0"
+[ $FAILS -eq 0 ] || { echo "$FAILS failure(s)"; exit 1; }
+echo "package install checks passed"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# library.sh - libfbwire as an installed C library: install the build into a scratch prefix,
+# check that libfbwire.so exports exactly the functions the installed headers declare with
+# FBW_API, build the example of docs/library.md (its ```c block, as printed) with pkg-config
+# against the shared library and with find_package(fbwire) against the static one, and run both
+# against the FB3 and FB4 servers (round trips as the document says).
+#
+#   tests/package/library.sh BUILD_DIR
+set -uo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+BUILD=${1:?usage: library.sh BUILD_DIR}
+WORK=$(mktemp -d /tmp/fbwire-lib.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+FAILS=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+
+PREFIX=$WORK/prefix
+cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; exit 1; }
+for f in include/fbwire/fbwire.h lib/libfbwire.so.0 lib/libfbwire.a lib/pkgconfig/fbwire.pc \
+         lib/cmake/fbwire/fbwireConfig.cmake; do
+  [ -e "$PREFIX/$f" ] && ok "installed $f" || fail "missing $f"
+done
+
+# Every include of the installed headers resolves inside include/fbwire (nothing left behind).
+echo '#include <fbwire/fbwire.h>' | cc -std=c11 -fsyntax-only -I"$PREFIX/include" -x c - 2>"$WORK/hdr.err" &&
+  ok "fbwire.h compiles from the install alone" || { fail "fbwire.h from the install"; cat "$WORK/hdr.err"; }
+
+# Exports: the FBW_API declarations of the installed headers, and nothing else.
+cat "$PREFIX"/include/fbwire/*.h | grep -oE '^FBW_API [^(;]*\bfbw_[a-z0-9_]+ *(\(|\[|;)' |
+  grep -oE 'fbw_[a-z0-9_]+ *(\(|\[|;)$' | tr -d '([; ' | sort -u >"$WORK/declared"
+nm -D --defined-only "$PREFIX/lib/libfbwire.so" | awk '{ print $3 }' | sort -u >"$WORK/exported"
+if [ -s "$WORK/declared" ] && diff "$WORK/declared" "$WORK/exported" >"$WORK/exports.diff"; then
+  ok "libfbwire.so exports exactly the $(wc -l <"$WORK/declared") FBW_API functions of the headers"
+else
+  fail "exports differ from the headers (< declared only, > exported only):"
+  cat "$WORK/exports.diff"
+fi
+
+# The example, exactly as docs/library.md prints it.
+awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$REPO/docs/library.md" >"$WORK/point_select.c"
+[ -s "$WORK/point_select.c" ] || fail "no C example in docs/library.md"
+export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+# shellcheck disable=SC2046
+if cc -std=c11 -Wall -Wextra -Werror -o "$WORK/ps_pc" "$WORK/point_select.c" $(pkg-config --cflags --libs fbwire) \
+    -Wl,-rpath,"$PREFIX/lib" 2>"$WORK/cc.err"; then
+  ok "example builds with pkg-config (shared)"
+  ldd "$WORK/ps_pc" | grep -q "$PREFIX/lib/libfbwire.so.0" && ok "example uses the installed libfbwire.so.0" ||
+    fail "example does not load the installed libfbwire.so.0"
+else
+  fail "example with pkg-config"; cat "$WORK/cc.err"
+fi
+mkdir -p "$WORK/cm"
+cat >"$WORK/cm/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.20)
+project(fbwire_consumer C)
+find_package(fbwire 0.1 REQUIRED)
+add_executable(ps_cmake $WORK/point_select.c)
+target_link_libraries(ps_cmake PRIVATE fbwire::fbwire_static)
+EOF
+if cmake -S "$WORK/cm" -B "$WORK/cm/build" -DCMAKE_PREFIX_PATH="$PREFIX" >"$WORK/cm.log" 2>&1 &&
+   cmake --build "$WORK/cm/build" >>"$WORK/cm.log" 2>&1; then
+  ok "example builds with find_package(fbwire), fbwire::fbwire_static"
+  ldd "$WORK/cm/build/ps_cmake" | grep -q libfbwire && fail "static build still needs libfbwire.so" ||
+    ok "static build does not need libfbwire.so"
+else
+  fail "example with find_package"; tail -n 20 "$WORK/cm.log"
+fi
+
+ENV_FILE=${FBWIRE_STATE:-$REPO/.fbwire}/servers.env
+[ -f "$ENV_FILE" ] || "$REPO/scripts/fb-servers.sh" start >&2 || { echo "servers did not start" >&2; exit 1; }
+set -a; . "$ENV_FILE"; set +a
+export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD
+for server in FB3 FB4; do
+  host=FBW_${server}_HOST port=FBW_${server}_PORT db=FBW_${server}_DB
+  for exe in "$WORK/ps_pc" "$WORK/cm/build/ps_cmake"; do
+    [ -x "$exe" ] || continue
+    out=$WORK/$server-${exe##*/}.out
+    if "$exe" "${!host}/${!port}:${!db}" >"$out" 2>&1 &&
+       grep -q '^  row: 1 | RDB\$DATABASE$' "$out" &&
+       [ "$(grep -c '^execute  1 round trip(s)$' "$out")" = 3 ] &&
+       grep -q '^prepare  1 round trip(s)$' "$out" && grep -Eq 'wire crypt (Arc4|ChaCha|ChaCha64),' "$out"; then
+      ok "$server ${exe##*/}: point selects, one round trip each, wire crypt on"
+    else
+      fail "$server ${exe##*/}:"; sed 's/^/    /' "$out"
+    fi
+  done
+done
+
+[ $FAILS -eq 0 ] || { echo "$FAILS failure(s)"; exit 1; }
+echo "library checks passed"
