@@ -53,6 +53,10 @@ typedef struct fbw_cap_summary {
  * a capture; FBW_E_UNSUPPORTED for a link type other than Ethernet, Linux cooked (SLL, SLL2),
  * BSD loopback/null or raw IP. */
 int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum, fbw_err *err);
+/* The same from an open stream (the fuzz target reads memory through fmemopen); f is closed
+ * in every case. name is for messages. */
+int fbw_cap_read_file(FILE *f, const char *name, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum,
+                      fbw_err *err);
 /* "127.0.0.1:3050" or "[::1]:3050" */
 void fbw_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size);
 
