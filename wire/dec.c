@@ -363,14 +363,16 @@ static int start_crypt(fbw_dec *d)
 {
     if (strcmp(d->key_plugin, d->crypt_plugin) != 0)
         return fbw_err_set(&d->err, FBW_E_CRYPT,
-                           "the key is for %s, but the session is encrypted with %.31s",
+                           "the key does not decrypt this session: it is for %s, but the session "
+                           "is encrypted with %.31s",
                            d->key_plugin, d->crypt_plugin);
     for (int i = 0; i < 2; i++) {
         direction *x = &d->dir[i];
         int rc = fbw_cipher_new(d->key_plugin, d->key, d->key_len, d->iv_len ? d->iv : NULL,
                                 d->iv_len, &x->ci, &d->err);
         if (rc)
-            return fbw_err_prefix(&d->err, "the key cannot make a %s cipher", d->key_plugin);
+            return fbw_err_prefix(&d->err, "the key does not decrypt this session: no %s cipher",
+                                  d->key_plugin);
         if (!fbw_buf_avail(&x->plain))
             continue;
         if (x->zi)
@@ -390,14 +392,14 @@ static int start_crypt(fbw_dec *d)
 
 /* A decode error before any packet decrypted in that direction decoded means the key is wrong
  * (garbage decodes as an unknown op at once), not that the session is damaged. */
-static int wrong_key(fbw_dec *d, int from_client)
+static int wrong_key(fbw_dec *d, int from_client, const char *what)
 {
     char why[200];
     snprintf(why, sizeof why, "%.199s", d->err.msg);
     return fbw_err_set(&d->err, FBW_E_CRYPT,
-                       "the key does not decrypt this session: the first %s packet after op_crypt "
-                       "does not decode (%s)",
-                       from_client ? "client" : "server", why);
+                       "the key does not decrypt this session: the first %s bytes after op_crypt "
+                       "do not %s (%s)",
+                       from_client ? "client" : "server", what, why);
 }
 
 /* ---- feeding ---- */
@@ -421,7 +423,7 @@ static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
         if (rc) {
             fbw_err_prefix(&d->err, "%s stream at offset %llu", from_client ? "client" : "server",
                            (unsigned long long)x->offset);
-            return x->ci && !x->verified ? wrong_key(d, from_client) : rc;
+            return x->ci && !x->verified ? wrong_key(d, from_client, "decode") : rc;
         }
         if (x->ci)
             x->verified = 1;
@@ -464,6 +466,8 @@ static int unfilter(fbw_dec *d, direction *x)
     int rc = x->zi ? fbw_inflater_feed(x->zi, fbw_buf_head(&x->raw), n, &x->plain, &d->err)
                    : fbw_buf_append(&x->plain, fbw_buf_head(&x->raw), n);
     fbw_buf_reset(&x->raw);
+    if (rc && rc != FBW_E_NOMEM && x->ci && !x->verified) /* garbage does not inflate either */
+        return wrong_key(d, x == &d->dir[1], "inflate");
     return rc;
 }
 

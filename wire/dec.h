@@ -44,8 +44,8 @@ int32_t fbw_dec_answering(const fbw_dec *d);
 const fbw_msgfmt *fbw_dec_message_format(const fbw_dec *d);
 /* The key material the session was encrypted with (keylog.h: plugin, session key, server IV; the
  * iv is empty for Arc4). Copied (wiped on free). Call before feeding. When op_crypt names another
- * plugin, or the first packet decrypted in a direction does not decode (for the server: is not
- * the op_response to op_crypt), decoding stops with FBW_E_CRYPT "the key does not decrypt this
+ * plugin, or the first bytes decrypted in a direction do not inflate (compressed sessions) or
+ * decode (for the server: as the op_response to op_crypt), decoding stops with FBW_E_CRYPT "the key does not decrypt this
  * session: ...", never with garbage. FBW_E_USAGE for sizes beyond crypt.h's or after op_crypt. */
 int fbw_dec_set_key(fbw_dec *d, const char *plugin, const uint8_t *key, size_t key_len,
                     const uint8_t *iv, size_t iv_len);

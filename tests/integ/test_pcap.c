@@ -173,13 +173,20 @@ static void expect_args(const char *name, char *args, size_t size, int *exit_sta
     cr_assert(args[0], "%s.expect has no \"# args:\" line", name);
 }
 
-/* argv from "stats --trips --port 3050" + file */
+/* argv from "stats --trips --port 3050" + file; "pcap/X" (a key log) names a file of the source
+ * tree. The paths live in static storage until the next call. */
 static int split_args(char *args, const char *file, char **argv)
 {
+    static char paths[MAX_ARGS][512];
     int n = 0;
     argv[n++] = "fbwire-pcap";
-    for (char *t = strtok(args, " "); t && n < MAX_ARGS - 2; t = strtok(NULL, " "))
+    for (char *t = strtok(args, " "); t && n < MAX_ARGS - 2; t = strtok(NULL, " ")) {
+        if (!strncmp(t, "pcap/", 5)) {
+            snprintf(paths[n], sizeof paths[n], "%s/%s", FBWIRE_SOURCE_DIR, t);
+            t = paths[n];
+        }
         argv[n++] = t;
+    }
     argv[n++] = (char *)file;
     argv[n] = NULL;
     return n;

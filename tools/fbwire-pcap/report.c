@@ -508,7 +508,7 @@ static void on_data(void *conn, int from_client, const uint8_t *p, size_t n, uin
         pc->key_failed = 1;
     if (rc == FBW_E_CRYPT && pc->key_line)
         snprintf(why, sizeof why,
-                 "key log line %u for %s -> %s does not decrypt this session: %s", pc->key_line,
+                 "key log line %u for %s -> %s: %s", pc->key_line,
                  pc->client, pc->server, fbw_dec_error(pc->dec)->msg);
     else if (rc == FBW_E_CRYPT && pc->crypt[0])
         snprintf(why, sizeof why,
