@@ -8,6 +8,7 @@
 # FBWIRE_FUZZ_BUILD=dir  build directory (default build-fuzz)   FBWIRE_JOBS=n  build parallelism (2)
 # Regenerate seeds from the unit tests' packets:
 #   FBW_CORPUS_DIR=$PWD/tests/fuzz/corpus ctest --test-dir build -R 'wire_test_(pkt|conn)'
+# The default test run replays every target's seeds once (ctest -R fuzz_smoke, tests/fuzz/smoke.cmake).
 # Exit status: 0 when no target crashed, 1 otherwise.
 set -euo pipefail
 
