@@ -73,8 +73,12 @@ size=$(stat -c %s "$PCAP")
 echo "capture: $(awk -v b="$size" 'BEGIN { printf "%.0f", b / 1048576 }') MB in $((SECONDS - t0)) s (oltp_read_only, range_size $RANGE, $THREADS threads, fbwire driver, wire crypt disabled)"
 QUARTER=$WORK/quarter.pcap
 head -c $((size / 4)) "$PCAP" >"$QUARTER"
+# What was decoded (a connection that stops early would make the figures look better: list why).
 "$TOOL" stats --port "$FBW_FB3_PORT" "$PCAP" 2>/dev/null |
-  awk '/^capture:/ { print } /^total:/ { t = 1; print } t && /^(round_trips|packets_sent|packets_received|bytes_received):/ { print "  " $0 }'  || true
+  awk '/^capture:/ { print } /^connection / { c = $3 " " $4 " " $5 }
+       /^problem:/ { sub(/ after byte.*| from packet.*|: [^:]*$/, ""); print "  " c " " $0 }
+       /^total:/ { t = 1; print }
+       t && /^(round_trips|packets_sent|packets_received|bytes_received):/ { print "  " $0 }' || true
 
 # measure MODE FILE -> appends "elapsed_s maxrss_kb" to $WORK/MODE.FILE
 measure() {
