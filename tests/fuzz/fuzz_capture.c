@@ -3,7 +3,10 @@
  * the input is a whole pcap or pcapng file, read through libpcap from memory. Header lengths, link
  * types, IPv4/IPv6 headers and options, TCP options and sequence numbers (out of order,
  * overlapping, retransmitted, gaps) all come from the input. Reading must end in FBW_OK or a clean
- * error; ASan/UBSan catch everything else. Seeds: the captures in pcap/ (tests/fuzz/corpus). */
+ * error; ASan/UBSan catch everything else. Seeds: the captures in pcap/ (tests/fuzz/corpus); the
+ * key log lines of its encrypted ones (fuzz_capture.keys, FBW_FUZZ_KEYS) are loaded, so mutated
+ * ciphertext runs through the decryption and the wrong-key checks too (after re-recording:
+ * cat pcap/*.keys >tests/fuzz/fuzz_capture.keys). */
 #include "pcaptool.h"
 
 #include <stdio.h>
@@ -19,13 +22,18 @@ static void on_segment(void *arg, const fbw_seg *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *sink_out;
-    if (!sink_out)
+    static fbw_pcap_keys *keys;
+    if (!sink_out) {
+        fbw_err err;
         sink_out = fopen("/dev/null", "w");
+        if (fbw_pcap_keys_load(FBW_FUZZ_KEYS, &keys, &err) != FBW_OK)
+            abort(); /* the fuzzer would silently lose the decryption paths */
+    }
     if (!sink_out || size == 0)
         return 0;
     /* Every port the seeds use, so their connections are followed (3050 is always). */
     static const uint16_t ports[] = {3050, 3051, 3052, 3053};
-    fbw_report_opts ro = {.mode = FBW_REPORT_STATS, .trips = 1, .out = sink_out};
+    fbw_report_opts ro = {.mode = FBW_REPORT_STATS, .trips = 1, .out = sink_out, .keys = keys};
     fbw_report *r = NULL;
     fbw_tcp *t = NULL;
     fbw_tcp_sink sink;
