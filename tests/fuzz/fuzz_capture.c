@@ -6,7 +6,7 @@
  * error; ASan/UBSan catch everything else. Seeds: the captures in pcap/ (tests/fuzz/corpus); the
  * key log lines of its encrypted ones (fuzz_capture.keys, FBW_FUZZ_KEYS) are loaded, so mutated
  * ciphertext runs through the decryption and the wrong-key checks too (after re-recording:
- * cat pcap/*.keys >tests/fuzz/fuzz_capture.keys). */
+ * concatenate the pcap/NAME.keys files into it). */
 #include "pcaptool.h"
 
 #include <stdio.h>
