@@ -76,7 +76,7 @@ head -c $((size / 4)) "$PCAP" >"$QUARTER"
 # What was decoded (a connection that stops early would make the figures look better: list why).
 "$TOOL" stats --port "$FBW_FB3_PORT" "$PCAP" 2>/dev/null |
   awk '/^capture:/ { print } /^connection / { c = $3 " " $4 " " $5 }
-       /^problem:/ { sub(/ after byte.*| from packet.*|: [^:]*$/, ""); print "  " c " " $0 }
+       /^problem:/ { print "  " c " " substr($0, 1, 110) }
        /^total:/ { t = 1; print }
        t && /^(round_trips|packets_sent|packets_received|bytes_received):/ { print "  " $0 }' || true
 
