@@ -5,7 +5,11 @@
 # fbwire-sql (BUILD=..., default <source>/build), isql-fb for the fbclient capture.
 #
 # Wire crypt is disabled so the bytes stay readable (except fb4_info_crypt, which shows where decoding
-# must stop); logins are SRP (or Legacy_Auth's
+# must stop without a key), or on with a key log: the *_arc4/_chacha/_chacha64 sessions and
+# fb4_info_ipv6 run with FBWIRE_KEYLOGFILE set, and the connection's line is kept as pcap/NAME.keys
+# (key material of a throwaway session on a test server; fbwire-pcap --keylog decrypts with it).
+# fb3_info_sll and fb4_info_sll2 are captured on "any" (Linux cooked v1, and v2 with -y LINUX_SLL2),
+# fb4_info_ipv6 over ::1 (FB4 listens on every address); all others on lo (Ethernet). Logins are SRP (or Legacy_Auth's
 # DES hash at protocol 10), so no password is in any file. The servers are shared with other tests,
 # so each session uses a private database (fbwire_pcap.fdb) and only its own connection is kept: the
 # raw capture is filtered down to the client port that attached to that database. Servers listening
@@ -14,6 +18,8 @@
 #
 # usage: pcap/record.sh [name...]   (or --refresh: rewrite the .expect bodies from the existing pcaps)
 #   names: fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql fb3l_p10
+#          fb3_script_arc4 fb3_script_arc4_zlib fb4_script_chacha64 fb4_script_chacha64_zlib
+#          fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,13 +54,15 @@ db_fb4=$FBW_DBDIR_FB4/$PRIVATE_DB
 db_fb3l=$FBW_DBDIR_FB3L/$PRIVATE_DB
 
 # The server a capture talks to: HOST PORT DB (set by use).
-use() { # fb3 | fb4 | fb3l
+use() { # fb3 | fb4 | fb4v6 | fb3l
     case $1 in
     fb3) HOST=127.0.0.1 PORT=$FBW_FB3_PORT DB=$db_fb3 ;;   # fb3 listens on 127.0.0.1 only
     fb4) HOST=127.0.0.2 PORT=$FBW_FB4_PORT DB=$db_fb4 ;;
+    fb4v6) HOST=::1 PORT=$FBW_FB4_PORT DB=$db_fb4 ;;
     fb3l) HOST=127.0.0.2 PORT=$FBW_FB3L_PORT DB=$db_fb3l ;;
     esac
     DSN=$HOST/$PORT:$DB
+    [ "$HOST" != ::1 ] || DSN="[::1]/$PORT:$DB"
     # Create the private database once (not recorded).
     if ! ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --info --user SYSDBA --wire-crypt disabled "$DSN" \
             >/dev/null 2>&1; then
@@ -72,8 +80,9 @@ cleanup_table() {
     ISC_PASSWORD=$FBW_PASSWORD "$TMP/session" --cleanup "$DSN" >/dev/null 2>&1 || true
 }
 
-# record NAME command...: capture HOST:PORT on lo while the command runs, keep the connection that
-# attached to DB, write pcap/NAME.pcap. Tries three times: the capture must hold the whole session
+# record NAME command...: capture HOST:PORT on $IFACE (default lo; LINKTYPE=... passes -y) while the
+# command runs, keep the connection that attached to DB, write pcap/NAME.pcap (and with KEYS=1 its
+# key log line as pcap/NAME.keys). Tries three times: the capture must hold the whole session
 # (fbwire-pcap decodes it with no problem reported).
 record() {
     for attempt in 1 2 3; do
@@ -89,10 +98,13 @@ record_once() {
     local name=$1 port=$PORT db=$DB filter="tcp port $PORT"
     shift
     [ "$HOST" = 127.0.0.1 ] || filter="host $HOST and $filter"
-    local raw=$TMP/$name.raw.pcap
-    tcpdump -i lo -s 0 -B 65536 -U --immediate-mode -w "$raw" "$filter" 2>"$TMP/tcpdump.err" &
+    local raw=$TMP/$name.raw.pcap keys=$TMP/$name.keys keyopt=()
+    rm -f "$keys"
+    tcpdump -i "${IFACE:-lo}" ${LINKTYPE:+-y "$LINKTYPE"} -s 0 -B 65536 -U --immediate-mode \
+        -w "$raw" "$filter" 2>"$TMP/tcpdump.err" &
     TCPDUMP_PID=$!
     for _ in $(seq 100); do grep -q "listening on" "$TMP/tcpdump.err" && break; sleep 0.05; done
+    if [ -n "${KEYS:-}" ]; then export FBWIRE_KEYLOGFILE=$keys; else unset FBWIRE_KEYLOGFILE; fi
     if ! "$@" >"$TMP/$name.out"; then
         kill -INT "$TCPDUMP_PID"
         echo "record.sh: $name: the session failed" >&2
@@ -109,27 +121,40 @@ record_once() {
     grep -q "^$conn closed (FIN)" "$TMP/$name.dump" || return 1
     cport=$(grep "^$conn open " "$TMP/$name.dump" | sed -E 's/^[^ ]+ open [^ ]*:([0-9]+) -> .*/\1/')
     tcpdump -r "$raw" -w "$OUT/$name.pcap" "tcp port $port and tcp port $cport" 2>/dev/null
+    if [ -n "${KEYS:-}" ]; then # the session's own line only
+        grep -E " client=[^ ]*:$cport server=" "$keys" >"$OUT/$name.keys" || return 1
+        keyopt=(--keylog "$OUT/$name.keys")
+    fi
     if [ -n "${ENCRYPTED:-}" ]; then # must stop at op_crypt, and only there
         local st
         st=$("$PCAP_TOOL" stats --port "$port" "$OUT/$name.pcap" 2>/dev/null || true)
         grep -q "^problem: encrypted with" <<<"$st" || return 1
     else
-        "$PCAP_TOOL" stats --port "$port" "$OUT/$name.pcap" >/dev/null 2>&1 || return 1
+        "$PCAP_TOOL" stats --port "$port" "${keyopt[@]}" "$OUT/$name.pcap" >/dev/null 2>&1 || return 1
     fi
     echo "record.sh: $name: $(stat -c %s "$OUT/$name.pcap") bytes, client port $cport"
     sed 's/^/# session: /' "$TMP/$name.out" >"$TMP/$name.session"
 }
 
 # expect NAME "how it was checked": write pcap/NAME.expect.
+# With KEYS=1 the args name the key log as pcap/NAME.keys (relative to the source tree).
 expect() {
-    local name=$1 port=$PORT check=$2
+    local name=$1 port=$PORT check=$2 keyarg=
+    [ -z "${KEYS:-}" ] || keyarg=" --keylog pcap/$name.keys"
     {
-        echo "# args: stats --trips --port $port"
+        echo "# args: stats --trips --port $port$keyarg"
         [ -z "${ENCRYPTED:-}" ] || echo "# exit: 1"
         echo "# checked: $check"
         cat "$TMP/$name.session"
-        "$PCAP_TOOL" stats --trips --port "$port" "$OUT/$name.pcap" || [ -n "${ENCRYPTED:-}" ]
+        run_args "$(echo "stats --trips --port $port$keyarg")" "$OUT/$name.pcap" || [ -n "${ENCRYPTED:-}" ]
     } >"$OUT/$name.expect"
+}
+
+# run_args "ARGS" FILE: fbwire-pcap with an .expect's args (pcap/... relative to the source tree).
+run_args() {
+    local a
+    read -r -a a <<<"${1//pcap\//$SRC/pcap/}"
+    "$PCAP_TOOL" "${a[@]}" "$2"
 }
 
 isql_session() {
@@ -161,6 +186,11 @@ crypt_session() { # wire crypt left enabled: the capture must stop decoding at o
     ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --info --user SYSDBA "$DSN" | grep -E '^(protocol|wire_crypt|round_trips):'
 }
 
+crypt_info_session() { # wire crypt on (the default), for a capture read with its key log
+    ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --info --user SYSDBA "$DSN" |
+        grep -E '^(protocol|wire_crypt|round_trips|packets_sent|packets_received|bytes_sent|bytes_received):'
+}
+
 info_session() {
     ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --info --user SYSDBA --wire-crypt disabled "$DSN" |
         grep -E '^(protocol|round_trips|packets_sent|packets_received|bytes_sent|bytes_received):'
@@ -173,13 +203,15 @@ p10_session() { # Legacy_Auth user at protocol 10
 
 if [ "${1:-}" = --refresh ]; then # the tool's output changed: new bodies under the same headers
     for e in "$OUT"/*.expect; do
-        port=$(sed -n 's/^# args: .*--port \([0-9]*\).*/\1/p' "$e")
-        { grep '^#' "$e"; "$PCAP_TOOL" stats --trips --port "$port" "${e%.expect}.pcap" || true; } >"$e.new"
+        args=$(sed -n 's/^# args: //p' "$e")
+        { grep '^#' "$e"; run_args "$args" "${e%.expect}.pcap" || true; } >"$e.new"
         mv "$e.new" "$e"
     done
     exit 0
 fi
-NAMES=${*:-fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql fb3l_p10}
+NAMES=${*:-fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql fb3l_p10
+    fb3_script_arc4 fb3_script_arc4_zlib fb4_script_chacha64 fb4_script_chacha64_zlib
+    fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6}
 for name in $NAMES; do
     case $name in
     fb3_info)
@@ -220,6 +252,32 @@ for name in $NAMES; do
         cleanup_table
         record fb3l_p10 p10_session
         expect fb3l_p10 "pcap/session.c at protocol 10 with Legacy_Auth (no lazy send: every request is its own trip); rows carry P<13 per-field null indicators (every 10th NAME is NULL)"
+        ;;
+    fb3_script_arc4 | fb3_script_arc4_zlib | fb4_script_chacha64 | fb4_script_chacha64_zlib | \
+        fb4_script_chacha | fb4_script_chacha_zlib)
+        # NAME = SERVER_script_PLUGIN[_zlib]: pcap/session.c with that wire crypt plugin required
+        plugin=$(cut -d_ -f3 <<<"$name")
+        plugin=${plugin/arc4/Arc4}; plugin=${plugin/chacha64/ChaCha64}; plugin=${plugin/chacha/ChaCha}
+        zopt=(); [[ $name != *_zlib ]] || zopt=(--compress)
+        use "${name%%_*}"
+        cleanup_table
+        KEYS=1 record "$name" fbwire_session --crypt "$plugin" "${zopt[@]}"
+        KEYS=1 expect "$name" "pcap/session.c with wire crypt $plugin required${zopt:+ and --compress}, decrypted with its key log line: the same ops, SQL and per-step round trips as the clear session on that server (fb3_script / fb4_script_zlib), plus op_crypt and its reply (tests/integ/test_pcap_keylog.c compares them)"
+        ;;
+    fb3_info_sll)
+        use fb3
+        IFACE=any record fb3_info_sll info_session
+        expect fb3_info_sll "as fb3_info, captured with tcpdump -i any (Linux cooked v1, link type 113)"
+        ;;
+    fb4_info_sll2)
+        use fb4
+        IFACE=any LINKTYPE=LINUX_SLL2 record fb4_info_sll2 info_session
+        expect fb4_info_sll2 "as fb4_info, captured with tcpdump -i any -y LINUX_SLL2 (Linux cooked v2, link type 276)"
+        ;;
+    fb4_info_ipv6)
+        use fb4v6
+        KEYS=1 record fb4_info_ipv6 crypt_info_session
+        KEYS=1 expect fb4_info_ipv6 "fbwire-sql --info over IPv6 (::1) with wire crypt on (the default), decrypted with its key log line (an IPv6 address): the decoded round trips, packets and bytes equal the live ones fbwire-sql printed"
         ;;
     *)
         echo "record.sh: unknown capture $name" >&2

@@ -2,10 +2,13 @@
  * yet): create a table, insert 100 rows, select them, update half, drop the table. Prints the round
  * trips each step cost as the live client counted them, so the capture can be checked against it.
  *
- * usage: session DSN [--compress] [--protocol-max N] [--auth LIST] [--user U] [--cleanup]
+ * usage: session DSN [--compress] [--protocol-max N] [--auth LIST] [--user U] [--crypt PLUGIN]
+ *                    [--cleanup]
  * --cleanup only drops the table a failed earlier run left behind (not part of any capture).
  * The password comes from $ISC_PASSWORD (never from the command line, never printed). Wire crypt is
- * always disabled so the capture stays readable. Built by record.sh against libfbwire_core.a. */
+ * disabled so the capture stays readable, unless --crypt requires that plugin: then the session's
+ * key goes to the key log $FBWIRE_KEYLOGFILE names (wire/keylog.h), so fbwire-pcap --keylog can
+ * read the capture. Built by record.sh against libfbwire_core.a. */
 #include "fbwire.h"
 
 #include <stdio.h>
@@ -131,7 +134,10 @@ int main(int argc, char **argv)
             o.conn.auth_list = argv[++i];
         else if (!strcmp(argv[i], "--user") && i + 1 < argc)
             o.conn.user = argv[++i];
-        else if (!strcmp(argv[i], "--cleanup"))
+        else if (!strcmp(argv[i], "--crypt") && i + 1 < argc) {
+            o.conn.wire_crypt = FBW_WIRE_CRYPT_REQUIRED;
+            o.conn.crypt_list = argv[++i];
+        } else if (!strcmp(argv[i], "--cleanup"))
             cleanup = 1;
         else if (!dsn && argv[i][0] != '-')
             dsn = argv[i];

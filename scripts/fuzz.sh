@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # fuzz.sh - build the libFuzzer targets with clang (ASan + UBSan) and run each for N seconds.
 #
-#   scripts/fuzz.sh [seconds] [target...]     default 60 s per target; targets: pkt status conn dsn dec
+#   scripts/fuzz.sh [seconds] [target...]     default 60 s per target; targets: pkt status conn dsn dec capture
 #
 # Seeds are read from tests/fuzz/corpus/fuzz_<target>/ (never written); the corpus libFuzzer grows lives in
 # $BUILD/corpus/<target>/ and crash inputs land in $BUILD/crashes/<target>/ (turn each into a unit test).
 # FBWIRE_FUZZ_BUILD=dir  build directory (default build-fuzz)   FBWIRE_JOBS=n  build parallelism (2)
 # Regenerate seeds from the unit tests' packets:
 #   FBW_CORPUS_DIR=$PWD/tests/fuzz/corpus ctest --test-dir build -R 'wire_test_(pkt|conn)'
+# The default test run replays every target's seeds once (ctest -R fuzz_smoke, tests/fuzz/smoke.cmake).
 # Exit status: 0 when no target crashed, 1 otherwise.
 set -euo pipefail
 
@@ -16,7 +17,7 @@ BUILD=${FBWIRE_FUZZ_BUILD:-$REPO/build-fuzz}
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(pkt status conn dsn dec)
+[ ${#targets[@]} -eq 0 ] && targets=(pkt status conn dsn dec capture)
 
 CC=clang cmake -S "$REPO" -B "$BUILD" -DFBWIRE_FUZZ=ON -DFBWIRE_SANITIZE=ON -DFBWIRE_TESTS=ON >/dev/null
 cmake --build "$BUILD" -j"${FBWIRE_JOBS:-2}" --target "${targets[@]/#/fuzz_}"

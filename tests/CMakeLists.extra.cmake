@@ -22,6 +22,12 @@ if(TARGET integ_test_crypt)
   target_link_libraries(integ_test_crypt PRIVATE PkgConfig::PCAP)
 endif()
 
+# Every fuzz target's seeds, replayed once in the default run (any compiler; not in the
+# -DFBWIRE_FUZZ build, whose instrumented core needs libFuzzer's runtime).
+if(NOT FBWIRE_FUZZ)
+  include(${CMAKE_CURRENT_LIST_DIR}/fuzz/smoke.cmake)
+endif()
+
 # libFuzzer targets (tests/fuzz/, clang only): -DFBWIRE_FUZZ=ON; run them with scripts/fuzz.sh.
 if(FBWIRE_FUZZ)
   add_subdirectory(${CMAKE_CURRENT_LIST_DIR}/fuzz ${CMAKE_CURRENT_BINARY_DIR}/fuzz)

@@ -2,10 +2,13 @@
 #include "client.h"
 
 #include "dsn.h"
+#include "keylog.h"
 #include "sock.h"
 
+#include <openssl/crypto.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RECV_CHUNK 65536
@@ -144,6 +147,46 @@ static void default_identity(fbw_conn_opts *co, char *host, size_t hs, char *use
         co->password = getenv("ISC_PASSWORD");
 }
 
+/* The key log line of an encrypted connection, written here because the sans-I/O core never
+ * touches files: it only hands out the material (fbw_conn_crypt_keys). */
+static int write_keylog(fbw_client *cl, const char *path)
+{
+    fbw_crypt_keys k;
+    fbw_keylog_entry e;
+    char line[FBW_KEYLOG_LINE_MAX];
+    memset(&e, 0, sizeof e);
+    int rc = fbw_conn_crypt_keys(cl->conn, &k, &cl->err);
+    if (rc == FBW_E_UNSUPPORTED) { /* not encrypted: nothing to log */
+        fbw_err_clear(&cl->err);
+        return FBW_OK;
+    }
+    if (rc == FBW_OK)
+        rc = fbw_sock_endpoints(&cl->sock, e.client, sizeof e.client, e.server, sizeof e.server,
+                                &cl->err);
+    if (rc)
+        return rc;
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    size_t tn = strftime(e.time, sizeof e.time, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(e.time + tn, sizeof e.time - tn, ".%06ldZ", ts.tv_nsec / 1000);
+    snprintf(e.plugin, sizeof e.plugin, "%s", k.plugin);
+    if (k.key.n > sizeof e.key || k.iv.n > sizeof e.iv)
+        return fbw_err_set(&cl->err, FBW_E_CRYPT, "key log: key material too long to log");
+    memcpy(e.key, k.key.p, k.key.n);
+    e.key_len = k.key.n;
+    if (k.iv.n)
+        memcpy(e.iv, k.iv.p, k.iv.n);
+    e.iv_len = k.iv.n;
+    size_t n = fbw_keylog_format(&e, line, sizeof line);
+    rc = n ? fbw_keylog_append(path, line, n, &cl->err)
+           : fbw_err_set(&cl->err, FBW_E_CRYPT, "key log: line does not fit");
+    OPENSSL_cleanse(&e, sizeof e);
+    OPENSSL_cleanse(line, sizeof line);
+    return rc;
+}
+
 static int establish(fbw_client *cl, const char *dsn, const fbw_client_opts *o)
 {
     fbw_dsn d;
@@ -170,6 +213,9 @@ static int establish(fbw_client *cl, const char *dsn, const fbw_client_opts *o)
     cl->deadline_ns = 0;
     if (rc == FBW_OK && fbw_conn_get_state(cl->conn) != FBW_CS_READY)
         rc = take_conn_error(cl, FBW_E_PROTO);
+    const char *keylog = o->keylog ? o->keylog : getenv(FBW_KEYLOG_ENV);
+    if (rc == FBW_OK && keylog && keylog[0])
+        rc = write_keylog(cl, keylog);
     return rc;
 }
 

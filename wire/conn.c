@@ -41,6 +41,8 @@ struct fbw_conn {
     fbw_auth *auth;
     int auth_list_sent;      /* the plugin list goes out once per connection */
     fbw_server_keys keys;
+    const uint8_t *crypt_iv; /* into keys: the IV the running cipher was made with */
+    size_t crypt_iv_len;
 
     fbw_cipher *enc, *dec;
     fbw_deflater *zd;
@@ -499,6 +501,8 @@ static int start_crypt_or_attach(fbw_conn *c)
     if (rc)
         return fail(c, rc);
     snprintf(c->info.wire_crypt, sizeof c->info.wire_crypt, "%s", plugin);
+    c->crypt_iv = iv;
+    c->crypt_iv_len = iv_len;
     c->state = FBW_CS_CRYPT;
     return FBW_OK;
 }
@@ -858,3 +862,19 @@ const fbw_err *fbw_conn_error(const fbw_conn *c) { return &c->err; }
 fbw_stats *fbw_conn_stats(fbw_conn *c) { return &c->stats; }
 const fbw_pkt_ctx *fbw_conn_pkt_ctx(const fbw_conn *c) { return &c->ctx; }
 const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c) { return &c->info; }
+
+int fbw_conn_crypt_keys(const fbw_conn *c, fbw_crypt_keys *out, fbw_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!c->enc)
+        return fbw_err_set(err, FBW_E_UNSUPPORTED, "the connection is not encrypted");
+    const uint8_t *key = NULL;
+    size_t key_len = 0;
+    int rc = fbw_auth_session_key(c->auth, &key, &key_len, err);
+    if (rc)
+        return rc;
+    out->plugin = c->info.wire_crypt;
+    out->key = (fbw_bytes){key, key_len};
+    out->iv = (fbw_bytes){c->crypt_iv, c->crypt_iv_len};
+    return FBW_OK;
+}

@@ -110,4 +110,14 @@ typedef struct fbw_conn_info {
 } fbw_conn_info;
 FBW_API const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
 
+/* What a key log line (keylog.h) records, once wire crypt has started: the plugin, the session key
+ * it derives both directions' ciphers from and the IV the server sent (empty for Arc4). Views into
+ * the connection, valid until it is freed. Only the blocking client asks, and only when a key log
+ * was requested; nothing here writes them anywhere. FBW_E_UNSUPPORTED when not encrypted. */
+typedef struct fbw_crypt_keys {
+    const char *plugin;
+    fbw_bytes key, iv;
+} fbw_crypt_keys;
+int fbw_conn_crypt_keys(const fbw_conn *c, fbw_crypt_keys *out, fbw_err *err);
+
 #endif

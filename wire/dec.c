@@ -2,9 +2,11 @@
 #include "dec.h"
 
 #include "compress.h"
+#include "crypt.h"
 #include "msg.h"
 #include "status.h"
 
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +29,10 @@ typedef struct waiting {
 } waiting;
 
 typedef struct direction {
-    fbw_buf raw;      /* after capture, before inflate */
+    fbw_buf raw;      /* after capture, before decrypt and inflate */
     fbw_buf plain;    /* XDR bytes waiting to be decoded */
+    fbw_cipher *ci;   /* from op_crypt on, when the key is known */
+    int verified;     /* a packet decrypted with ci decoded: the key is right */
     fbw_inflater *zi;
     uint64_t offset;  /* stream offset of plain's head, for messages */
 } direction;
@@ -41,7 +45,12 @@ struct fbw_dec {
     fbw_pkt_ctx ctx;
     direction dir[2];         /* [1] client->server, [0] server->client */
     int crypt_started;
+    int crypt_pending;        /* op_crypt decoded and the key is known: start both ciphers */
     char crypt_plugin[32];
+    int have_key;             /* fbw_dec_set_key: the session's key material */
+    char key_plugin[16];
+    uint8_t key[256], iv[64];
+    size_t key_len, iv_len;
     int compress_pending;     /* accept said compress: switch both directions after it */
     stmt_fmt *fmts;
     size_t nfmts;
@@ -270,6 +279,7 @@ static int client_packet(fbw_dec *d, const fbw_pkt *p)
         break;
     case FBW_OP_CRYPT:
         d->crypt_started = 1;
+        d->crypt_pending = d->have_key;
         snprintf(d->crypt_plugin, sizeof d->crypt_plugin, "%.*s", (int)p->u.crypt.plugin.n,
                  (const char *)p->u.crypt.plugin.p);
         break;
@@ -342,6 +352,55 @@ static int server_packet(fbw_dec *d, const fbw_pkt *p)
     }
 }
 
+/* ---- decryption ---- */
+
+/* op_crypt was decoded and the key is known: from here on both streams go through a cipher made
+ * from the key (one per direction, like the peers). Bytes already moved to plain after op_crypt
+ * are ciphertext: they go back in front of raw to be decrypted. Behind an inflater that cannot be
+ * undone, but no peer sends anything after op_crypt before the reply, so it does not happen. */
+static int start_crypt(fbw_dec *d)
+{
+    if (strcmp(d->key_plugin, d->crypt_plugin) != 0)
+        return fbw_err_set(&d->err, FBW_E_CRYPT,
+                           "the key does not decrypt this session: it is for %s, but the session "
+                           "is encrypted with %.31s",
+                           d->key_plugin, d->crypt_plugin);
+    for (int i = 0; i < 2; i++) {
+        direction *x = &d->dir[i];
+        int rc = fbw_cipher_new(d->key_plugin, d->key, d->key_len, d->iv_len ? d->iv : NULL,
+                                d->iv_len, &x->ci, &d->err);
+        if (rc)
+            return fbw_err_prefix(&d->err, "the key does not decrypt this session: no %s cipher",
+                                  d->key_plugin);
+        if (!fbw_buf_avail(&x->plain))
+            continue;
+        if (x->zi)
+            return fbw_err_set(&d->err, FBW_E_CRYPT, "%s bytes after op_crypt arrived together "
+                               "with compressed clear bytes: cannot split them",
+                               i ? "client" : "server");
+        fbw_buf tmp = x->raw;
+        x->raw = x->plain;
+        fbw_buf_init(&x->plain);
+        rc = fbw_buf_append(&x->raw, fbw_buf_head(&tmp), fbw_buf_avail(&tmp));
+        fbw_buf_free(&tmp);
+        if (rc)
+            return fbw_err_set(&d->err, rc, "out of memory");
+    }
+    return FBW_OK;
+}
+
+/* A decode error before any packet decrypted in that direction decoded means the key is wrong
+ * (garbage decodes as an unknown op at once), not that the session is damaged. */
+static int wrong_key(fbw_dec *d, int from_client, const char *what)
+{
+    char why[200];
+    snprintf(why, sizeof why, "%.199s", d->err.msg);
+    return fbw_err_set(&d->err, FBW_E_CRYPT,
+                       "the key does not decrypt this session: the first %s bytes after op_crypt "
+                       "do not %s (%s)",
+                       from_client ? "client" : "server", what, why);
+}
+
 /* ---- feeding ---- */
 
 static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
@@ -356,11 +415,17 @@ static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
                                 &d->err);
         if (rc == FBW_AGAIN)
             return FBW_OK;
+        if (rc == FBW_OK && x->ci && !x->verified && !from_client && p.op != FBW_OP_RESPONSE) {
+            fbw_err_set(&d->err, FBW_E_PROTO, "op %d where the reply to op_crypt belongs", p.op);
+            rc = FBW_E_PROTO;
+        }
         if (rc) {
             fbw_err_prefix(&d->err, "%s stream at offset %llu", from_client ? "client" : "server",
                            (unsigned long long)x->offset);
-            return rc;
+            return x->ci && !x->verified ? wrong_key(d, from_client, "decode") : rc;
         }
+        if (x->ci)
+            x->verified = 1;
         fbw_stats_packet(&d->stats, p.op, from_client, used);
         rc = from_client ? client_packet(d, &p) : server_packet(d, &p);
         if (rc == FBW_OK && d->fn)
@@ -375,21 +440,33 @@ static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
             if (rc)
                 return rc;
         }
-        if (d->crypt_started && (from_client || fbw_buf_avail(&x->plain)))
+        if (d->crypt_pending) {
+            d->crypt_pending = 0;
+            return start_crypt(d); /* fbw_dec_feed decodes what was moved back to raw */
+        }
+        if (d->crypt_started && !x->ci && (from_client || fbw_buf_avail(&x->plain)))
             break; /* what follows op_crypt (client) is ciphertext */
     }
     return FBW_OK;
 }
 
-/* Move raw bytes to plain through the inflater if compression is on. */
+/* Move raw bytes to plain through the cipher and the inflater, each if on (the peer compressed,
+ * then encrypted). */
 static int unfilter(fbw_dec *d, direction *x)
 {
     size_t n = fbw_buf_avail(&x->raw);
     if (n == 0)
         return FBW_OK;
+    if (x->ci) {
+        int rc = fbw_cipher_apply(x->ci, x->raw.data + x->raw.start, n, &d->err);
+        if (rc)
+            return rc;
+    }
     int rc = x->zi ? fbw_inflater_feed(x->zi, fbw_buf_head(&x->raw), n, &x->plain, &d->err)
                    : fbw_buf_append(&x->plain, fbw_buf_head(&x->raw), n);
     fbw_buf_reset(&x->raw);
+    if (rc && rc != FBW_E_NOMEM && x->ci && !x->verified) /* garbage does not inflate either */
+        return wrong_key(d, x == &d->dir[1], "inflate");
     return rc;
 }
 
@@ -398,8 +475,8 @@ int fbw_dec_feed(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64
     if (d->err.code)
         return d->err.code;
     from_client = from_client ? 1 : 0;
-    if (d->crypt_started) {
-        /* The server's reply to op_crypt and everything after it in both directions is ciphertext. */
+    if (d->crypt_started && !d->dir[0].ci) {
+        /* Without the key, the server's reply to op_crypt and everything after it in both directions is ciphertext. */
         return fbw_err_set(&d->err, FBW_E_CRYPT,
                            "the session is encrypted with %s from here on; decoding needs the session key",
                            d->crypt_plugin[0] ? d->crypt_plugin : "a wire crypt plugin");
@@ -450,7 +527,9 @@ void fbw_dec_free(fbw_dec *d)
         fbw_buf_free(&d->dir[i].raw);
         fbw_buf_free(&d->dir[i].plain);
         fbw_inflater_free(d->dir[i].zi);
+        fbw_cipher_free(d->dir[i].ci);
     }
+    OPENSSL_cleanse(d->key, sizeof d->key);
     free(d->q);
     free(d);
 }
@@ -470,3 +549,21 @@ size_t fbw_dec_pending(const fbw_dec *d, int from_client)
 {
     return fbw_buf_avail(&d->dir[from_client ? 1 : 0].plain) + fbw_buf_avail(&d->dir[from_client ? 1 : 0].raw);
 }
+
+int fbw_dec_set_key(fbw_dec *d, const char *plugin, const uint8_t *key, size_t key_len,
+                    const uint8_t *iv, size_t iv_len)
+{
+    if (!plugin || strlen(plugin) >= sizeof d->key_plugin || key_len == 0 ||
+        key_len > sizeof d->key || iv_len > sizeof d->iv || d->crypt_started)
+        return fbw_err_set(NULL, FBW_E_USAGE, "bad key");
+    snprintf(d->key_plugin, sizeof d->key_plugin, "%s", plugin);
+    memcpy(d->key, key, key_len);
+    d->key_len = key_len;
+    if (iv_len)
+        memcpy(d->iv, iv, iv_len);
+    d->iv_len = iv_len;
+    d->have_key = 1;
+    return FBW_OK;
+}
+
+int fbw_dec_decrypting(const fbw_dec *d) { return d->dir[0].ci != NULL; }

@@ -5,7 +5,10 @@
  * it; both feed the same round-trip accounting (stats.h) the live client keeps.
  *
  * Encrypted streams cannot be decoded without the session key: after op_crypt the decoder stops with
- * FBW_E_CRYPT naming the plugin. No I/O, no clock: timestamps come in with the bytes. */
+ * FBW_E_CRYPT naming the plugin. Given the key (fbw_dec_set_key, from a key log), it decrypts both
+ * streams from op_crypt on with the same ciphers the peers use (crypt.h, then inflate when
+ * compressed) and decodes on exactly as for a clear session. No I/O, no clock: timestamps come in
+ * with the bytes. */
 #ifndef FBW_DEC_H
 #define FBW_DEC_H
 
@@ -39,6 +42,15 @@ int32_t fbw_dec_answering(const fbw_dec *d);
  * one its BLR gave or, for an empty BLR, the statement's previous one. Decode the message with
  * fbw_msg_decode(msg, format, fbw_dec_protocol(d), ...). NULL for every other packet. */
 const fbw_msgfmt *fbw_dec_message_format(const fbw_dec *d);
+/* The key material the session was encrypted with (keylog.h: plugin, session key, server IV; the
+ * iv is empty for Arc4). Copied (wiped on free). Call before feeding. When op_crypt names another
+ * plugin, or the first bytes decrypted in a direction do not inflate (compressed sessions) or
+ * decode (for the server: as the op_response to op_crypt), decoding stops with FBW_E_CRYPT "the key does not decrypt this
+ * session: ...", never with garbage. FBW_E_USAGE for sizes beyond crypt.h's or after op_crypt. */
+int fbw_dec_set_key(fbw_dec *d, const char *plugin, const uint8_t *key, size_t key_len,
+                    const uint8_t *iv, size_t iv_len);
+/* 1 once decryption with the key has started. */
+int fbw_dec_decrypting(const fbw_dec *d);
 /* Bytes fed but not yet decoded in a direction (an incomplete packet at the end of a capture). */
 size_t fbw_dec_pending(const fbw_dec *d, int from_client);
 

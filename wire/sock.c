@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -325,4 +326,42 @@ void fbw_sock_local_identity(char *host, size_t host_size, char *user, size_t us
     name[sizeof name - 1] = '\0'; /* POSIX leaves truncated names unterminated */
     copy_name(host, host_size, name);
     user_name(user, user_size);
+}
+
+/* One address as fbwire-pcap's fbw_cap_endpoint prints it, so key log lines match captures. */
+static int format_endpoint(const struct sockaddr_storage *ss, char *buf, size_t size)
+{
+    char a[INET6_ADDRSTRLEN];
+    if (ss->ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+        inet_ntop(AF_INET, &in->sin_addr, a, sizeof a);
+        snprintf(buf, size, "%s:%u", a, ntohs(in->sin_port));
+        return 0;
+    }
+    if (ss->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+        if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+            inet_ntop(AF_INET, in6->sin6_addr.s6_addr + 12, a, sizeof a);
+            snprintf(buf, size, "%s:%u", a, ntohs(in6->sin6_port));
+        } else {
+            inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof a);
+            snprintf(buf, size, "[%s]:%u", a, ntohs(in6->sin6_port));
+        }
+        return 0;
+    }
+    return -1;
+}
+
+int fbw_sock_endpoints(const fbw_sock *s, char *local, size_t local_size, char *peer,
+                       size_t peer_size, fbw_err *err)
+{
+    struct sockaddr_storage l, p;
+    socklen_t ll = sizeof l, pl = sizeof p;
+    if (s->fd < 0)
+        return fbw_err_set(err, FBW_E_IO, "socket not connected");
+    if (getsockname(s->fd, (struct sockaddr *)&l, &ll) || getpeername(s->fd, (struct sockaddr *)&p, &pl))
+        return fbw_err_set_errno(err, errno, "cannot read the socket's addresses");
+    if (format_endpoint(&l, local, local_size) || format_endpoint(&p, peer, peer_size))
+        return fbw_err_set(err, FBW_E_IO, "socket is neither IPv4 nor IPv6");
+    return FBW_OK;
 }

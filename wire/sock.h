@@ -41,6 +41,11 @@ int fbw_sock_send_all(fbw_sock *s, const void *p, size_t n, int timeout_ms, fbw_
  * FBW_E_TIMEOUT (nothing arrived), FBW_E_IO, FBW_E_USAGE (socket closed or cap 0). */
 int fbw_sock_recv(fbw_sock *s, void *p, size_t cap, int timeout_ms, size_t *got, fbw_err *err);
 
+/* The connected socket's two ends as "127.0.0.1:41234" / "[::1]:3050" (the form fbwire-pcap
+ * prints); IPv4-mapped IPv6 addresses are written as IPv4. FBW_E_IO when not connected. */
+int fbw_sock_endpoints(const fbw_sock *s, char *local, size_t local_size, char *peer,
+                       size_t peer_size, fbw_err *err);
+
 /* Close if open; safe to call twice. */
 void fbw_sock_close(fbw_sock *s);
 

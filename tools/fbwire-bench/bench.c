@@ -20,6 +20,7 @@ int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress,
     co.conn.compress = compress;
     co.conn.process_name = "fbwire-bench";
     co.timeout_ms = o->timeout_s * 1000;
+    co.keylog = o->keylog;
     return fbw_client_connect(o->db, &co, out, err);
 }
 

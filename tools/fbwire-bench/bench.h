@@ -17,6 +17,7 @@ typedef struct fbw_bench_opts {
     const char *password; /* default $ISC_PASSWORD; never printed */
     int runs;             /* repetitions; modes report the median */
     int timeout_s;        /* per wait for the server */
+    const char *keylog;   /* key log file (wire/keylog.h); NULL: $FBWIRE_KEYLOGFILE */
 } fbw_bench_opts;
 
 /* One benchmark mode ("fbwire-bench <name> ..."). Mode options all take a value. */

@@ -23,7 +23,10 @@ static void usage(FILE *f)
                "  --user U         login (default $ISC_USER)\n"
                "  --password P     password (default $ISC_PASSWORD)\n"
                "  --runs N         repetitions, the median is reported (default 5)\n"
-               "  --timeout S      seconds to wait for any reply (default 120)\n");
+               "  --timeout S      seconds to wait for any reply (default 120)\n"
+               "  --keylog FILE    append each encrypted connection's wire crypt key to FILE\n"
+               "                   (default $FBWIRE_KEYLOGFILE; a debugging aid that exposes the\n"
+               "                   sessions: fbwire-pcap --keylog decrypts their captures)\n");
     for (size_t i = 0; i < NMODES; i++)
         if (MODES[i]->options_help[0])
             fprintf(f, "%s options:\n%s", MODES[i]->name, MODES[i]->options_help);
@@ -51,6 +54,8 @@ static int common_option(fbw_bench_opts *o, const char *name, const char *value)
         o->user = value;
     else if (!strcmp(name, "--password"))
         o->password = value;
+    else if (!strcmp(name, "--keylog"))
+        o->keylog = value;
     else if (!strcmp(name, "--runs"))
         return parse_int(value, "--runs", 1, 100, &o->runs) ? -1 : 1;
     else if (!strcmp(name, "--timeout"))

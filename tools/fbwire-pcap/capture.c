@@ -207,13 +207,9 @@ static int one_frame(int linktype, const struct pcap_pkthdr *h, const uint8_t *b
     return rc == 1 ? tcp(&f, s) : rc;
 }
 
-int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum, fbw_err *err)
+static int read_all(pcap_t *pc, const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum,
+                    fbw_err *err)
 {
-    char errbuf[PCAP_ERRBUF_SIZE] = "";
-    memset(sum, 0, sizeof *sum);
-    pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
-    if (!pc)
-        return fbw_err_set(err, FBW_E_IO, "%s: %s", path, errbuf);
     int rc = FBW_OK;
     sum->linktype = pcap_datalink(pc);
     if (!supported_link(sum->linktype)) {
@@ -251,6 +247,29 @@ int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *su
 done:
     pcap_close(pc);
     return rc;
+}
+
+int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum, fbw_err *err)
+{
+    char errbuf[PCAP_ERRBUF_SIZE] = "";
+    memset(sum, 0, sizeof *sum);
+    pcap_t *pc = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    if (!pc)
+        return fbw_err_set(err, FBW_E_IO, "%s: %s", path, errbuf);
+    return read_all(pc, path, fn, arg, sum, err);
+}
+
+int fbw_cap_read_file(FILE *f, const char *name, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum,
+                      fbw_err *err)
+{
+    char errbuf[PCAP_ERRBUF_SIZE] = "";
+    memset(sum, 0, sizeof *sum);
+    pcap_t *pc = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+    if (!pc) {
+        fclose(f);
+        return fbw_err_set(err, FBW_E_IO, "%s: %s", name, errbuf);
+    }
+    return read_all(pc, name, fn, arg, sum, err); /* pcap_close closes f */
 }
 
 void fbw_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size)

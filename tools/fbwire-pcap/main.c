@@ -20,8 +20,8 @@ static void usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: fbwire-pcap dump FILE [--port N]... [--json]\n"
-        "       fbwire-pcap stats FILE [--port N]... [--json] [--trips]\n"
+        "usage: fbwire-pcap dump FILE [--port N]... [--json] [--keylog KEYS]\n"
+        "       fbwire-pcap stats FILE [--port N]... [--json] [--trips] [--keylog KEYS]\n"
         "       fbwire-pcap replay FILE --db DSN [--user U] [--password P] [--port N]...\n"
         "                          [--connection K] [--json]\n"
         "       fbwire-pcap replay FILE --list [--port N]... [--connection K] [--json]\n"
@@ -45,7 +45,9 @@ static void usage(FILE *f)
         "  --list      print the rebuilt workload, one line per step; connect nowhere\n"
         "  --port N    also follow TCP port N (3050 always); repeatable\n"
         "  --json      JSON (dump: one object per line)\n"
-        "  --trips     stats: list each round trip's ops (> sent, < received)\n");
+        "  --trips     stats: list each round trip's ops (> sent, < received)\n"
+        "  --keylog KEYS   decrypt encrypted connections with their line in this key log (written\n"
+        "              by fbwire with FBWIRE_KEYLOGFILE=KEYS); every subcommand takes it\n");
 }
 
 static int parse_port(const char *s, uint16_t *out)
@@ -67,8 +69,8 @@ static void on_segment(void *arg, const fbw_seg *s)
 }
 
 /* rp: replay (the report decodes quietly and taps every packet into it), else dump or stats. */
-static int run(const char *file, const fbw_report_opts *ro, const uint16_t *ports, size_t nports,
-               fbw_replay *rp)
+static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, size_t nports,
+               fbw_replay *rp, const char *keylog)
 {
     fbw_report *r = NULL;
     fbw_tcp *t = NULL;
@@ -77,6 +79,12 @@ static int run(const char *file, const fbw_report_opts *ro, const uint16_t *port
     fbw_err err;
     fbw_err_clear(&err);
     int status = 2;
+    fbw_pcap_keys *keys = NULL;
+    if (keylog && fbw_pcap_keys_load(keylog, &keys, &err) != FBW_OK) {
+        fprintf(stderr, "fbwire-pcap: %s\n", err.msg);
+        goto done;
+    }
+    ro->keys = keys;
     if (fbw_report_new(ro, &r) != FBW_OK)
         goto done;
     fbw_report_sink(r, &sink);
@@ -106,6 +114,7 @@ done:
         fprintf(stderr, "fbwire-pcap: out of memory\n");
     fbw_tcp_free(t);
     fbw_report_free(r);
+    fbw_pcap_keys_free(keys);
     return status;
 }
 
@@ -152,7 +161,7 @@ static int mode_of(const char *cmd)
 }
 
 static int run_replay(const char *file, fbw_report_opts *ro, const uint16_t *ports, size_t nports,
-                      fbw_replay_opts *po)
+                      fbw_replay_opts *po, const char *keylog)
 {
     fbw_replay *rp = NULL;
     po->json = ro->json;
@@ -163,7 +172,7 @@ static int run_replay(const char *file, fbw_report_opts *ro, const uint16_t *por
     }
     ro->tap = fbw_replay_tap;
     ro->tap_arg = rp;
-    int status = run(file, ro, ports, nports, rp);
+    int status = run(file, ro, ports, nports, rp, keylog);
     fbw_replay_free(rp);
     return status;
 }
@@ -184,7 +193,8 @@ static int parse_wire_crypt(const char *s, int *out)
 }
 
 enum {
-    O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT
+    O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT,
+    O_KEYLOG
 };
 
 int main(int argc, char **argv)
@@ -199,12 +209,14 @@ int main(int argc, char **argv)
                                              {"connection", required_argument, 0, O_CONNECTION},
                                              {"list", no_argument, 0, O_LIST},
                                              {"wire-crypt", required_argument, 0, O_CRYPT},
+                                             {"keylog", required_argument, 0, O_KEYLOG},
                                              {0, 0, 0, 0}};
     uint16_t ports[MAX_PORTS] = {DEFAULT_PORT};
     size_t nports = 1;
     fbw_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
     fbw_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED};
     int replay_opts = 0;
+    const char *keylog = NULL;
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return 0;
@@ -260,6 +272,9 @@ int main(int argc, char **argv)
                 return 2;
             replay_opts = 1;
             break;
+        case O_KEYLOG:
+            keylog = optarg;
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -274,6 +289,6 @@ int main(int argc, char **argv)
         return 2;
     }
     if (ro.mode == FBW_REPORT_QUIET)
-        return run_replay(argv[optind], &ro, ports, nports, &po);
-    return run(argv[optind], &ro, ports, nports, NULL);
+        return run_replay(argv[optind], &ro, ports, nports, &po, keylog);
+    return run(argv[optind], &ro, ports, nports, NULL, keylog);
 }

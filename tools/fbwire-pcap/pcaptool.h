@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "keylog.h"
 #include "stats.h"
 
 #include <stddef.h>
@@ -52,6 +53,10 @@ typedef struct fbw_cap_summary {
  * a capture; FBW_E_UNSUPPORTED for a link type other than Ethernet, Linux cooked (SLL, SLL2),
  * BSD loopback/null or raw IP. */
 int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum, fbw_err *err);
+/* The same from an open stream (the fuzz target reads memory through fmemopen); f is closed
+ * in every case. name is for messages. */
+int fbw_cap_read_file(FILE *f, const char *name, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum,
+                      fbw_err *err);
 /* "127.0.0.1:3050" or "[::1]:3050" */
 void fbw_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size);
 
@@ -83,6 +88,19 @@ void fbw_tcp_segment(fbw_tcp *t, const fbw_seg *s);
 void fbw_tcp_finish(fbw_tcp *t);
 void fbw_tcp_free(fbw_tcp *t);
 
+/* ---- keys.c ---- */
+
+/* A key log (FBWIRE_KEYLOGFILE, wire/keylog.h) read whole. */
+typedef struct fbw_pcap_keys fbw_pcap_keys;
+
+/* FBW_E_IO when unreadable; FBW_E_BADVALUE "FILE:LINE: why" for the first malformed line. */
+int fbw_pcap_keys_load(const char *path, fbw_pcap_keys **out, fbw_err *err);
+/* The line for a connection (addresses as fbw_cap_endpoint prints them; the last such line wins)
+ * and its line number; NULL when there is none. NULL k is allowed. */
+const fbw_keylog_entry *fbw_pcap_keys_find(const fbw_pcap_keys *k, const char *client,
+                                           const char *server, unsigned *line);
+void fbw_pcap_keys_free(fbw_pcap_keys *k);
+
 /* ---- report.c ---- */
 
 /* QUIET decodes and keeps the statistics but prints nothing (replay.c prints its own report). */
@@ -102,6 +120,7 @@ typedef struct fbw_report_opts {
     FILE *out;
     fbw_report_tap tap; /* optional */
     void *tap_arg;
+    const fbw_pcap_keys *keys; /* optional: encrypted connections with a line are decrypted */
 } fbw_report_opts;
 
 typedef struct fbw_report fbw_report;
@@ -121,7 +140,8 @@ typedef struct fbw_report_conn {
     const char *client, *server;
     const fbw_stats *stats; /* the capture's round trips, packets and bytes */
     const char *problem;    /* NULL, or why it could not be decoded to its end */
-    const char *encrypted;  /* NULL, or the wire crypt plugin after which nothing decodes */
+    const char *encrypted;  /* NULL, or the wire crypt plugin after which nothing decodes (NULL
+                             * when the key log decrypted it) */
     int open_at_end;        /* the capture ended before the connection did */
 } fbw_report_conn;
 size_t fbw_report_count(const fbw_report *r);

@@ -25,6 +25,9 @@ typedef struct pconn {
     uint64_t frame;   /* frame whose bytes are being fed */
     char crypt[32];
     uint64_t crypt_packet, crypt_frame;
+    unsigned key_line; /* key log line given to the decoder, 0 none */
+    int key_failed;    /* ... and it did not decrypt */
+    int decrypting;    /* at close: the decoder had decrypted with it */
     int stopped; /* no more decoding (problem recorded) */
     int problem;
     char why[700];
@@ -475,6 +478,10 @@ static void *on_open(void *arg, const char *client, const char *server, int saw_
     pc->trip_dir = -1;
     fbw_buf_init(&pc->trips);
     r->c[r->n++] = pc;
+    unsigned line = 0;
+    const fbw_keylog_entry *k = fbw_pcap_keys_find(r->o.keys, client, server, &line);
+    if (k && fbw_dec_set_key(pc->dec, k->plugin, k->key, k->key_len, k->iv, k->iv_len) == FBW_OK)
+        pc->key_line = line;
     char what[256];
     snprintf(what, sizeof what, "open %s -> %s (frame %" PRIu64 "%s)", client, server, frame,
              saw_syn ? "" : ", started before the capture");
@@ -497,7 +504,13 @@ static void on_data(void *conn, int from_client, const uint8_t *p, size_t n, uin
     if (rc == FBW_OK)
         return;
     char why[700];
-    if (rc == FBW_E_CRYPT && pc->crypt[0])
+    if (rc == FBW_E_CRYPT && pc->key_line)
+        pc->key_failed = 1;
+    if (rc == FBW_E_CRYPT && pc->key_line)
+        snprintf(why, sizeof why,
+                 "key log line %u for %s -> %s: %s", pc->key_line,
+                 pc->client, pc->server, fbw_dec_error(pc->dec)->msg);
+    else if (rc == FBW_E_CRYPT && pc->crypt[0])
         snprintf(why, sizeof why,
                  "encrypted with %s from packet %" PRIu64 " on (after op_crypt in frame %" PRIu64
                  "); no key",
@@ -518,7 +531,7 @@ static void on_close(void *conn, enum fbw_tcp_end how)
     pconn *pc = conn;
     pc->end = how;
     pc->ended = 1;
-    if (!pc->stopped && pc->crypt[0]) {
+    if (!pc->stopped && pc->crypt[0] && !fbw_dec_decrypting(pc->dec)) {
         char why[200];
         snprintf(why, sizeof why,
                  "encrypted with %s from packet %" PRIu64 " on (after op_crypt in frame %" PRIu64
@@ -542,6 +555,7 @@ static void on_close(void *conn, enum fbw_tcp_end how)
         note(pc, how == FBW_TCP_END_RST ? "closed (RST)" : "closed (FIN)");
     pc->stats = *fbw_dec_stats(pc->dec);
     pc->stats.sent_since_wait = 0;
+    pc->decrypting = fbw_dec_decrypting(pc->dec) && !pc->key_failed;
     trip_flush_run(pc);
     fbw_dec_free(
         pc->dec); /* keep memory flat over long captures: only the numbers are needed now */
@@ -616,6 +630,12 @@ static void stats_json(fbw_buf *b, const fbw_stats *s)
     put(b, "}");
 }
 
+/* The key log line decrypted the connection: it decoded past op_crypt with no key problem. */
+static int decrypted(const pconn *pc)
+{
+    return pc->key_line && pc->crypt[0] && pc->decrypting;
+}
+
 static void conn_text(fbw_buf *b, const pconn *pc, int trips)
 {
     putf(b, "connection %d: %s -> %s%s\n", pc->id, pc->client, pc->server,
@@ -623,6 +643,8 @@ static void conn_text(fbw_buf *b, const pconn *pc, int trips)
     putf(b, "protocol: %d\n", pc->protocol);
     putf(b, "compression: %s\n", pc->compressed ? "zlib" : "none");
     putf(b, "wire_crypt: %s\n", pc->crypt[0] ? pc->crypt : "none");
+    if (pc->key_line)
+        putf(b, "key_log: line %u%s\n", pc->key_line, decrypted(pc) ? "" : " (not decrypted)");
     putf(b, "end: %s\n", end_name(pc));
     if (pc->problem)
         putf(b, "problem: %s\n", pc->why);
@@ -645,6 +667,7 @@ static void conn_json(fbw_buf *b, const pconn *pc, int trips)
          pc->compressed ? "zlib" : "none");
     const char *crypt = pc->crypt[0] ? pc->crypt : "none"; /* from the capture: escaped */
     put_str(b, (const uint8_t *)crypt, strlen(crypt));
+    putf(b, ",\"decrypted\":%s", decrypted(pc) ? "true" : "false");
     putf(b, ",\"end\":\"%s\",\"problem\":", end_name(pc));
     if (pc->problem)
         put_str(b, (const uint8_t *)pc->why, strlen(pc->why));
@@ -734,7 +757,8 @@ void fbw_report_conn_info(const fbw_report *r, size_t i, fbw_report_conn *out)
     out->server = pc->server;
     out->stats = &pc->stats;
     out->problem = pc->problem ? pc->why : NULL;
-    out->encrypted = pc->crypt[0] ? pc->crypt : NULL;
+    /* With a key log line the problem (if any) says why it did not decrypt. */
+    out->encrypted = pc->crypt[0] && !pc->key_line ? pc->crypt : NULL;
     out->open_at_end = pc->end == FBW_TCP_END_CAPTURE;
 }
 

@@ -44,6 +44,9 @@ static void usage(FILE *f)
             "  --wire-crypt MODE     required | enabled | disabled (default enabled)\n"
             "  --wire-crypt-plugins LIST  default \"ChaCha64,ChaCha,Arc4\"\n"
             "  --compress            ask for zlib wire compression\n"
+            "  --keylog FILE         append the wire crypt key of the connection to FILE (default\n"
+            "                        $FBWIRE_KEYLOGFILE): lets fbwire-pcap --keylog decrypt a capture\n"
+            "                        of it; a debugging aid, anyone who reads FILE can read the session\n"
             "  --create              create the database (with --page-size N)\n"
             "  --connect-timeout S   seconds for TCP connect and login (default 30)\n"
             "  --timeout S           seconds to wait for any later reply (default 60)\n"
@@ -96,7 +99,7 @@ static void print_info(fbw_client *cl)
 
 enum { O_USER = 256, O_PASSWORD, O_AUTH, O_PMIN, O_PMAX, O_NOLAZY, O_CRYPT, O_CRYPTLIST, O_COMPRESS,
        O_CREATE, O_PAGESIZE, O_CTIMEOUT, O_TIMEOUT, O_INFO, O_HELP, O_VERSION, O_TABLE, O_TSV, O_CSV, O_STATS,
-       O_ISOLATION, O_LOCKTIMEOUT, O_AUTOCOMMIT, O_NOAUTOCOMMIT, O_BAIL };
+       O_ISOLATION, O_LOCKTIMEOUT, O_AUTOCOMMIT, O_NOAUTOCOMMIT, O_BAIL, O_KEYLOG };
 
 typedef struct args {
     fbw_client_opts client;
@@ -134,6 +137,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"wire-crypt", required_argument, 0, O_CRYPT},
         {"wire-crypt-plugins", required_argument, 0, O_CRYPTLIST},
         {"compress", no_argument, 0, O_COMPRESS}, {"create", no_argument, 0, O_CREATE},
+        {"keylog", required_argument, 0, O_KEYLOG},
         {"page-size", required_argument, 0, O_PAGESIZE},
         {"connect-timeout", required_argument, 0, O_CTIMEOUT},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"info", no_argument, 0, O_INFO},
@@ -164,6 +168,7 @@ static int parse_args(int argc, char **argv, args *a)
             break;
         case O_CRYPTLIST: o->conn.crypt_list = optarg; break;
         case O_COMPRESS: o->conn.compress = 1; break;
+        case O_KEYLOG: a->client.keylog = optarg; break;
         case O_CREATE: o->conn.create = 1; break;
         case O_PAGESIZE: if (parse_int(optarg, "--page-size", 1024, 65536, &o->conn.page_size)) return 2; break;
         case O_CTIMEOUT: if (parse_int(optarg, "--connect-timeout", 1, 86400, &v)) return 2; o->connect_timeout_ms = v * 1000; break;
