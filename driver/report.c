@@ -115,14 +115,14 @@ uint64_t fbw_rep_percentile(const fbw_rep_cls *c, double p)
     return fbw_rep_bucket_upper(FBW_REP_HIST - 1);
 }
 
-void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
+static void charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns, int execution)
 {
     if (cls < 0 || cls >= FBW_CLS_COUNT)
         cls = FBW_CLS_OTHER;
     const fbw_stats *a = &c->now, *b = &c->last;
     fbw_rep_cls *k = &c->acc.cls[cls];
     uint64_t rt = a->round_trips - b->round_trips, wait = a->wait_ns - b->wait_ns;
-    k->executions++;
+    k->executions += (uint64_t)execution;
     k->round_trips += rt;
     k->packets_sent += a->packets_sent - b->packets_sent;
     k->packets_received += a->packets_received - b->packets_received;
@@ -130,17 +130,22 @@ void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
     k->bytes_received += a->bytes_received - b->bytes_received;
     k->wait_ns += wait;
     k->cpu_ns += cpu_ns;
-    k->hist[fbw_rep_bucket(wait)]++;
+    if (execution)
+        k->hist[fbw_rep_bucket(wait)]++;
     c->last = c->now;
     if (cls < STMT_CLASSES) {
         c->mine.round_trips += rt;
         c->mine.wait_ns += wait;
-        c->mine.executions++;
+        c->mine.executions += (uint64_t)execution;
         atomic_store_explicit(&c->live_rt, c->mine.round_trips, memory_order_relaxed);
         atomic_store_explicit(&c->live_wait, c->mine.wait_ns, memory_order_relaxed);
         atomic_store_explicit(&c->live_exec, c->mine.executions, memory_order_relaxed);
     }
 }
+
+void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns) { charge(c, cls, cpu_ns, 1); }
+
+void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns) { charge(c, cls, cpu_ns, 0); }
 
 void fbw_rep_conn_restart(fbw_rep_conn *c)
 {

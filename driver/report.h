@@ -47,6 +47,9 @@ fbw_stats *fbw_rep_conn_now(fbw_rep_conn *c);
 /* Charge now - previous to class cls as one execution of it, with cpu_ns of client CPU time
  * the driver call took. */
 void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
+/* The same without counting an execution: later traffic of an execution already charged (a
+ * pipelined result read by the script). */
+void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
 /* The stats source starts again from zero (a new attachment after a reconnect). */
 void fbw_rep_conn_restart(fbw_rep_conn *c);
 /* Sum of every connection into *out (zeroed first). Call when no connection is in use. */

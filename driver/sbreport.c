@@ -182,7 +182,7 @@ void fbw_sbrep_begin(fbw_sbrep_conn *c)
         c->cpu0 = thread_cpu_ns();
 }
 
-void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls)
+static void charge(fbw_sbrep_conn *c, int cls, int execution)
 {
     if (!c)
         return;
@@ -193,8 +193,15 @@ void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls)
         c->cpu0 = 0;
     }
     fill_now(c);
-    fbw_rep_conn_charge(c->acc, cls, cpu);
+    if (execution)
+        fbw_rep_conn_charge(c->acc, cls, cpu);
+    else
+        fbw_rep_conn_charge_more(c->acc, cls, cpu);
 }
+
+void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls) { charge(c, cls, 1); }
+
+void fbw_sbrep_charge_more(fbw_sbrep_conn *c, int cls) { charge(c, cls, 0); }
 
 void fbw_sbrep_connect_begin(fbw_sbrep *r)
 {
