@@ -620,7 +620,7 @@ static void pipe_collect(fbw_be_conn *c)
             continue;
         c->pipe_failed = 1;
         c->pipe_err = e->out.err;
-        fbw_err_prefix(&c->pipe_err, "statement %u of %u of the pipelined transaction (%s): ",
+        fbw_err_prefix(&c->pipe_err, "statement %u of %u of the pipelined transaction (%s)",
                        e->k, c->pipe_n, e->what);
     }
     if (c->pipe_head) {
@@ -849,12 +849,14 @@ static int execute_own(fbw_be_conn *c, fbw_be_stmt *bs, fbw_be_result *res, int 
     return rc;
 }
 
-static int execute_bound(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
+/* pipelinable: a prepared statement of the script (SQL text, prepared and freed within one
+ * call, always waits). */
+static int execute_bound(fbw_be_stmt *bs, fbw_be_result *res, int pipelinable, fbw_err *err)
 {
     fbw_be_conn *c = bs->c;
     fbw_be_result_reset(res);
     if (c->exp_open) {
-        if (pipe_on(c) && pipe_kind(fbw_stmt_type(bs->s)))
+        if (pipelinable && pipe_on(c) && pipe_kind(fbw_stmt_type(bs->s)))
             return pipe_execute(bs, res, err);
         int rc = pipe_settle(c, err);
         if (rc)
@@ -893,7 +895,7 @@ static int fbwire_execute(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_
                           fbw_err *err)
 {
     int rc = bind_all(bs, params, n, err);
-    return rc ? rc : execute_bound(bs, res, err);
+    return rc ? rc : execute_bound(bs, res, 1, err);
 }
 
 static void fbwire_close(fbw_be_stmt *s)
@@ -1015,7 +1017,7 @@ static int fbwire_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_resul
     int rc = fbwire_prepare(c, sql, len, &bs, err);
     if (rc == FBW_OK)
         rc = bs->nparams ? fbw_err_set(err, FBW_E_USAGE, "fbwire: statement has parameters")
-                         : execute_bound(bs, res, err);
+                         : execute_bound(bs, res, 0, err);
     stmt_free(bs);
     return rc;
 }

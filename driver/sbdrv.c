@@ -512,10 +512,11 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
     if (rc == FBW_OK) {
         const fbw_be_result *r = &sc->res;
         if (r->deferred) {
-            /* Pipelined: the reply is still to come. A result set reports its rows when read
-             * (fetch_row); DML counts as a write (the affected rows are not known yet). */
+            /* Pipelined: the reply is still to come. sysbench fetches rows only when nrows > 0,
+             * so a result set says UINT32_MAX (unknown) until its first fetch_row, which syncs
+             * and sets the true count; DML counts as a write (affected rows not known yet). */
             rs->counter = r->has_set ? SB_CNT_READ : r->deferred_write ? SB_CNT_WRITE : SB_CNT_OTHER;
-            rs->nrows = 0;
+            rs->nrows = r->has_set ? UINT32_MAX : 0;
             rs->nfields = r->has_set ? r->ncols : 0;
             rs->ptr = r->has_set ? sc : NULL;
             rs->row.ptr = NULL;
