@@ -28,6 +28,7 @@ void fbw_client_opts_init(fbw_client_opts *o)
 }
 
 fbw_conn *fbw_client_conn(fbw_client *cl) { return cl->conn; }
+int fbw_client_fd(const fbw_client *cl) { return cl->sock.fd; }
 const fbw_err *fbw_client_error(const fbw_client *cl) { return &cl->err; }
 
 /* Errors are kept in one place: a connection error wins over a socket error description. */

@@ -32,6 +32,8 @@ int fbw_client_close(fbw_client *cl);
 /* Drop the connection without talking to the server, then free. */
 void fbw_client_abort(fbw_client *cl);
 fbw_conn *fbw_client_conn(fbw_client *cl);
+/* The connected socket (for socket options and finding the server's process); -1 when closed. */
+int fbw_client_fd(const fbw_client *cl);
 const fbw_err *fbw_client_error(const fbw_client *cl);
 
 #endif

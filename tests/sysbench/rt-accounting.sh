@@ -18,6 +18,10 @@
 #   capture: rt(N2) - rt(N1) == (N2 - N1) * PER, and capture rt - report round_trips_all is the
 #            same small d (0..3) in both runs: the detach, which the report leaves out. The run's
 #            connection is found in the capture by its op_attach/prepare/execute/fetch counts.
+# Then --fbwire-pipeline=transaction (1 thread, NP events each): oltp_read_only must cost exactly
+# 1 round trip per event (statements and COMMIT in one write), oltp_read_write and oltp_write_only
+# at most 2.05 (statements; then COMMIT once every reply was checked), and the capture of the same
+# run must count the report's round trips plus the same small d (the detach).
 # Finally every report validates against docs/report.schema.json and fbwire-report renders them
 # into a Markdown table and an SVG whose structure is checked.
 # Exit 77 (skipped) without root, tcpdump, isql-fb, sysbench or python3-jsonschema.
@@ -27,7 +31,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 LIB="" PCAP_TOOL="" REPORT_TOOL="" KEEP=0
 SERVERS=()
-N1=40 N2=120
+N1=40 N2=120 NP=60
 while [ $# -gt 0 ]; do
   case $1 in
     --lib) LIB=$2; shift 2 ;;
@@ -137,6 +141,31 @@ for server in "${SERVERS[@]}"; do
       echo "ok $tag: $per round trip(s) per select; the capture agrees (detach: ${D[$N1]} round trip(s) not in the report)"
     fi
     unset RT D
+  done
+  for case in "oltp_read_only 1.00 exact" "oltp_read_write 2.05 max" "oltp_write_only 2.05 max"; do
+    set -- $case; script=$1 limit=$2 how=$3
+    tag="$server-pipeline-$script" json=$WORK/$server-pipeline-$script.json
+    pcap=$WORK/$server-pipeline-$script.pcap
+    for attempt in 1 2; do
+      capture "$PORT" "$pcap" sb "$script" "${common[@]}" --fbwire-pipeline=transaction \
+        --fbwire-wire-crypt=disabled --threads=1 --events=$NP --time=0 --fbwire-report="$json" \
+        run >"$WORK/$tag.log" 2>&1 || break
+      "$PCAP_TOOL" stats "$pcap" --port "$PORT" --json >"$pcap.json" 2>"$pcap.stats.err"
+      $CHECK pcapconn "$pcap.json" "$json" >/dev/null && break
+      grep -Eq '"problem": ?"gap in' "$pcap.json" || break
+      echo "$tag: the capture lost packets, running again"
+    done
+    [ -f "$json" ] || { fail "$tag: sysbench run (log: $WORK/$tag.log)"; continue; }
+    $CHECK pipe "$json" "$NP" "$limit" "$how" >/dev/null || fail "$tag: $($CHECK pipe "$json" "$NP" "$limit" "$how")"
+    $CHECK sums "$json" >/dev/null || fail "$tag: $($CHECK sums "$json")"
+    read -r cap_rt _ _ < <($CHECK pcapconn "$pcap.json" "$json")
+    [ -n "${cap_rt:-}" ] && [ "$cap_rt" -eq "$cap_rt" ] 2>/dev/null ||
+      { fail "$tag: $($CHECK pcapconn "$pcap.json" "$json")"; continue; }
+    rep_all=$($CHECK field "$json" totals.round_trips_all)
+    d=$((cap_rt - rep_all))
+    [ "$d" -ge 0 ] && [ "$d" -le 3 ] || fail "$tag: capture $cap_rt round trips, report $rep_all"
+    echo "ok $tag: $($CHECK field "$json" round_trips_per_event) round trips per event; capture $cap_rt = report $rep_all + $d (detach)"
+    REPORTS+=("$json")
   done
   sb oltp_point_select "${common[@]}" cleanup >>"$WORK/$server-setup.log" 2>&1
   $CHECK schema "$REPO/docs/report.schema.json" "${REPORTS[@]}" || fail "$server: schema"
