@@ -72,3 +72,10 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set_tests_properties(sysbench_rt_accounting PROPERTIES LABELS sysbench TIMEOUT 900
                        SKIP_RETURN_CODE 77)
 endif()
+
+# fbwire-cpu against a small local server written in the test (no database server needed).
+if(TARGET fbwire-cpu)
+  add_test(NAME tools_fbwire_cpu
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-cpu.sh $<TARGET_FILE:fbwire-cpu>)
+  set_tests_properties(tools_fbwire_cpu PROPERTIES LABELS unit TIMEOUT 60)
+endif()
