@@ -233,6 +233,11 @@ void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_tot
     t->qps = ratio((double)(run->reads + run->writes + run->other), run->duration_s);
     t->cpu_us_per_event = ratio((double)t->cpu_ns / 1e3, (double)run->events);
     t->cpu_us_per_execution = ratio((double)t->cpu_ns / 1e3, (double)t->executions);
+    t->statements_per_round_trip = ratio((double)t->executions, (double)t->round_trips);
+    if (run->server_cpu.available) {
+        t->server_us_per_event = ratio((double)run->server_cpu.cpu_ns / 1e3, (double)run->events);
+        t->server_us_per_execution = ratio((double)run->server_cpu.cpu_ns / 1e3, (double)t->executions);
+    }
 }
 
 /* ---------------------------------------------------------------- text */
@@ -302,12 +307,26 @@ static void print_ops(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
             (unsigned long long)a->ops.bytes_sent, (unsigned long long)a->ops.bytes_received);
 }
 
+static void print_server_cpu(FILE *f, const fbw_rep_run *run, const fbw_rep_totals *t)
+{
+    const fbw_rep_server_cpu *sc = &run->server_cpu;
+    if (!sc->available) {
+        fprintf(f, "    server CPU:                          not available (%s)\n",
+                str(sc->why, "not measured"));
+        return;
+    }
+    fprintf(f, "    server CPU:                          %.2f us per event, %.2f us per statement "
+               "(pid %d, %d child processes)\n",
+            t->server_us_per_event, t->server_us_per_execution, sc->pid, sc->children);
+}
+
 void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
 {
     fbw_rep_totals t;
     fbw_rep_totals_of(a, run, &t);
     fprintf(f, "Firebird wire statistics (%s driver, autocommit %s):\n", str(run->driver, "?"),
             str(run->autocommit, "?"));
+    fprintf(f, "    pipeline:                            %s\n", str(run->pipeline, "off"));
     print_facts(f, run);
     fprintf(f, "    round trips per event:               %.3f\n", t.rt_per_event);
     fprintf(f, "    round trips per transaction:         %.3f (%llu transactions started)\n",
@@ -318,6 +337,8 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
             (unsigned long long)t.round_trips, (unsigned long long)t.round_trips_all);
     fprintf(f, "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n",
             t.cpu_us_per_event, t.cpu_us_per_execution);
+    fprintf(f, "    statements per round trip:           %.2f\n", t.statements_per_round_trip);
+    print_server_cpu(f, run, &t);
     print_classes(f, a);
     print_ops(f, a, run);
     fputc('\n', f);
@@ -418,6 +439,18 @@ static json_t *intervals_json(const fbw_rep_run *run)
 
 static json_t *tri_json(int v) { return v < 0 ? json_null() : json_boolean(v); }
 
+/* Server CPU: figures when measured, else available false and the reason (never 0 CPU). */
+static json_t *server_cpu_json(const fbw_rep_run *run, const fbw_rep_totals *t)
+{
+    const fbw_rep_server_cpu *sc = &run->server_cpu;
+    if (!sc->available)
+        return json_pack("{s:b, s:s}", "available", 0, "why", str(sc->why, "not measured"));
+    return json_pack("{s:b, s:i, s:i, s:I, s:f, s:f}", "available", 1, "pid", sc->pid,
+                     "children", sc->children, "cpu_ns", (json_int_t)sc->cpu_ns,
+                     "us_per_event", t->server_us_per_event,
+                     "us_per_execution", t->server_us_per_execution);
+}
+
 static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
 {
     fbw_rep_totals t;
@@ -437,13 +470,14 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                              "total", (json_int_t)(run->reads + run->writes + run->other),
                              "errors", (json_int_t)run->errors, "reconnects", (json_int_t)run->reconnects,
                              "tps", t.tps, "qps", t.qps);
-    json_t *conn = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_t *conn = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                              "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),
                              "protocol", x->protocol > 0 ? json_integer(x->protocol) : json_null(),
                              "auth_plugin", x->auth_plugin[0] ? json_string(x->auth_plugin) : json_null(),
                              "wire_crypt", x->wire_crypt[0] ? json_string(x->wire_crypt) : json_null(),
                              "compression", tri_json(x->compression), "lazy_send", tri_json(x->lazy_send),
                              "autocommit", jstr(run->autocommit), "isolation", jstr(run->isolation),
+                             "pipeline", json_string(str(run->pipeline, "off")),
                              "note", x->note[0] ? json_string(x->note) : json_null());
     json_t *tot = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
                             "round_trips", (json_int_t)t.round_trips,
@@ -462,12 +496,14 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                             "bytes_received", (json_int_t)a->ops.bytes_received,
                             "wire_bytes_sent", (json_int_t)a->ops.wire_bytes_sent,
                             "wire_bytes_received", (json_int_t)a->ops.wire_bytes_received);
-    return json_pack("{s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_object_set_new(tot, "statements_per_round_trip", json_real(t.statements_per_round_trip));
+    return json_pack("{s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                      "format", "fbwire-report/1", "driver", jstr(run->driver),
                      "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),
                      "protocol", x->protocol > 0 ? json_integer(x->protocol) : json_null(),
                      "round_trips_per_event", t.rt_per_event, "tps", t.tps, "qps", t.qps,
-                     "run", runj, "connection", conn, "totals", tot, "classes", classes,
+                     "run", runj, "connection", conn, "totals", tot,
+                     "server_cpu", server_cpu_json(run, &t), "classes", classes,
                      "ops", ops_json(a), "intervals", intervals_json(run));
 }
 

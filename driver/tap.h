@@ -33,6 +33,8 @@ const fbw_stats *fbw_tap_stats(fbw_tap *t);
 /* What the handshake showed: protocol, auth plugin, wire crypt, compression, lazy send. A
  * decoder error is put into f->note. server_version is left alone. */
 void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f);
+/* The socket the tap adopted (still that connection's while it is attached); -1 for NULL. */
+int fbw_tap_fd(const fbw_tap *t);
 /* The decoder's first error (code FBW_OK when none). */
 const fbw_err *fbw_tap_error(fbw_tap *t);
 
