@@ -88,6 +88,20 @@ capture() {
   return $rc
 }
 
+# captured_run PCAP JSON LOG TAG COMMAND...: run COMMAND (a sysbench run writing JSON) under capture
+# and decode the capture; repeated once when the capture itself lost this run's segments (kernel
+# buffer overrun: other tests may load the same server meanwhile).
+captured_run() {
+  local pcap=$1 json=$2 log=$3 tag=$4; shift 4
+  for attempt in 1 2; do
+    capture "$PORT" "$pcap" "$@" >"$log" 2>&1 || return 1
+    "$PCAP_TOOL" stats "$pcap" --port "$PORT" --json >"$pcap.json" 2>"$pcap.stats.err"
+    $CHECK pcapconn "$pcap.json" "$json" >/dev/null && return 0
+    grep -Eq '"problem": ?"gap in' "$pcap.json" || return 0
+    echo "$tag: the capture lost packets, running again"
+  done
+}
+
 for server in "${SERVERS[@]}"; do
   S=${server^^}; portvar=FBW_${S}_PORT; PORT=${!portvar}
   DSN=$(ensure_db "$server")
@@ -103,17 +117,10 @@ for server in "${SERVERS[@]}"; do
     declare -A RT=() D=()
     for n in $N1 $N2; do
       json=$WORK/$tag-$n.json pcap=$WORK/$tag-$n.pcap
-      for attempt in 1 2; do
-        capture "$PORT" "$pcap" sb "$HERE/point_select_n.lua" --db-driver="$drv" --"$drv"-db="$DSN" \
-          --"$drv"-autocommit="$mode" --"$drv"-shared-restart-statements=0 \
-          --"$drv"-shared-restart-ms=0 --threads=1 --events="$n" --"$drv"-report="$json" run \
-          >"$WORK/$tag-$n.log" 2>&1 || break
-        "$PCAP_TOOL" stats "$pcap" --port "$PORT" --json >"$pcap.json" 2>"$pcap.stats.err"
-        # Repeat only when the capture itself lost this run's segments (kernel buffer overrun).
-        $CHECK pcapconn "$pcap.json" "$json" >/dev/null && break
-        grep -Eq '"problem": ?"gap in' "$pcap.json" || break
-        echo "$tag/$n: the capture lost packets, running again"
-      done
+      captured_run "$pcap" "$json" "$WORK/$tag-$n.log" "$tag/$n" sb "$HERE/point_select_n.lua" \
+        --db-driver="$drv" --"$drv"-db="$DSN" --"$drv"-autocommit="$mode" \
+        --"$drv"-shared-restart-statements=0 --"$drv"-shared-restart-ms=0 --threads=1 \
+        --events="$n" --"$drv"-report="$json" run
       [ -f "$json" ] || { fail "$tag: sysbench run with $n events (log: $WORK/$tag-$n.log)"; continue; }
       grep -q "Firebird wire statistics ($drv driver, autocommit $mode)" "$WORK/$tag-$n.log" ||
         fail "$tag: no text report after sysbench's"
@@ -146,15 +153,9 @@ for server in "${SERVERS[@]}"; do
     set -- $case; script=$1 limit=$2 how=$3
     tag="$server-pipeline-$script" json=$WORK/$server-pipeline-$script.json
     pcap=$WORK/$server-pipeline-$script.pcap
-    for attempt in 1 2; do
-      capture "$PORT" "$pcap" sb "$script" "${common[@]}" --fbwire-pipeline=transaction \
-        --fbwire-wire-crypt=disabled --threads=1 --events=$NP --time=0 --fbwire-report="$json" \
-        run >"$WORK/$tag.log" 2>&1 || break
-      "$PCAP_TOOL" stats "$pcap" --port "$PORT" --json >"$pcap.json" 2>"$pcap.stats.err"
-      $CHECK pcapconn "$pcap.json" "$json" >/dev/null && break
-      grep -Eq '"problem": ?"gap in' "$pcap.json" || break
-      echo "$tag: the capture lost packets, running again"
-    done
+    captured_run "$pcap" "$json" "$WORK/$tag.log" "$tag" sb "$script" "${common[@]}" \
+      --fbwire-pipeline=transaction --fbwire-wire-crypt=disabled --threads=1 --events=$NP \
+      --time=0 --fbwire-report="$json" run
     [ -f "$json" ] || { fail "$tag: sysbench run (log: $WORK/$tag.log)"; continue; }
     $CHECK pipe "$json" "$NP" "$limit" "$how" >/dev/null || fail "$tag: $($CHECK pipe "$json" "$NP" "$limit" "$how")"
     $CHECK sums "$json" >/dev/null || fail "$tag: $($CHECK sums "$json")"

@@ -152,17 +152,25 @@ Test(sock, recv_timeout_when_listener_never_accepts)
     close(lfd);
 }
 
-Test(sock, peer_close_gives_eof)
+/* s connected to a fresh IPv4 loopback listener (*lfd) whose accepted end is *afd. */
+static void connected_pair(fbw_sock *s, int *lfd, int *afd)
 {
     char port[16];
-    int lfd = listener(AF_INET, port, sizeof port);
-    cr_assert_geq(lfd, 0);
+    fbw_err err;
+    *lfd = listener(AF_INET, port, sizeof port);
+    cr_assert_geq(*lfd, 0);
+    fbw_sock_init(s);
+    cr_assert_eq(fbw_sock_connect(s, "127.0.0.1", port, 2000, &err), FBW_OK, "%s", err.msg);
+    *afd = accept(*lfd, NULL, NULL);
+    cr_assert_geq(*afd, 0);
+}
+
+Test(sock, peer_close_gives_eof)
+{
     fbw_sock s;
     fbw_err err;
-    fbw_sock_init(&s);
-    cr_assert_eq(fbw_sock_connect(&s, "127.0.0.1", port, 2000, &err), FBW_OK, "%s", err.msg);
-    int afd = accept(lfd, NULL, NULL);
-    cr_assert_geq(afd, 0);
+    int lfd, afd;
+    connected_pair(&s, &lfd, &afd);
     cr_assert_eq(write(afd, "x", 1), 1);
     close(afd);
 
@@ -216,15 +224,10 @@ Test(sock, send_timeout_when_peer_never_reads)
  * (after what fitted) so the caller can read, where send_all would wait until its timeout. */
 Test(sock, send_or_read_stops_when_peer_has_data)
 {
-    char port[16];
-    int lfd = listener(AF_INET, port, sizeof port);
-    cr_assert_geq(lfd, 0);
     fbw_sock s;
     fbw_err err;
-    fbw_sock_init(&s);
-    cr_assert_eq(fbw_sock_connect(&s, "127.0.0.1", port, 2000, &err), FBW_OK, "%s", err.msg);
-    int afd = accept(lfd, NULL, NULL);
-    cr_assert_geq(afd, 0);
+    int lfd, afd;
+    connected_pair(&s, &lfd, &afd);
     cr_assert_eq(write(afd, "reply", 5), 5);
     size_t n = 64u << 20;
     uint8_t *big = calloc(1, n);
