@@ -386,7 +386,8 @@ static int fbwire_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_st
     if (!bs)
         return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     bs->c = c;
-    snprintf(bs->what, sizeof bs->what, "%.*s", (int)(len < sizeof bs->what ? len : sizeof bs->what - 1), sql);
+    int shown = (int)(len < sizeof bs->what ? len : sizeof bs->what - 1);
+    snprintf(bs->what, sizeof bs->what, "%.*s", shown, sql);
     int rc = fbw_stmt_new(c->c, &bs->s, err);
     prep_call p = {bs, NULL, sql, len};
     if (rc == FBW_OK)
@@ -604,7 +605,10 @@ static int execute_in(fbw_be_conn *c, exec_call *x, fbw_be_result *res, fbw_err 
  * back, never committed; one that queued only SELECTs lets its COMMIT ride along (nothing to
  * lose), one that may have written sends COMMIT only after every reply was checked. */
 
-static int pipe_on(const fbw_be_conn *c) { return c->conf->pipeline == FBW_PIPE_TRANSACTION && c->exp_open; }
+static int pipe_on(const fbw_be_conn *c)
+{
+    return c->conf->pipeline == FBW_PIPE_TRANSACTION && c->exp_open;
+}
 
 static int pipe_kind(int st)
 {

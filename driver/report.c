@@ -145,7 +145,10 @@ static void charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns, int execution)
 
 void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns) { charge(c, cls, cpu_ns, 1); }
 
-void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns) { charge(c, cls, cpu_ns, 0); }
+void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
+{
+    charge(c, cls, cpu_ns, 0);
+}
 
 void fbw_rep_conn_restart(fbw_rep_conn *c)
 {
@@ -235,8 +238,9 @@ void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_tot
     t->cpu_us_per_execution = ratio((double)t->cpu_ns / 1e3, (double)t->executions);
     t->statements_per_round_trip = ratio((double)t->executions, (double)t->round_trips);
     if (run->server_cpu.available) {
-        t->server_us_per_event = ratio((double)run->server_cpu.cpu_ns / 1e3, (double)run->events);
-        t->server_us_per_execution = ratio((double)run->server_cpu.cpu_ns / 1e3, (double)t->executions);
+        double us = (double)run->server_cpu.cpu_ns / 1e3;
+        t->server_us_per_event = ratio(us, (double)run->events);
+        t->server_us_per_execution = ratio(us, (double)t->executions);
     }
 }
 

@@ -315,8 +315,9 @@ static int read_options(fbw_sbdrv *d)
     if (why == NULL && pipe && strcasecmp(pipe, "transaction") == 0 && d->be == &fbw_backend_fbwire)
         f->pipeline = FBW_PIPE_TRANSACTION;
     else if (why == NULL && pipe && strcasecmp(pipe, "off") != 0)
-        why = d->be == &fbw_backend_fbwire ? "invalid --%s-pipeline (off or transaction)"
-                                           : "invalid --%s-pipeline (only off: only fbwire pipelines)";
+        why = d->be == &fbw_backend_fbwire
+                  ? "invalid --%s-pipeline (off or transaction)"
+                  : "invalid --%s-pipeline (only off: only fbwire pipelines)";
     if (why == NULL && f->lock_timeout < -1)
         why = "invalid --%s-lock-timeout (-1, 0 or seconds)";
     if (why != NULL) {
@@ -515,7 +516,9 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
             /* Pipelined: the reply is still to come. sysbench fetches rows only when nrows > 0,
              * so a result set says UINT32_MAX (unknown) until its first fetch_row, which syncs
              * and sets the true count; DML counts as a write (affected rows not known yet). */
-            rs->counter = r->has_set ? SB_CNT_READ : r->deferred_write ? SB_CNT_WRITE : SB_CNT_OTHER;
+            rs->counter = r->has_set          ? SB_CNT_READ
+                          : r->deferred_write ? SB_CNT_WRITE
+                                              : SB_CNT_OTHER;
             rs->nrows = r->has_set ? UINT32_MAX : 0;
             rs->nfields = r->has_set ? r->ncols : 0;
             rs->ptr = r->has_set ? sc : NULL;

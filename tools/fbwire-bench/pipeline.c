@@ -159,7 +159,8 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
     fbw_bench_stmt b;
     round *r = calloc(1, sizeof *r);
     sample *s = calloc((size_t)st->nk * MAX_RUNS, sizeof *s);
-    int rc = r && s ? fbw_bench_prepare(&b, cl, st->sql, &err) : fbw_err_set(&err, FBW_E_NOMEM, "out of memory");
+    int rc = r && s ? fbw_bench_prepare(&b, cl, st->sql, &err)
+                    : fbw_err_set(&err, FBW_E_NOMEM, "out of memory");
     if (rc == FBW_OK && fbw_stmt_input(b.s)->n != 1)
         rc = fbw_err_set(&err, FBW_E_USAGE, "--sql must take exactly one parameter (the id)");
     if (r) {
@@ -211,9 +212,12 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
 
 const fbw_bench_mode fbw_bench_mode_pipeline = {
     .name = "pipeline",
-    .summary = "K pipelined point SELECTs per round trip: statements/s, client and server CPU per statement",
-    .options_help = "  --k LIST         statements per round trip, comma separated (default 1,2,5,14,32)\n"
-                    "  --sql SQL        statement with one id parameter (default sysbench's point select)\n"
+    .summary = "K pipelined point SELECTs per round trip: statements/s, client and server CPU "
+               "per statement",
+    .options_help = "  --k LIST         statements per round trip, comma separated\n"
+                    "                   (default 1,2,5,14,32)\n"
+                    "  --sql SQL        statement with one id parameter\n"
+                    "                   (default sysbench's point select)\n"
                     "  --ids N          ids drawn from 1..N (default 10000)\n"
                     "  --seconds S      time per K per run (default 3)\n",
     .state_size = sizeof(pipe_state),

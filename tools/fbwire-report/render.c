@@ -83,8 +83,16 @@ static double m_wait(const rt_run *r, int *k) { *k = !r->is_capture; return r->w
 static double m_cpue(const rt_run *r, int *k) { *k = r->has_cpu; return r->cpu_us_per_event; }
 static double m_cpus(const rt_run *r, int *k) { *k = r->has_cpu; return r->cpu_us_per_execution; }
 static double m_spr(const rt_run *r, int *k) { *k = r->stmts_per_rt > 0; return r->stmts_per_rt; }
-static double m_srve(const rt_run *r, int *k) { *k = r->has_server_cpu; return r->server_us_per_event; }
-static double m_srvs(const rt_run *r, int *k) { *k = r->has_server_cpu; return r->server_us_per_execution; }
+static double m_srve(const rt_run *r, int *k)
+{
+    *k = r->has_server_cpu;
+    return r->server_us_per_event;
+}
+static double m_srvs(const rt_run *r, int *k)
+{
+    *k = r->has_server_cpu;
+    return r->server_us_per_execution;
+}
 
 static void metric_row(FILE *f, const char *name, const char *fmt, metric_fn fn, const rt_run *runs,
                        int n, int baseline)
