@@ -10,6 +10,8 @@ void fbw_be_result_reset(fbw_be_result *r)
     r->ncols = 0;
     r->nrows = 0;
     r->affected = 0;
+    r->deferred = 0;
+    r->deferred_write = 0;
     r->ncells = 0;
     r->arena_len = 0;
 }

@@ -35,6 +35,17 @@ typedef enum {
                                  restarted like the shared one */
 } fbw_autocommit;
 
+/* Statements inside BEGIN ... COMMIT (fbwire only). */
+typedef enum {
+    FBW_PIPE_OFF = 0,         /* each statement waits for its reply */
+    FBW_PIPE_TRANSACTION      /* prepared statements are queued without waiting and written
+                                 together at a sync point: COMMIT/ROLLBACK, a result the script
+                                 reads, a request that cannot be queued (SQL text, prepare, DDL),
+                                 or the caps on replies and bytes in flight. An error of a queued
+                                 statement is reported at the next sync point, naming it; a
+                                 transaction with a failed statement is never committed */
+} fbw_pipeline;
+
 /* Connection settings, already validated by sbdrv.c. Strings stay valid while connected. */
 typedef struct fbw_be_conf {
     const char *db;           /* "host[/port]:path" or alias */
@@ -43,6 +54,7 @@ typedef struct fbw_be_conf {
     fbw_be_isolation isolation;
     int lock_timeout;         /* seconds; -1 = wait forever, 0 = no wait */
     fbw_autocommit autocommit;
+    fbw_pipeline pipeline;
     unsigned restart_statements; /* FBW_AC_SHARED: restart after this many statements (0 = never) */
     unsigned restart_ms;         /* FBW_AC_SHARED: restart after this many ms (0 = never) */
     const char *wire_crypt;   /* "disabled" | "enabled" | "required" (default "enabled") */
@@ -67,6 +79,9 @@ typedef struct fbw_be_result {
     uint32_t ncols;
     uint32_t nrows;
     uint64_t affected;  /* rows inserted + updated + deleted by DML */
+    int deferred;       /* pipelined: queued, not answered yet; rows (nrows) and affected are
+                         * unknown until fetch_rows (a result set) or the next sync point */
+    int deferred_write; /* deferred INSERT, UPDATE or DELETE (counted as a write) */
     fbw_be_cell *cells;
     size_t ncells, cells_cap;
     char *arena;
@@ -136,6 +151,11 @@ typedef struct fbw_backend {
      * returning. res->affected = rows inserted; nothing of the batch remains on error. */
     int (*bulk_insert)(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_result *res,
                        fbw_err *err);
+    /* A deferred result (res->deferred) is about to be read: write and wait for everything
+     * queued (a sync point), then fill res with the rows. An error of any queued statement is
+     * returned here and again at the next execute/exec/commit, which restarts the event. May be
+     * NULL when the backend never defers. */
+    int (*fetch_rows)(fbw_be_conn *c, fbw_be_result *res, fbw_err *err);
     /* Wire statistics of this attachment so far; FBW_E_UNSUPPORTED when the backend cannot
      * see the wire (fbclient). May be NULL (same meaning). */
     int (*stats)(fbw_be_conn *c, fbw_stats *out, fbw_err *err);

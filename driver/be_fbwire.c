@@ -13,6 +13,10 @@
  *   - BEGIN queues op_transaction, which goes out with the first statement of the transaction;
  *   - a multi-row INSERT goes through the batch API on protocol 16+ (Firebird 4+: create, rows
  *     and execute in one round trip), else as one pipelined run of single-row executes.
+ * --fbwire-pipeline=transaction: inside BEGIN ... COMMIT, executions of prepared statements are
+ * queued without waiting (see "pipelined transactions" below); COMMIT of a transaction that
+ * wrote nothing rides along with them (one round trip), a writing transaction is committed only
+ * after every reply was checked (two round trips).
  * --fbwire-autocommit=per-statement and =shared behave like the fbclient backend's modes so that
  * the two clients can be compared request for request. */
 #include "backend.h"
@@ -29,6 +33,16 @@
 
 #define ISC_READ_ONLY_TRANS 335544361u /* a SELECT that writes: retried in a read-write transaction */
 #define BULK_CHUNK 500                 /* rows per wait in a pipelined bulk insert */
+#define PIPE_MAX_REPLIES 2048          /* pipelined transaction: replies in flight before a sync */
+#define PIPE_MAX_BYTES ((size_t)1 << 20) /* ... and request bytes queued before a sync */
+
+/* One queued execution of a pipelined transaction: its own result, and what names it. */
+typedef struct pipe_ent {
+    struct pipe_ent *next;
+    fbw_exec_out out;
+    unsigned k;          /* its place in the transaction, from 1 */
+    char what[100];      /* the statement's SQL (start of) */
+} pipe_ent;
 
 struct fbw_be_conn {
     const fbw_be_conf *conf;
@@ -45,6 +59,15 @@ struct fbw_be_conn {
     fbw_tx_opts rw, ro, ac;
     fbw_buf text;        /* scratch for result text */
     struct fbw_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */
+    /* pipelined transaction (--fbwire-pipeline=transaction) */
+    pipe_ent *pipe_head, *pipe_tail; /* queued in this transaction, not yet checked */
+    pipe_ent *pipe_spare;            /* checked entries for reuse */
+    unsigned pipe_n;                 /* executions queued in this transaction */
+    int pipe_writes;                 /* one of them may write: COMMIT only after checking */
+    int pipe_failed;                 /* a queued statement failed: report, never commit */
+    fbw_err pipe_err;
+    pipe_ent *reader;                /* the latest execution: its rows may still be read */
+    struct fbw_be_stmt *reader_bs;
 };
 
 struct fbw_be_stmt {
@@ -53,6 +76,7 @@ struct fbw_be_stmt {
     unsigned nparams;
     fbw_value *vals;     /* nparams */
     char (*num)[48];     /* nparams scratch strings for numbers bound to text columns */
+    char what[96];       /* start of the SQL, to name the statement in a pipelined error */
 };
 
 static uint64_t now_ms(void)
@@ -176,6 +200,7 @@ static int tx_live(const fbw_tx *t) { return t->state == FBW_TX_STARTING || t->s
 
 static void stmt_free(fbw_be_stmt *bs);
 static void release_query(fbw_be_conn *c);
+static void pipe_free_all(fbw_be_conn *c);
 
 static void fbwire_disconnect(fbw_be_conn *c)
 {
@@ -193,10 +218,13 @@ static void fbwire_disconnect(fbw_be_conn *c)
         fbw_client_abort(c->cl);
     }
     fbw_buf_free(&c->text);
+    pipe_free_all(c);
     free(c);
 }
 
 /* ---- explicit transactions ---- */
+
+static int end_checked(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err);
 
 static int end_tx(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
 {
@@ -207,8 +235,13 @@ static int end_tx(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
         rc = wait_all(c, err);
     else
         rc = fail(c, rc, err);
-    if (rc)
-        return rc;
+    return rc ? rc : end_checked(c, t, commit, err);
+}
+
+/* The end of t was answered: its own error, and a failed commit rolled back. */
+static int end_checked(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
+{
+    int rc;
     if (t->err.code != FBW_OK) {
         rc = server_error(&t->err, err);
         if (commit && tx_live(t)) { /* a failed commit leaves nothing open: roll back */
@@ -222,9 +255,14 @@ static int end_tx(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
     return FBW_OK;
 }
 
+static int pipe_sync(fbw_be_conn *c, fbw_err *err);
+static int pipe_error(const fbw_be_conn *c, fbw_err *err);
+static void pipe_reset(fbw_be_conn *c);
+static int fbwire_commit(fbw_be_conn *c, fbw_err *err);
+
 static int fbwire_begin(fbw_be_conn *c, fbw_err *err)
 {
-    int rc = end_tx(c, &c->exp, 1, err);
+    int rc = fbwire_commit(c, err);
     if (rc)
         return rc;
     /* Queued only: op_transaction goes out with the transaction's first statement. */
@@ -235,15 +273,50 @@ static int fbwire_begin(fbw_be_conn *c, fbw_err *err)
     return FBW_OK;
 }
 
+/* COMMIT of a pipelined transaction (a sync point). */
+static int pipe_commit(fbw_be_conn *c, fbw_err *err)
+{
+    int rc;
+    if (!c->pipe_failed && !c->pipe_writes && tx_live(&c->exp)) {
+        /* Only SELECTs were queued: the COMMIT rides along, one round trip; a failed SELECT
+         * is still reported (the event restarts), and nothing was written that could be lost. */
+        rc = fbw_tx_commit(&c->exp);
+        rc = rc ? fail(c, rc, err) : pipe_sync(c, err);
+        if (rc == FBW_OK)
+            rc = c->pipe_failed ? pipe_error(c, err) : end_checked(c, &c->exp, 1, err);
+    } else {
+        /* Every reply is checked before the COMMIT is sent: a failed statement rolls back. */
+        rc = pipe_sync(c, err);
+        if (rc == FBW_OK && c->pipe_failed) {
+            rc = pipe_error(c, err);
+            fbw_err keep = *err;
+            end_tx(c, &c->exp, 0, err);
+            *err = keep;
+        } else if (rc == FBW_OK) {
+            rc = end_tx(c, &c->exp, 1, err);
+        }
+    }
+    pipe_reset(c);
+    return rc;
+}
+
 static int fbwire_commit(fbw_be_conn *c, fbw_err *err)
 {
+    int pipelined = c->conf->pipeline == FBW_PIPE_TRANSACTION && c->exp_open;
     c->exp_open = 0;
-    return end_tx(c, &c->exp, 1, err);
+    return pipelined ? pipe_commit(c, err) : end_tx(c, &c->exp, 1, err);
 }
 
 static int fbwire_rollback(fbw_be_conn *c, fbw_err *err)
 {
     c->exp_open = 0;
+    if (c->conf->pipeline == FBW_PIPE_TRANSACTION) {
+        int rc = end_tx(c, &c->exp, 0, err); /* also answers whatever was queued */
+        if (rc == FBW_OK)
+            rc = pipe_sync(c, err);
+        pipe_reset(c);
+        return rc;
+    }
     return end_tx(c, &c->exp, 0, err);
 }
 
@@ -316,10 +389,17 @@ static int fbwire_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_st
 {
     release_query(c);
     *out = NULL;
+    if (c->pipe_head) { /* a sync point; a queued statement's failure is reported later */
+        int rc = pipe_sync(c, err);
+        if (rc)
+            return rc;
+    }
     fbw_be_stmt *bs = calloc(1, sizeof *bs);
     if (!bs)
         return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     bs->c = c;
+    int shown = (int)(len < sizeof bs->what ? len : sizeof bs->what - 1);
+    snprintf(bs->what, sizeof bs->what, "%.*s", shown, sql);
     int rc = fbw_stmt_new(c->c, &bs->s, err);
     prep_call p = {bs, NULL, sql, len};
     if (rc == FBW_OK)
@@ -526,6 +606,197 @@ static int execute_in(fbw_be_conn *c, exec_call *x, fbw_be_result *res, fbw_err 
     return rc;
 }
 
+/* ---- pipelined transactions (--fbwire-pipeline=transaction) ----
+ * Inside BEGIN ... COMMIT an execution of a prepared SELECT, INSERT, UPDATE or DELETE is queued
+ * with its own fbw_exec_out and not waited for. Everything queued is written and answered at a
+ * sync point: COMMIT/ROLLBACK, fetch_rows (the script reads a result), a request that must wait
+ * (a statement handle still unknown, SQL text, a prepare, another statement type), or the caps on
+ * replies and bytes in flight. The replies are checked there; the first failure (named by its
+ * place and SQL, with its own gds codes and SQLSTATE) is reported by the sync point if it can
+ * report (an execute, COMMIT), else by the next execute/exec/commit. A failed transaction is rolled
+ * back, never committed; one that queued only SELECTs lets its COMMIT ride along (nothing to
+ * lose), one that may have written sends COMMIT only after every reply was checked. */
+
+static int pipe_on(const fbw_be_conn *c)
+{
+    return c->conf->pipeline == FBW_PIPE_TRANSACTION && c->exp_open;
+}
+
+static int pipe_kind(int st)
+{
+    return st == FBW_STMT_SELECT || st == FBW_STMT_SELECT_FOR_UPD || st == FBW_STMT_INSERT ||
+           st == FBW_STMT_UPDATE || st == FBW_STMT_DELETE;
+}
+
+/* Check the answered entries: the first error becomes the transaction's; the entries are done. */
+static void pipe_collect(fbw_be_conn *c)
+{
+    for (pipe_ent *e = c->pipe_head; e; e = e->next) {
+        if (e->out.err.code == FBW_OK || c->pipe_failed)
+            continue;
+        c->pipe_failed = 1;
+        c->pipe_err = e->out.err;
+        fbw_err_prefix(&c->pipe_err, "statement %u of %u of the pipelined transaction (%s)",
+                       e->k, c->pipe_n, e->what);
+    }
+    if (c->pipe_head) {
+        c->pipe_tail->next = c->pipe_spare;
+        c->pipe_spare = c->pipe_head;
+        c->pipe_head = c->pipe_tail = NULL;
+    }
+}
+
+/* Write what is queued and wait for every reply, then check them. Only a lost connection (or a
+ * local failure) is returned; statement errors are in pipe_failed/pipe_err. */
+static int pipe_sync(fbw_be_conn *c, fbw_err *err)
+{
+    if (!c->pipe_head && fbw_conn_outstanding(c->c) == 0)
+        return FBW_OK;
+    int rc = wait_all(c, err);
+    if (rc == FBW_OK)
+        pipe_collect(c);
+    return rc;
+}
+
+static int pipe_error(const fbw_be_conn *c, fbw_err *err)
+{
+    *err = c->pipe_err;
+    return c->pipe_err.code ? c->pipe_err.code : FBW_E_SERVER;
+}
+
+/* The transaction ended: forget its pipeline (entries stay for reuse). */
+static void pipe_reset(fbw_be_conn *c)
+{
+    pipe_collect(c);
+    c->pipe_n = 0;
+    c->pipe_writes = 0;
+    c->pipe_failed = 0;
+    fbw_err_clear(&c->pipe_err);
+    c->reader = NULL;
+    c->reader_bs = NULL;
+}
+
+/* Before a request that cannot be queued in an open pipelined transaction: sync, and say whether
+ * a queued statement failed (FBW_E_SERVER with its error) for callers that report it. */
+static int pipe_settle(fbw_be_conn *c, fbw_err *err)
+{
+    if (!pipe_on(c))
+        return FBW_OK;
+    int rc = pipe_sync(c, err);
+    if (rc)
+        return rc;
+    return c->pipe_failed ? pipe_error(c, err) : FBW_OK;
+}
+
+static pipe_ent *pipe_take(fbw_be_conn *c)
+{
+    pipe_ent *e = c->pipe_spare;
+    if (e)
+        c->pipe_spare = e->next;
+    else if (!(e = malloc(sizeof *e)))
+        return NULL;
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+static void pipe_put_back(fbw_be_conn *c, pipe_ent *e)
+{
+    e->next = c->pipe_spare;
+    c->pipe_spare = e;
+}
+
+static void pipe_free_all(fbw_be_conn *c)
+{
+    pipe_reset(c);
+    while (c->pipe_spare) {
+        pipe_ent *e = c->pipe_spare;
+        c->pipe_spare = e->next;
+        free(e);
+    }
+}
+
+static int pipe_over_caps(fbw_be_conn *c)
+{
+    const uint8_t *p;
+    size_t n = 0;
+    if (fbw_conn_outstanding(c->c) >= PIPE_MAX_REPLIES)
+        return 1;
+    return fbw_conn_pending(c->c, &p, &n) != FBW_OK || n >= PIPE_MAX_BYTES;
+}
+
+/* Queue one execution of bs (values bound) in the explicit transaction; res is deferred. */
+static int pipe_execute(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
+{
+    fbw_be_conn *c = bs->c;
+    if (c->pipe_failed)
+        return pipe_error(c, err);
+    if (c->reader) /* the previous result can no longer be read: drop its rows as they come */
+        c->reader->out.drop_rows = 1;
+    c->reader = NULL;
+    pipe_ent *e = pipe_take(c);
+    if (!e)
+        return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
+    int rc;
+    while ((rc = fbw_stmt_execute_out(bs->s, &c->exp, bs->vals, 0, &e->out)) == FBW_AGAIN) {
+        rc = pipe_sync(c, err); /* a handle is not known yet: this request must wait */
+        if (rc == FBW_OK && c->pipe_failed)
+            rc = pipe_error(c, err);
+        if (rc) {
+            pipe_put_back(c, e);
+            return rc;
+        }
+    }
+    if (rc) {
+        pipe_put_back(c, e);
+        return fail(c, rc, err);
+    }
+    e->k = ++c->pipe_n;
+    snprintf(e->what, sizeof e->what, "%s", bs->what);
+    if (c->pipe_tail)
+        c->pipe_tail->next = e;
+    else
+        c->pipe_head = e;
+    c->pipe_tail = e;
+    int st = fbw_stmt_type(bs->s);
+    if (st != FBW_STMT_SELECT)
+        c->pipe_writes = 1;
+    c->reader = e;
+    c->reader_bs = bs;
+    res->deferred = 1;
+    res->deferred_write = st == FBW_STMT_INSERT || st == FBW_STMT_UPDATE || st == FBW_STMT_DELETE;
+    if (fbw_stmt_has_cursor(bs->s) || fbw_stmt_output(bs->s)->n > 0)
+        fbw_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
+    if (!pipe_over_caps(c))
+        return FBW_OK;
+    rc = pipe_sync(c, err);
+    return rc ? rc : c->pipe_failed ? pipe_error(c, err) : FBW_OK;
+}
+
+/* The script reads the latest result: a sync point. */
+static int fbwire_fetch_rows(fbw_be_conn *c, fbw_be_result *res, fbw_err *err)
+{
+    if (!res->deferred)
+        return FBW_OK;
+    res->deferred = 0;
+    pipe_ent *e = c->reader;
+    fbw_be_stmt *bs = c->reader_bs;
+    int rc = pipe_sync(c, err);
+    if (rc)
+        return rc;
+    if (!e || !bs)
+        return fbw_err_set(err, FBW_E_USAGE, "fbwire: no pipelined result to read");
+    if (c->pipe_failed)
+        return pipe_error(c, err);
+    while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
+        rc = run(c, q_fetch, bs->s, err); /* more rows than the first fetch brought */
+    if (rc == FBW_OK && fbw_stmt_error(bs->s)->code != FBW_OK)
+        rc = server_error(fbw_stmt_error(bs->s), err);
+    if (rc == FBW_OK && res->has_set)
+        rc = fill_result(bs, res, err);
+    res->affected = e->out.affected;
+    return rc;
+}
+
 /* The shared (or read-only) transaction, restarted when it has run long enough. */
 static void shared_plan(fbw_be_conn *c, exec_call *x, const fbw_tx_opts *opts)
 {
@@ -594,11 +865,18 @@ static int execute_own(fbw_be_conn *c, fbw_be_stmt *bs, fbw_be_result *res, int 
     return rc;
 }
 
-static int execute_bound(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
+/* pipelinable: a prepared statement of the script (SQL text, prepared and freed within one
+ * call, always waits). */
+static int execute_bound(fbw_be_stmt *bs, fbw_be_result *res, int pipelinable, fbw_err *err)
 {
     fbw_be_conn *c = bs->c;
     fbw_be_result_reset(res);
     if (c->exp_open) {
+        if (pipelinable && pipe_on(c) && pipe_kind(fbw_stmt_type(bs->s)))
+            return pipe_execute(bs, res, err);
+        int rc = pipe_settle(c, err);
+        if (rc)
+            return rc;
         exec_call x = {.bs = bs, .tx = &c->exp};
         return execute_in(c, &x, res, err);
     }
@@ -633,10 +911,22 @@ static int fbwire_execute(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_
                           fbw_err *err)
 {
     int rc = bind_all(bs, params, n, err);
-    return rc ? rc : execute_bound(bs, res, err);
+    return rc ? rc : execute_bound(bs, res, 1, err);
 }
 
-static void fbwire_close(fbw_be_stmt *s) { stmt_free(s); }
+static void fbwire_close(fbw_be_stmt *s)
+{
+    fbw_be_conn *c = s->c;
+    if (c->pipe_head) { /* its queued executions are answered first (their errors kept) */
+        fbw_err ignored;
+        pipe_sync(c, &ignored);
+    }
+    if (c->reader_bs == s) {
+        c->reader = NULL;
+        c->reader_bs = NULL;
+    }
+    stmt_free(s);
+}
 
 /* INSERT, UPDATE or DELETE text without parameters and without RETURNING: its execution has no
  * cursor and no output, so it can go out right behind its own prepare. Conservative: a '?' or the
@@ -733,6 +1023,9 @@ static int exec_fast(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result 
 static int fbwire_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err)
 {
     fbw_be_result_reset(res);
+    int prc = pipe_settle(c, err); /* SQL text is not pipelined: a sync point */
+    if (prc)
+        return prc;
     if (plain_dml(sql, len) && (c->exp_open || c->conf->autocommit == FBW_AC_SHARED))
         return exec_fast(c, sql, len, res, err);
     release_query(c);
@@ -740,7 +1033,7 @@ static int fbwire_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_resul
     int rc = fbwire_prepare(c, sql, len, &bs, err);
     if (rc == FBW_OK)
         rc = bs->nparams ? fbw_err_set(err, FBW_E_USAGE, "fbwire: statement has parameters")
-                         : execute_bound(bs, res, err);
+                         : execute_bound(bs, res, 0, err);
     stmt_free(bs);
     return rc;
 }
@@ -895,6 +1188,9 @@ static int fbwire_bulk_insert(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_r
                               fbw_err *err)
 {
     fbw_be_result_reset(res);
+    int prc = pipe_settle(c, err);
+    if (prc)
+        return prc;
     int explicit_tr = c->exp_open;
     fbw_tx *tx = explicit_tr ? &c->exp : &c->own;
     int rc = FBW_OK;
@@ -952,5 +1248,6 @@ const fbw_backend fbw_backend_fbwire = {
     .close = fbwire_close,
     .exec = fbwire_exec,
     .bulk_insert = fbwire_bulk_insert,
+    .fetch_rows = fbwire_fetch_rows,
     .stats = fbwire_stats,
 };

@@ -115,14 +115,14 @@ uint64_t fbw_rep_percentile(const fbw_rep_cls *c, double p)
     return fbw_rep_bucket_upper(FBW_REP_HIST - 1);
 }
 
-void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
+static void charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns, int execution)
 {
     if (cls < 0 || cls >= FBW_CLS_COUNT)
         cls = FBW_CLS_OTHER;
     const fbw_stats *a = &c->now, *b = &c->last;
     fbw_rep_cls *k = &c->acc.cls[cls];
     uint64_t rt = a->round_trips - b->round_trips, wait = a->wait_ns - b->wait_ns;
-    k->executions++;
+    k->executions += (uint64_t)execution;
     k->round_trips += rt;
     k->packets_sent += a->packets_sent - b->packets_sent;
     k->packets_received += a->packets_received - b->packets_received;
@@ -130,16 +130,24 @@ void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
     k->bytes_received += a->bytes_received - b->bytes_received;
     k->wait_ns += wait;
     k->cpu_ns += cpu_ns;
-    k->hist[fbw_rep_bucket(wait)]++;
+    if (execution)
+        k->hist[fbw_rep_bucket(wait)]++;
     c->last = c->now;
     if (cls < STMT_CLASSES) {
         c->mine.round_trips += rt;
         c->mine.wait_ns += wait;
-        c->mine.executions++;
+        c->mine.executions += (uint64_t)execution;
         atomic_store_explicit(&c->live_rt, c->mine.round_trips, memory_order_relaxed);
         atomic_store_explicit(&c->live_wait, c->mine.wait_ns, memory_order_relaxed);
         atomic_store_explicit(&c->live_exec, c->mine.executions, memory_order_relaxed);
     }
+}
+
+void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns) { charge(c, cls, cpu_ns, 1); }
+
+void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
+{
+    charge(c, cls, cpu_ns, 0);
 }
 
 void fbw_rep_conn_restart(fbw_rep_conn *c)
@@ -228,6 +236,12 @@ void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_tot
     t->qps = ratio((double)(run->reads + run->writes + run->other), run->duration_s);
     t->cpu_us_per_event = ratio((double)t->cpu_ns / 1e3, (double)run->events);
     t->cpu_us_per_execution = ratio((double)t->cpu_ns / 1e3, (double)t->executions);
+    t->statements_per_round_trip = ratio((double)t->executions, (double)t->round_trips);
+    if (run->server_cpu.available) {
+        double us = (double)run->server_cpu.cpu_ns / 1e3;
+        t->server_us_per_event = ratio(us, (double)run->events);
+        t->server_us_per_execution = ratio(us, (double)t->executions);
+    }
 }
 
 /* ---------------------------------------------------------------- text */
@@ -308,12 +322,26 @@ static void print_ops(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
             (unsigned long long)a->ops.bytes_sent, (unsigned long long)a->ops.bytes_received);
 }
 
+static void print_server_cpu(FILE *f, const fbw_rep_run *run, const fbw_rep_totals *t)
+{
+    const fbw_rep_server_cpu *sc = &run->server_cpu;
+    if (!sc->available) {
+        fprintf(f, "    server CPU:                          not available (%s)\n",
+                str(sc->why, "not measured"));
+        return;
+    }
+    fprintf(f, "    server CPU:                          %.2f us per event, %.2f us per statement "
+               "(pid %d, %d child processes)\n",
+            t->server_us_per_event, t->server_us_per_execution, sc->pid, sc->children);
+}
+
 void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
 {
     fbw_rep_totals t;
     fbw_rep_totals_of(a, run, &t);
     fprintf(f, "Firebird wire statistics (%s driver, autocommit %s):\n", str(run->driver, "?"),
             str(run->autocommit, "?"));
+    fprintf(f, "    pipeline:                            %s\n", str(run->pipeline, "off"));
     print_facts(f, run);
     if (run->facts.unmeasured) { /* zeros here would read as measured figures */
         fprintf(f, "    round trips, packets, bytes:         not available (no wire statistics for this run)\n"
@@ -333,6 +361,8 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
             (unsigned long long)t.round_trips, (unsigned long long)t.round_trips_all);
     fprintf(f, "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n",
             t.cpu_us_per_event, t.cpu_us_per_execution);
+    fprintf(f, "    statements per round trip:           %.2f\n", t.statements_per_round_trip);
+    print_server_cpu(f, run, &t);
     print_classes(f, a, run->facts.socket_level);
     print_ops(f, a, run);
     fputc('\n', f);
@@ -433,6 +463,18 @@ static json_t *intervals_json(const fbw_rep_run *run)
 
 static json_t *tri_json(int v) { return v < 0 ? json_null() : json_boolean(v); }
 
+/* Server CPU: figures when measured, else available false and the reason (never 0 CPU). */
+static json_t *server_cpu_json(const fbw_rep_run *run, const fbw_rep_totals *t)
+{
+    const fbw_rep_server_cpu *sc = &run->server_cpu;
+    if (!sc->available)
+        return json_pack("{s:b, s:s}", "available", 0, "why", str(sc->why, "not measured"));
+    return json_pack("{s:b, s:i, s:i, s:I, s:f, s:f}", "available", 1, "pid", sc->pid,
+                     "children", sc->children, "cpu_ns", (json_int_t)sc->cpu_ns,
+                     "us_per_event", t->server_us_per_event,
+                     "us_per_execution", t->server_us_per_execution);
+}
+
 static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
 {
     fbw_rep_totals t;
@@ -452,13 +494,14 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                              "total", (json_int_t)(run->reads + run->writes + run->other),
                              "errors", (json_int_t)run->errors, "reconnects", (json_int_t)run->reconnects,
                              "tps", t.tps, "qps", t.qps);
-    json_t *conn = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
+    json_t *conn = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
                              "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),
                              "protocol", x->protocol > 0 ? json_integer(x->protocol) : json_null(),
                              "auth_plugin", x->auth_plugin[0] ? json_string(x->auth_plugin) : json_null(),
                              "wire_crypt", x->wire_crypt[0] ? json_string(x->wire_crypt) : json_null(),
                              "compression", tri_json(x->compression), "lazy_send", tri_json(x->lazy_send),
                              "autocommit", jstr(run->autocommit), "isolation", jstr(run->isolation),
+                             "pipeline", json_string(str(run->pipeline, "off")),
                              "note", x->note[0] ? json_string(x->note) : json_null(),
                              "counted_at", x->unmeasured ? "none" : x->socket_level ? "socket" : "packets");
     int sock = x->socket_level; /* op_transaction is inside the ciphertext then */
@@ -480,13 +523,15 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                             "bytes_received", (json_int_t)a->ops.bytes_received,
                             "wire_bytes_sent", (json_int_t)a->ops.wire_bytes_sent,
                             "wire_bytes_received", (json_int_t)a->ops.wire_bytes_received);
-    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o}",
+    json_object_set_new(tot, "statements_per_round_trip", json_real(t.statements_per_round_trip));
+    return json_pack("{s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                      "format", "fbwire-report/1", "driver", jstr(run->driver),
                      "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),
                      "protocol", x->protocol > 0 ? json_integer(x->protocol) : json_null(),
                      "round_trips_per_event", x->unmeasured ? json_null() : json_real(t.rt_per_event),
                      "tps", t.tps, "qps", t.qps,
-                     "run", runj, "connection", conn, "totals", tot, "classes", classes,
+                     "run", runj, "connection", conn, "totals", tot,
+                     "server_cpu", server_cpu_json(run, &t), "classes", classes,
                      "ops", ops_json(a), "intervals", intervals_json(run));
 }
 

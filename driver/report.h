@@ -47,6 +47,9 @@ fbw_stats *fbw_rep_conn_now(fbw_rep_conn *c);
 /* Charge now - previous to class cls as one execution of it, with cpu_ns of client CPU time
  * the driver call took. */
 void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
+/* The same without counting an execution: later traffic of an execution already charged (a
+ * pipelined result read by the script). */
+void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
 /* The stats source starts again from zero (a new attachment after a reconnect). */
 void fbw_rep_conn_restart(fbw_rep_conn *c);
 /* Sum of every connection into *out (zeroed first). Call when no connection is in use. */
@@ -85,11 +88,20 @@ typedef struct fbw_rep_interval {
     uint64_t events, round_trips, wait_ns, executions;
 } fbw_rep_interval;
 
+/* CPU of the server process over the run (wire/srvcpu.h), when it runs on this machine. */
+typedef struct fbw_rep_server_cpu {
+    int available;             /* 0: why says why not (remote server, no permission, ...) */
+    int pid, children;         /* the listening process; live descendants at the end */
+    uint64_t cpu_ns;           /* user+system over the run, children included */
+    char why[200];
+} fbw_rep_server_cpu;
+
 /* The run as sysbench saw it. Strings may be NULL. argv is the command line as given: values of
  * options whose name contains "password" are printed as "***". */
 typedef struct fbw_rep_run {
     const char *driver;         /* "fbwire" | "fbclient" */
     const char *autocommit, *isolation;
+    const char *pipeline;       /* "off" | "transaction" */
     const char *sysbench_version, *script, *command;
     int argc;
     char *const *argv;
@@ -97,6 +109,7 @@ typedef struct fbw_rep_run {
     double duration_s;
     uint64_t events, reads, writes, other, errors, reconnects;
     fbw_rep_facts facts;
+    fbw_rep_server_cpu server_cpu;
     const fbw_rep_interval *intervals;
     size_t nintervals;
 } fbw_rep_run;
@@ -111,6 +124,8 @@ typedef struct fbw_rep_totals {
     uint64_t transactions;      /* op_transaction requests sent */
     double rt_per_event, rt_per_transaction, rt_per_second, wait_share, tps, qps;
     double cpu_us_per_event, cpu_us_per_execution;
+    double statements_per_round_trip;            /* executions / round trips (statement classes) */
+    double server_us_per_event, server_us_per_execution; /* 0 when not available */
 } fbw_rep_totals;
 void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_totals *t);
 

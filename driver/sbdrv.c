@@ -20,6 +20,9 @@
  *   --P-autocommit=STRING    statements outside BEGIN: per-statement (own transaction each)
  *                            | shared (one read-committed isc_tpb_autocommit transaction)
  *                            [per-statement]
+ *   --P-pipeline=STRING      statements inside BEGIN ... COMMIT: off (each waits for its reply)
+ *                            | transaction (fbwire: prepared statements are queued and written
+ *                            together at COMMIT, a result read, or a cap; docs/sysbench.md) [off]
  *   --P-shared-restart-statements=N  shared mode: restart after N statements, 0 never [1000]
  *   --P-shared-restart-ms=N  shared mode: restart after N ms, 0 never [1000]
  *   --P-report=FILE          also write the wire statistics report as JSON (docs/report.md)
@@ -87,6 +90,7 @@ typedef struct sbconn {
     sbstmt *stmts;               /* every open statement, for reconnect and disconnect */
     int in_txn;                  /* between BEGIN and COMMIT/ROLLBACK */
     fbw_sbrep_conn *rep;         /* round-trip accounting of this connection, or NULL */
+    int last_cls;                /* class of the last statement executed (its result's) */
 } sbconn;
 
 /* Per sysbench statement (db_stmt_t.ptr). */
@@ -133,6 +137,10 @@ static fbw_sb_host HOST;
          "transaction in one round trip; reads in a read-only transaction) [fbwire: shared, "    \
          "fbclient: per-statement]",                                                            \
          NULL, SB_ARG_TYPE_STRING, NULL},                                                       \
+        {P "-pipeline",                                                                         \
+         "statements inside BEGIN ... COMMIT: off or transaction (fbwire: queued without "      \
+         "waiting, written together at COMMIT, a result read or a cap)",                        \
+         "off", SB_ARG_TYPE_STRING, NULL},                                                      \
         {P "-shared-restart-statements", "shared autocommit: restart after N statements",       \
          "1000", SB_ARG_TYPE_INT, NULL},                                                        \
         {P "-shared-restart-ms", "shared autocommit: restart after N milliseconds", "1000",     \
@@ -297,6 +305,7 @@ static int read_options(fbw_sbdrv *d)
     f->page_size = opt_int(d, "page-size");
     const char *iso = opt_string(d, "isolation");
     const char *ac = opt_string(d, "autocommit");
+    const char *pipe = opt_string(d, "pipeline");
     const char *why = NULL;
     if (f->db == NULL)
         why = "--%s-db is required";
@@ -318,6 +327,12 @@ static int read_options(fbw_sbdrv *d)
     if (why == NULL && f->page_size != 0 && f->page_size != 4096 && f->page_size != 8192 &&
         f->page_size != 16384 && f->page_size != 32768)
         why = "invalid --%s-page-size (4096, 8192, 16384 or 32768; 0 for the server's default)";
+    if (why == NULL && pipe && strcasecmp(pipe, "transaction") == 0 && d->be == &fbw_backend_fbwire)
+        f->pipeline = FBW_PIPE_TRANSACTION;
+    else if (why == NULL && pipe && strcasecmp(pipe, "off") != 0)
+        why = d->be == &fbw_backend_fbwire
+                  ? "invalid --%s-pipeline (off or transaction)"
+                  : "invalid --%s-pipeline (only off: only fbwire pipelines)";
     if (why == NULL && f->lock_timeout < -1)
         why = "invalid --%s-lock-timeout (-1, 0 or seconds)";
     if (why != NULL) {
@@ -589,7 +604,18 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
     fbw_sbdrv *d = sc->d;
     if (rc == FBW_OK) {
         const fbw_be_result *r = &sc->res;
-        if (r->has_set) {
+        if (r->deferred) {
+            /* Pipelined: the reply is still to come. sysbench fetches rows only when nrows > 0,
+             * so a result set says UINT32_MAX (unknown) until its first fetch_row, which syncs
+             * and sets the true count; DML counts as a write (affected rows not known yet). */
+            rs->counter = r->has_set          ? SB_CNT_READ
+                          : r->deferred_write ? SB_CNT_WRITE
+                                              : SB_CNT_OTHER;
+            rs->nrows = r->has_set ? UINT32_MAX : 0;
+            rs->nfields = r->has_set ? r->ncols : 0;
+            rs->ptr = r->has_set ? sc : NULL;
+            rs->row.ptr = NULL;
+        } else if (r->has_set) {
             rs->counter = SB_CNT_READ;
             rs->nrows = r->nrows;
             rs->nfields = r->ncols;
@@ -725,7 +751,8 @@ static sb_db_error drv_query(sb_conn *con, const char *query, size_t len, sb_res
     clear_error(con);
     fbw_sbrep_begin(sc->rep);
     sb_db_error e = finish(con, sc, run_text(sc, query, len), query, len);
-    fbw_sbrep_charge(sc->rep, fbw_classify(query, len)); /* report: this statement's traffic */
+    sc->last_cls = fbw_classify(query, len);
+    fbw_sbrep_charge(sc->rep, sc->last_cls); /* report: this statement's traffic */
     return e;
 }
 
@@ -903,6 +930,7 @@ static sb_db_error drv_execute(sb_stmt *stmt, sb_result *rs)
     load_params(stmt, ss);
     int rc = ss->emulated ? exec_emulated(sc, ss) : exec_prepared(sc, ss);
     sb_db_error e = finish(con, sc, rc, ss->sql, ss->sql_len);
+    sc->last_cls = ss->cls;
     fbw_sbrep_charge(sc->rep, ss->cls); /* report: this statement's traffic */
     return e;
 }
@@ -948,6 +976,23 @@ static int drv_fetch_row(sb_result *rs, sb_row *row)
     sbconn *sc = rs->ptr;
     if (sc == NULL)
         return 1;
+    if (sc->res.deferred && sc->d->be->fetch_rows) {
+        /* A pipelined result read by the script: a sync point. A failure (of this or any
+         * queued statement) ends the rows here and is reported by the next statement. */
+        fbw_sbrep_begin(sc->rep);
+        fbw_err e;
+        fbw_err_clear(&e);
+        int rc = sc->d->be->fetch_rows(sc->bc, &sc->res, &e);
+        fbw_sbrep_charge_more(sc->rep, sc->last_cls);
+        if (rc != FBW_OK) {
+            if (sc->d->debug)
+                HOST.log_text(FBW_SB_LOG_NOTICE, "%s: pipelined result not read: %s", sc->d->prefix,
+                              e.msg);
+            sc->res.nrows = 0;
+            return 1;
+        }
+        rs->nrows = sc->res.nrows;
+    }
     const fbw_be_result *r = &sc->res;
     uintptr_t idx = (uintptr_t)row->ptr;
     if (idx >= r->nrows)

@@ -9,6 +9,7 @@
 
 #include "classify.h"
 #include "report.h"
+#include "srvcpu.h"
 #include "tap.h"
 
 #include <dlfcn.h>
@@ -45,6 +46,10 @@ struct fbw_sbrep {
     size_t nintervals, cap;
     uint64_t (*counter)(int thread_id, int type);
     const sb_timer_head *timer;
+    fbw_srvcpu srv;              /* the server's process, found at the first attach */
+    int srv_state;               /* 0 not tried, 1 found (srv_cpu0 valid), -1 not available */
+    uint64_t srv_cpu0;           /* its CPU then */
+    char srv_why[200];
 };
 
 struct fbw_sbrep_conn {
@@ -182,7 +187,7 @@ void fbw_sbrep_begin(fbw_sbrep_conn *c)
         c->cpu0 = thread_cpu_ns();
 }
 
-void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls)
+static void charge(fbw_sbrep_conn *c, int cls, int execution)
 {
     if (!c)
         return;
@@ -193,8 +198,15 @@ void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls)
         c->cpu0 = 0;
     }
     fill_now(c);
-    fbw_rep_conn_charge(c->acc, cls, cpu);
+    if (execution)
+        fbw_rep_conn_charge(c->acc, cls, cpu);
+    else
+        fbw_rep_conn_charge_more(c->acc, cls, cpu);
 }
+
+void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls) { charge(c, cls, 1); }
+
+void fbw_sbrep_charge_more(fbw_sbrep_conn *c, int cls) { charge(c, cls, 0); }
 
 void fbw_sbrep_connect_begin(fbw_sbrep *r)
 {
@@ -239,6 +251,56 @@ static void learn_facts(fbw_sbrep *r, fbw_sbrep_conn *c, fbw_tap *hs)
     pthread_mutex_unlock(&r->lock);
 }
 
+/* At the first attach: the server's process from the connection's socket, and its CPU so far.
+ * The run's server CPU is the difference at the end: it covers the attaches and prepares of the
+ * run and every other client of that server meanwhile (measure on an otherwise idle server). */
+static void find_server(fbw_sbrep *r, const fbw_tap *t)
+{
+    pthread_mutex_lock(&r->lock);
+    int mine = r->srv_state == 0;
+    if (mine)
+        r->srv_state = -1;
+    pthread_mutex_unlock(&r->lock);
+    if (!mine)
+        return;
+    fbw_err e;
+    fbw_err_clear(&e);
+    int fd = fbw_tap_fd(t);
+    uint64_t ns = 0;
+    int rc = fd < 0 ? fbw_err_set(&e, FBW_E_UNSUPPORTED, "the connection's socket was not seen")
+                    : fbw_srvcpu_find_peer(&r->srv, fd, &e);
+    if (rc == FBW_OK)
+        rc = fbw_srvcpu_read(&r->srv, &ns, &e);
+    pthread_mutex_lock(&r->lock);
+    if (rc == FBW_OK) {
+        r->srv_cpu0 = ns;
+        r->srv_state = 1;
+    } else {
+        snprintf(r->srv_why, sizeof r->srv_why, "%.199s", r->srv.why[0] ? r->srv.why : e.msg);
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
+static void server_cpu_of_run(fbw_sbrep *r, fbw_rep_server_cpu *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t ns = 0;
+    fbw_err e;
+    fbw_err_clear(&e);
+    if (r->srv_state != 1) {
+        snprintf(out->why, sizeof out->why, "%s", r->srv_why[0] ? r->srv_why : "not measured");
+        return;
+    }
+    if (fbw_srvcpu_read(&r->srv, &ns, &e) != FBW_OK || ns < r->srv_cpu0) {
+        snprintf(out->why, sizeof out->why, "%.199s", r->srv.why[0] ? r->srv.why : e.msg);
+        return;
+    }
+    out->available = 1;
+    out->pid = r->srv.pid;
+    out->children = r->srv.children;
+    out->cpu_ns = ns - r->srv_cpu0;
+}
+
 void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **cp, fbw_be_conn *bc, int rc)
 {
     if (!r)
@@ -261,6 +323,7 @@ void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **cp, fbw_be_conn *bc, i
         c->tap = t;
     else
         handshake = t;
+    find_server(r, t);
     *cp = c;
     fbw_sbrep_charge(c, FBW_CLS_SESSION);
     learn_facts(r, c, c->tap ? c->tap : handshake);
@@ -408,6 +471,8 @@ static void report(fbw_sbrep *r)
     run.errors = counter_sum(r, 4);
     run.reconnects = counter_sum(r, 5);
     run.facts = r->facts;
+    run.pipeline = r->conf->pipeline == FBW_PIPE_TRANSACTION ? "transaction" : "off";
+    server_cpu_of_run(r, &run.server_cpu);
     run.intervals = r->intervals;
     run.nintervals = r->nintervals;
 

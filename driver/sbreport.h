@@ -30,6 +30,8 @@ void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **c, fbw_be_conn *bc, in
 void fbw_sbrep_begin(fbw_sbrep_conn *c);
 /* Charge the traffic since the previous charge to class cls (classify.h). */
 void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls);
+/* The same, adding to the class's last execution instead of counting a new one. */
+void fbw_sbrep_charge_more(fbw_sbrep_conn *c, int cls);
 /* Before the backend's disconnect: charge what is left to the session class and stop watching
  * this attachment (its detach is not counted, for either driver). `final` frees *c. */
 void fbw_sbrep_detach(fbw_sbrep_conn **c, int final);

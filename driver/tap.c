@@ -42,6 +42,7 @@ typedef struct chunk {
 
 struct fbw_tap {
     int fd;                   /* -1 once closed or let go */
+    int adopted_fd;           /* the socket it watched, kept after letting go */
     int closed;               /* the socket was closed (a failed attempt, or detached) */
     int mode;
     int release;              /* handshake over: let go after this call */
@@ -236,6 +237,7 @@ static fbw_tap *tap_new(int fd, int mode)
     if (!t)
         return NULL;
     t->fd = fd;
+    t->adopted_fd = fd;
     t->mode = mode;
     fbw_rep_facts_init(&t->facts);
     if (fbw_dec_new(on_packet, t, &t->dec) != FBW_OK) {
@@ -405,3 +407,5 @@ EXPORT int close(int fd)
     }
     return f(fd);
 }
+
+int fbw_tap_fd(const fbw_tap *t) { return t ? t->adopted_fd : -1; }

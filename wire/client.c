@@ -31,6 +31,7 @@ void fbw_client_opts_init(fbw_client_opts *o)
 }
 
 fbw_conn *fbw_client_conn(fbw_client *cl) { return cl->conn; }
+int fbw_client_fd(const fbw_client *cl) { return cl->sock.fd; }
 const fbw_err *fbw_client_error(const fbw_client *cl) { return &cl->err; }
 
 /* Errors are kept in one place: a connection error wins over a socket error description. */
@@ -44,20 +45,29 @@ static int take_conn_error(fbw_client *cl, int rc)
     return cl->err.code ? cl->err.code : rc;
 }
 
+static int read_once(fbw_client *cl, int timeout_ms);
+
+/* Write everything queued. Pipelined requests may ask for more reply bytes than the socket buffers
+ * hold: when the send would block and replies are waiting, read them first (the server stops
+ * reading while it cannot write, so writing only would deadlock), then go on writing. */
 static int flush(fbw_client *cl, int timeout_ms)
 {
-    const uint8_t *p;
-    size_t n;
-    int rc = fbw_conn_pending(cl->conn, &p, &n);
-    if (rc)
-        return take_conn_error(cl, rc);
-    if (n == 0)
-        return FBW_OK;
-    rc = fbw_sock_send_all(&cl->sock, p, n, timeout_ms, &cl->err);
-    if (rc)
-        return rc;
-    fbw_conn_sent(cl->conn, n);
-    return FBW_OK;
+    for (;;) {
+        const uint8_t *p;
+        size_t n, sent = 0;
+        int rc = fbw_conn_pending(cl->conn, &p, &n);
+        if (rc)
+            return take_conn_error(cl, rc);
+        if (n == 0)
+            return FBW_OK;
+        rc = fbw_sock_send_or_read(&cl->sock, p, n, timeout_ms, &sent, &cl->err);
+        fbw_conn_sent(cl->conn, sent);
+        if (rc != FBW_AGAIN)
+            return rc;
+        rc = read_once(cl, timeout_ms);
+        if (rc)
+            return rc;
+    }
 }
 
 /* One wait for the server: counts the round trip, times the wait, feeds what arrived. */

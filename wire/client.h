@@ -36,6 +36,8 @@ FBW_API int fbw_client_close(fbw_client *cl);
 /* Drop the connection without talking to the server, then free. */
 FBW_API void fbw_client_abort(fbw_client *cl);
 FBW_API fbw_conn *fbw_client_conn(fbw_client *cl);
+/* The connected socket (for socket options and finding the server's process); -1 when closed. */
+FBW_API int fbw_client_fd(const fbw_client *cl);
 FBW_API const fbw_err *fbw_client_error(const fbw_client *cl);
 
 #endif

@@ -217,10 +217,13 @@ static int lost(fbw_sock *s, int sys_errno, const char *what, fbw_err *err)
     return rc;
 }
 
-int fbw_sock_send_all(fbw_sock *s, const void *p, size_t n, int timeout_ms, fbw_err *err)
+/* Send p[0..n); when sending would block and stop_if_readable is set, return FBW_AGAIN as soon as
+ * the socket is readable (the caller reads, then sends the rest). *sent counts what went. */
+static int send_loop(fbw_sock *s, const uint8_t *q, size_t n, int timeout_ms, int stop_if_readable,
+                     size_t *sent, fbw_err *err)
 {
-    const uint8_t *q = p;
     uint64_t deadline = deadline_after(timeout_ms);
+    *sent = 0;
     if (s->fd < 0)
         return fbw_err_set(err, FBW_E_USAGE, "send on a closed socket");
     while (n > 0) {
@@ -228,17 +231,22 @@ int fbw_sock_send_all(fbw_sock *s, const void *p, size_t n, int timeout_ms, fbw_
         if (k > 0) {
             q += k;
             n -= (size_t)k;
+            *sent += (size_t)k;
             continue;
         }
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            int w = wait_fd(s->fd, POLLOUT, deadline);
+            short ev = POLLOUT | (stop_if_readable ? POLLIN : 0);
+            struct pollfd pfd = {.fd = s->fd, .events = ev, .revents = 0};
+            int w = wait_fd(s->fd, ev, deadline);
             if (w == 0)
                 return fbw_err_set(err, FBW_E_TIMEOUT, "send to %s timed out after %d ms", s->peer,
                                    timeout_ms);
             if (w < 0)
                 return fbw_err_set_errno(err, errno, "poll for send to %s", s->peer);
+            if (stop_if_readable && poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN))
+                return FBW_AGAIN;
             continue;
         }
         if (k < 0 && (errno == EPIPE || errno == ECONNRESET))
@@ -246,6 +254,18 @@ int fbw_sock_send_all(fbw_sock *s, const void *p, size_t n, int timeout_ms, fbw_
         return fbw_err_set_errno(err, k < 0 ? errno : EIO, "send to %s", s->peer);
     }
     return FBW_OK;
+}
+
+int fbw_sock_send_all(fbw_sock *s, const void *p, size_t n, int timeout_ms, fbw_err *err)
+{
+    size_t sent;
+    return send_loop(s, p, n, timeout_ms, 0, &sent, err);
+}
+
+int fbw_sock_send_or_read(fbw_sock *s, const void *p, size_t n, int timeout_ms, size_t *sent,
+                          fbw_err *err)
+{
+    return send_loop(s, p, n, timeout_ms, 1, sent, err);
 }
 
 /* SO_RCVTIMEO for a blocking recv: ms < 0 is no limit. Set only when it changes, which in steady

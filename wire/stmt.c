@@ -13,6 +13,19 @@
 
 enum { ALLOC_NONE, ALLOC_PENDING, ALLOC_DONE };
 
+/* One queued execution. Replies come strictly in order, so several executions of the statement can
+ * be in flight; each reply handler gets its execution's record. The latest execution (s->last) is
+ * what the statement-level results show; older ones report only to their fbw_exec_out and drop
+ * their rows. A record is freed when its last reply arrived and a later execution exists. */
+typedef struct exec_rec {
+    fbw_stmt *s;
+    fbw_exec_out *out;   /* the caller's, or NULL */
+    int pending;         /* replies of this execution still due */
+    int failed;          /* op_execute failed: the fetch's error is only a consequence */
+    fbw_tx *tx;          /* transaction it ran in and the handle sent (COMMIT as SQL, 1.5) */
+    uint16_t tr_sent;
+} exec_rec;
+
 struct fbw_stmt {
     fbw_conn *conn;
     uint16_t handle;
@@ -28,13 +41,12 @@ struct fbw_stmt {
     fbw_colname *in_names, *out_names;
     fbw_buf in_blr, out_blr;
 
+    exec_rec *last;         /* the latest execution, NULL before the first */
     int cursor_open, eof, exec_failed;
     int fetch_blr;          /* the next op_fetch must carry the output BLR: the server takes the
                              * row format from the first fetch after execute (delayed format) */
     fbw_tx *cursor_tx;      /* transaction the cursor lives in, and its generation then */
     uint64_t cursor_tx_gen;
-    uint16_t exec_tr_sent;
-    fbw_tx *exec_tx;
     uint32_t fetch_size;
 
     fbw_buf rows;           /* raw messages back to back */
@@ -110,6 +122,7 @@ static void destroy(fbw_stmt *s)
     fbw_buf_free(&s->rows);
     fbw_buf_free(&s->row_offs);
     fbw_buf_free(&s->scratch);
+    free(s->last);
     free(s);
 }
 
@@ -128,6 +141,65 @@ static int request(fbw_stmt *s, const fbw_pkt *p, fbw_reply_fn fn)
     if (rc == FBW_OK)
         s->pending++;
     return rc;
+}
+
+/* A request of execution x: its reply goes to x's handler. */
+static int request_exec(exec_rec *x, const fbw_pkt *p, fbw_reply_fn fn)
+{
+    fbw_stmt *s = x->s;
+    int rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2;
+    int rc = fbw_conn_request_rows(s->conn, p, rows ? &s->out : NULL, fn, x);
+    if (rc == FBW_OK) {
+        s->pending++;
+        x->pending++;
+        if (x->out)
+            x->out->done = 0;
+    }
+    return rc;
+}
+
+/* Every execution reply handler ends here (rc != FBW_AGAIN): the record is done with once its
+ * last reply arrived and a later execution replaced it; then the statement's own accounting. */
+static int settle_exec(exec_rec *x, int rc)
+{
+    fbw_stmt *s = x->s;
+    if (rc == FBW_AGAIN)
+        return rc;
+    if (--x->pending == 0) {
+        if (x->out)
+            x->out->done = 1;
+        if (x != s->last)
+            free(x);
+    }
+    return settle(s, rc);
+}
+
+/* A new execution: reuse the previous record when nothing of it is outstanding. */
+static exec_rec *new_exec(fbw_stmt *s, fbw_tx *tx, uint16_t tr, fbw_exec_out *out)
+{
+    exec_rec *x = s->last;
+    if (!x || x->pending > 0) {
+        x = malloc(sizeof *x);
+        if (!x)
+            return NULL;
+    }
+    memset(x, 0, sizeof *x);
+    x->s = s;
+    x->out = out;
+    x->tx = tx;
+    x->tr_sent = tr;
+    if (out) {
+        memset(out, 0, sizeof *out);
+        fbw_err_clear(&out->err);
+    }
+    s->last = x;
+    return x;
+}
+
+/* Rows are kept only for the latest execution, and only while its reader wants them. */
+static int keeps_rows(const exec_rec *x)
+{
+    return x == x->s->last && !(x->out && x->out->drop_rows);
 }
 
 static int ignore_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
@@ -338,10 +410,18 @@ int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err)
 
 /* ---- execute and fetch ---- */
 
-static void note_exec_status(fbw_stmt *s, const fbw_pkt *r)
+static void note_exec_status(exec_rec *x, const fbw_pkt *r)
 {
+    fbw_stmt *s = x->s;
     fbw_err e;
     if (fbw_status_decode(r->u.resp.status, &e, NULL) != FBW_OK) {
+        x->failed = 1;
+        if (x->out && x->out->err.code == FBW_OK)
+            x->out->err = e;
+        if (x->out)
+            x->out->eof = 1;
+        if (x != s->last)
+            return;
         /* A failed prepare queued ahead of this execute already said why: keep that. */
         if (s->err.code == FBW_OK)
             s->err = e;
@@ -351,64 +431,90 @@ static void note_exec_status(fbw_stmt *s, const fbw_pkt *r)
         return; /* an error reply carries object 0, which says nothing about the transaction */
     }
     /* COMMIT / ROLLBACK / SET TRANSACTION as SQL change which transaction is alive (1.5). */
-    if (s->exec_tx)
-        fbw_tx_note_exec_reply(s->exec_tx, s->exec_tr_sent, r->u.resp.object);
+    if (x->tx)
+        fbw_tx_note_exec_reply(x->tx, x->tr_sent, r->u.resp.object);
+}
+
+static int take_row(exec_rec *x, fbw_bytes raw)
+{
+    if (x->out)
+        x->out->rows++;
+    return keeps_rows(x) ? store_row(x->s, raw) : FBW_OK;
 }
 
 static int on_execute(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 {
-    fbw_stmt *s = arg;
+    exec_rec *x = arg;
     (void)c;
     if (r->op == FBW_OP_SQL_RESPONSE) { /* op_execute2: the singleton row, then op_response */
-        int rc = r->u.sqldata.messages ? store_row(s, r->u.sqldata.msg) : FBW_OK;
-        return rc ? settle(s, rc) : FBW_AGAIN;
+        int rc = r->u.sqldata.messages ? take_row(x, r->u.sqldata.msg) : FBW_OK;
+        return rc ? settle_exec(x, rc) : FBW_AGAIN;
     }
     int rc = expect_response(r, err, "op_execute");
     if (rc == FBW_OK)
-        note_exec_status(s, r);
-    return settle(s, rc);
+        note_exec_status(x, r);
+    return settle_exec(x, rc);
+}
+
+static void fetch_ended(exec_rec *x)
+{
+    if (x->out)
+        x->out->eof = 1;
+    if (x == x->s->last)
+        x->s->eof = 1;
 }
 
 static int on_fetch(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 {
-    fbw_stmt *s = arg;
+    exec_rec *x = arg;
+    fbw_stmt *s = x->s;
     (void)c;
     if (r->op == FBW_OP_FETCH_RESPONSE) {
         if (r->u.sqldata.messages) {
-            int rc = store_row(s, r->u.sqldata.msg);
-            return rc ? settle(s, rc) : FBW_AGAIN;
+            int rc = take_row(x, r->u.sqldata.msg);
+            return rc ? settle_exec(x, rc) : FBW_AGAIN;
         }
         if (r->u.sqldata.status == 100)
-            s->eof = 1;
-        return settle(s, FBW_OK);
+            fetch_ended(x);
+        return settle_exec(x, FBW_OK);
     }
     int rc = expect_response(r, err, "op_fetch");
     if (rc == FBW_OK) {
         /* An execute that failed makes its fetch fail too; keep the first (real) error. */
-        if (!s->exec_failed)
-            fbw_status_decode(r->u.resp.status, &s->err, NULL);
-        s->eof = 1;
-        s->cursor_open = 0;
+        fbw_err e;
+        if (!x->failed && fbw_status_decode(r->u.resp.status, &e, NULL) != FBW_OK) {
+            if (x->out && x->out->err.code == FBW_OK)
+                x->out->err = e;
+            if (x == s->last)
+                s->err = e;
+        }
+        fetch_ended(x);
+        if (x == s->last)
+            s->cursor_open = 0;
     }
-    return settle(s, rc);
+    return settle_exec(x, rc);
 }
 
 static int on_records(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 {
-    fbw_stmt *s = arg;
+    exec_rec *x = arg;
     (void)c;
     int rc = expect_response(r, err, "op_info_sql");
     fbw_err ignored;
     if (rc == FBW_OK && fbw_status_decode(r->u.resp.status, &ignored, NULL) == FBW_OK) {
-        uint64_t sel = 0;
-        if (fbw_info_records(r->u.resp.data.p, r->u.resp.data.n, &s->affected, &sel, &ignored))
-            s->affected = 0;
+        uint64_t sel = 0, n = 0;
+        if (fbw_info_records(r->u.resp.data.p, r->u.resp.data.n, &n, &sel, &ignored))
+            n = 0;
+        if (x->out)
+            x->out->affected = n;
+        if (x == x->s->last)
+            x->s->affected = n;
     }
-    return settle(s, rc);
+    return settle_exec(x, rc);
 }
 
 /* op_info_sql for the affected-row counts, queued right behind an execute on handle h. */
-static int queue_records(fbw_stmt *s, uint16_t h)
+static int queue_records(exec_rec *x, uint16_t h)
 {
     static const uint8_t items[] = {FBW_INFO_SQL_RECORDS, FBW_INFO_END};
     fbw_pkt q = {.op = FBW_OP_INFO_SQL};
@@ -416,7 +522,7 @@ static int queue_records(fbw_stmt *s, uint16_t h)
     q.u.info.items.p = items;
     q.u.info.items.n = sizeof items;
     q.u.info.buffer_length = 64;
-    return request(s, &q, on_records);
+    return request_exec(x, &q, on_records);
 }
 
 static uint32_t fetch_size(const fbw_stmt *s)
@@ -444,12 +550,12 @@ static int queue_fetch(fbw_stmt *s, int with_blr)
         f.u.sqldata.blr.n = s->out_blr.len;
     }
     f.u.sqldata.messages = (uint16_t)(fetch_size(s) > 0xFFFF ? 0xFFFF : fetch_size(s));
-    return request(s, &f, on_fetch);
+    return request_exec(s->last, &f, on_fetch);
 }
 
 int fbw_stmt_fetch(fbw_stmt *s)
 {
-    if (!s->cursor_open || s->eof)
+    if (!s->cursor_open || s->eof || !s->last)
         return FBW_OK;
     return queue_fetch(s, s->fetch_blr);
 }
@@ -500,6 +606,12 @@ static int encode_params(fbw_stmt *s, const fbw_value *params, fbw_bytes *msg)
 
 int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags)
 {
+    return fbw_stmt_execute_out(s, tx, params, flags, NULL);
+}
+
+int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags,
+                         fbw_exec_out *out)
+{
     if (!s->prepared)
         return fbw_err_set(&s->err, FBW_E_USAGE, "statement is not prepared");
     uint16_t tr = 0, h;
@@ -536,9 +648,10 @@ int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned 
         p.u.sqldata.out_blr.p = s->out_blr.data;
         p.u.sqldata.out_blr.n = s->out_blr.len;
     }
-    s->exec_tx = tx;
-    s->exec_tr_sent = tr;
-    rc = request(s, &p, on_execute);
+    exec_rec *x = new_exec(s, tx, tr, out);
+    if (!x)
+        return FBW_E_NOMEM;
+    rc = request_exec(x, &p, on_execute);
     if (rc)
         return rc;
     if (cursor) {
@@ -552,7 +665,7 @@ int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned 
         s->eof = 1;
     }
     if (rc == FBW_OK && (flags & FBW_EXEC_COUNT) && !cursor)
-        rc = queue_records(s, h);
+        rc = queue_records(x, h);
     return rc;
 }
 
@@ -576,11 +689,12 @@ int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags)
     fbw_pkt p = {.op = FBW_OP_EXECUTE};
     p.u.sqldata.stmt = h;
     p.u.sqldata.tr = tr;
-    s->exec_tx = tx;
-    s->exec_tr_sent = tr;
-    rc = request(s, &p, on_execute);
+    exec_rec *x = new_exec(s, tx, tr, NULL);
+    if (!x)
+        return FBW_E_NOMEM;
+    rc = request_exec(x, &p, on_execute);
     if (rc == FBW_OK && (flags & FBW_EXEC_COUNT))
-        rc = queue_records(s, h);
+        rc = queue_records(x, h);
     return rc;
 }
 

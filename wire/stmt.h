@@ -31,6 +31,22 @@ enum {
 /* Queue an execution with params[0..in_count) (types as described, or converted with value.h).
  * Statements with a cursor also get their first op_fetch queued unless FBW_EXEC_NO_FETCH. */
 FBW_API int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags);
+/* One execution's own result, for several executions of the statement in flight at once
+ * (pipelining): each reply updates the fbw_exec_out its execution was queued with. The statement-
+ * level results below follow only the latest execution; rows of an older one are counted and
+ * dropped as they arrive, and so are the latest one's while drop_rows is set (nobody will read
+ * them). The caller owns *out and keeps it valid until done (or until the connection is gone). */
+typedef struct fbw_exec_out {
+    int done;          /* every reply queued so far for this execution has arrived */
+    int drop_rows;     /* set by the caller at any time: discard rows arriving from now on */
+    int eof;           /* cursor exhausted, or the execution failed */
+    size_t rows;       /* rows that arrived, kept or dropped */
+    uint64_t affected; /* with FBW_EXEC_COUNT */
+    fbw_err err;       /* this execution's server error; code FBW_OK when none */
+} fbw_exec_out;
+/* fbw_stmt_execute, reporting to *out as well (cleared here once the execution is queued). */
+FBW_API int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags,
+                                 fbw_exec_out *out);
 /* Queue an execution right behind the statement's queued, still unanswered prepare, for SQL the
  * caller knows has no parameters, no cursor and no output (INSERT/UPDATE/DELETE without
  * RETURNING). The statement must already have its server handle (re-prepare a statement used
@@ -55,7 +71,8 @@ FBW_API const fbw_msgfmt *fbw_stmt_input(const fbw_stmt *s);
 FBW_API const fbw_msgfmt *fbw_stmt_output(const fbw_stmt *s);
 FBW_API const fbw_colname *fbw_stmt_input_names(const fbw_stmt *s);
 FBW_API const fbw_colname *fbw_stmt_output_names(const fbw_stmt *s);
-FBW_API size_t fbw_stmt_row_count(const fbw_stmt *s);  /* rows buffered since the last clear */
+FBW_API size_t fbw_stmt_row_count(const fbw_stmt *s);  /* rows buffered since the last clear (latest
+                                                 * execution only) */
 FBW_API int fbw_stmt_eof(const fbw_stmt *s);           /* cursor exhausted (or no cursor) */
 /* Decode buffered row i into values[0..output n). Views stay valid until rows are cleared. */
 FBW_API int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err);

@@ -248,10 +248,27 @@ Test(report, text)
     cr_expect(strstr(text, "client CPU in the driver:            3.25 us per event, 2.60 us per statement"),
               "%s", text);
     cr_expect(strstr(text, "point select                4    1.000"), "%s", text);
+    cr_expect(strstr(text, "pipeline:                            off"), "%s", text);
+    /* 5 executions, 5 statement round trips; no server figures: said so, never 0 */
+    cr_expect(strstr(text, "statements per round trip:           1.00"), "%s", text);
+    cr_expect(strstr(text, "server CPU:                          not available (not measured)"), "%s", text);
     cr_expect(strstr(text, "op_transaction"));
     cr_expect(strstr(text, "op_execute"));
     cr_expect_null(strstr(text, "secret"));
     cr_expect_null(strstr(text, "update index"), "classes without executions are left out");
+    free(text);
+    /* a measured server: 40 us over 4 events and 5 statements */
+    run.pipeline = "transaction";
+    run.server_cpu.available = 1;
+    run.server_cpu.pid = 1234;
+    run.server_cpu.children = 2;
+    run.server_cpu.cpu_ns = 40000;
+    f = open_memstream(&text, &len);
+    fbw_rep_print(f, a, &run);
+    fclose(f);
+    cr_expect(strstr(text, "pipeline:                            transaction"), "%s", text);
+    cr_expect(strstr(text, "server CPU:                          10.00 us per event, 8.00 us per statement "
+                           "(pid 1234, 2 child processes)"), "%s", text);
     free(text);
     char line[200];
     fbw_rep_interval iv = {10, 1, 100, 250, 500000000, 300};
@@ -397,6 +414,24 @@ Test(report, json)
     cr_expect_str_eq(json_string_value(json_array_get(opts, 3)), "run");
     cr_expect_eq(json_array_size(json_object_get(doc, "intervals")), 2);
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(doc, "totals"), "transactions")), 1);
+    cr_expect_float_eq(json_real_value(json_object_get(tot, "statements_per_round_trip")), 1.0, 1e-9);
+    cr_expect_str_eq(json_string_value(json_object_get(conn, "pipeline")), "off");
+    json_t *sc = json_object_get(doc, "server_cpu");
+    cr_expect(json_is_false(json_object_get(sc, "available")));
+    cr_expect_str_eq(json_string_value(json_object_get(sc, "why")), "not measured");
+    cr_expect_null(json_object_get(sc, "cpu_ns"), "no figure when not measured");
+    json_decref(doc);
+    run.server_cpu.available = 1;
+    run.server_cpu.pid = 99;
+    run.server_cpu.cpu_ns = 40000;
+    cr_assert_eq(fbw_rep_write_json(path, a, &run, &e), FBW_OK, "%s", e.msg);
+    doc = json_load_file(path, 0, &je);
+    cr_assert_not_null(doc, "%s", je.text);
+    sc = json_object_get(doc, "server_cpu");
+    cr_expect(json_is_true(json_object_get(sc, "available")));
+    cr_expect_eq(json_integer_value(json_object_get(sc, "cpu_ns")), 40000);
+    cr_expect_float_eq(json_real_value(json_object_get(sc, "us_per_event")), 10.0, 1e-9);
+    cr_expect_float_eq(json_real_value(json_object_get(sc, "us_per_execution")), 8.0, 1e-9);
     json_decref(doc);
     FILE *f = fopen(path, "r");
     char buf[8192];

@@ -306,6 +306,59 @@ local function transactions(con)
    eq(count_rows(con, "fbw_api", "id >= 10"), "2", "rolled back / committed rows")
 end
 
+-- Prepared statements inside BEGIN ... COMMIT, in either --fbwire-pipeline mode (fbclient: off).
+-- Pipelined (transaction), a SELECT's nrows is unknown (UINT32_MAX) until its rows are read and
+-- an error surfaces at COMMIT; off, both are immediate. Rows and outcomes are the same.
+local function prepared_in_transaction(con)
+   local sel = con:prepare("SELECT id, v FROM fbw_api WHERE id BETWEEN ? AND ? ORDER BY id")
+   local a, b = sel:bind_create(T.INT), sel:bind_create(T.INT)
+   sel:bind_param(a, b)
+   local ins = con:prepare("INSERT INTO fbw_api (id, v) VALUES (?, 'in a transaction')")
+   local p = ins:bind_create(T.INT)
+   ins:bind_param(p)
+   local begin, commit = con:prepare("BEGIN"), con:prepare("COMMIT")
+   exec(con, begin, CNT.OTHER, 0, nil, "BEGIN")
+   a:set(1)
+   b:set(3)
+   local rs = sel:execute()
+   local pipelined = tonumber(rs.nrows) == 4294967295
+   booked_as(con, CNT.READ, pipelined and 4294967295 or 3, 2, "prepared range in a transaction")
+   eq(rs:fetch_row()[1], "1", "first row")
+   eq(tonumber(rs.nrows), 3, "nrows once read")
+   eq(rs:fetch_row()[1], "2", "second row")
+   eq(rs:fetch_row()[1], "3", "third row")
+   eq(rs:fetch_row(), nil, "three rows")
+   p:set(30)
+   exec(con, ins, CNT.WRITE, pipelined and 0 or 1, nil, "prepared INSERT in a transaction")
+   exec(con, commit, CNT.OTHER, 0, nil, "COMMIT")
+   eq(count_rows(con, "fbw_api", "id = 30"), "1", "committed")
+   -- a duplicate key: at the INSERT (off) or at COMMIT (pipelined), ignorable either way, and
+   -- nothing of the transaction is committed
+   exec(con, begin, CNT.OTHER, 0, nil, "BEGIN")
+   p:set(31)
+   exec(con, ins, CNT.WRITE, pipelined and 0 or 1, nil, "INSERT before the duplicate")
+   p:set(1)
+   local failing = pipelined and commit or ins
+   if pipelined then
+      exec(con, ins, CNT.WRITE, 0, nil, "pipelined duplicate INSERT")
+   end
+   local ok, err = pcall(failing.execute, failing)
+   eq(ok, false, "duplicate reported")
+   booked_as(con, CNT.ERROR, nil, nil, "duplicate reported")
+   eq(type(err), "table", "duplicate: restart-event error")
+   eq(err.sql_errno, 335544665, "duplicate: sql_errno")
+   if pipelined then
+      local msg = ffi.string(err.sql_errmsg)
+      eq(msg:find("statement 2 of 2 of the pipelined transaction", 1, true) ~= nil, true,
+         "the pipelined error names its statement: " .. msg)
+   end
+   eq(count_rows(con, "fbw_api", "id = 31"), "0", "nothing of the failed transaction committed")
+   sel:close()
+   ins:close()
+   begin:close()
+   commit:close()
+end
+
 local function errors(con)
    -- fatal: a string error, the connection stays usable
    local e = q_fail(con, "SELEC 1 FROM RDB$DATABASE", 335544569, false)
@@ -457,6 +510,7 @@ function event()
    results(con)
    binds(con)
    transactions(con)
+   prepared_in_transaction(con)
    errors(con)
    bulk(con)
    dialect(con)

@@ -18,6 +18,10 @@
 #   capture: rt(N2) - rt(N1) == (N2 - N1) * PER, and capture rt - report round_trips_all is the
 #            same small d (0..3) in both runs: the detach, which the report leaves out. The run's
 #            connection is found in the capture by its op_attach/prepare/execute/fetch counts.
+# Then --fbwire-pipeline=transaction (1 thread, NP events each): oltp_read_only must cost exactly
+# 1 round trip per event (statements and COMMIT in one write), oltp_read_write and oltp_write_only
+# at most 2.05 (statements; then COMMIT once every reply was checked), and the capture of the same
+# run must count the report's round trips plus the same small d (the detach).
 # Finally every report validates against docs/report.schema.json and fbwire-report renders them
 # into a Markdown table and an SVG whose structure is checked.
 # Exit 77 (skipped) without root, tcpdump, isql-fb, sysbench or python3-jsonschema.
@@ -27,7 +31,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 LIB="" PCAP_TOOL="" REPORT_TOOL="" KEEP=0
 SERVERS=()
-N1=40 N2=120
+N1=40 N2=120 NP=60
 while [ $# -gt 0 ]; do
   case $1 in
     --lib) LIB=$2; shift 2 ;;
@@ -84,6 +88,20 @@ capture() {
   return $rc
 }
 
+# captured_run PCAP JSON LOG TAG COMMAND...: run COMMAND (a sysbench run writing JSON) under capture
+# and decode the capture; repeated once when the capture itself lost this run's segments (kernel
+# buffer overrun: other tests may load the same server meanwhile).
+captured_run() {
+  local pcap=$1 json=$2 log=$3 tag=$4; shift 4
+  for attempt in 1 2; do
+    capture "$PORT" "$pcap" "$@" >"$log" 2>&1 || return 1
+    "$PCAP_TOOL" stats "$pcap" --port "$PORT" --json >"$pcap.json" 2>"$pcap.stats.err"
+    $CHECK pcapconn "$pcap.json" "$json" >/dev/null && return 0
+    grep -Eq '"problem": ?"gap in' "$pcap.json" || return 0
+    echo "$tag: the capture lost packets, running again"
+  done
+}
+
 for server in "${SERVERS[@]}"; do
   S=${server^^}; portvar=FBW_${S}_PORT; PORT=${!portvar}
   DSN=$(ensure_db "$server")
@@ -99,18 +117,10 @@ for server in "${SERVERS[@]}"; do
     declare -A RT=() D=()
     for n in $N1 $N2; do
       json=$WORK/$tag-$n.json pcap=$WORK/$tag-$n.pcap
-      for attempt in 1 2; do
-        # Wire crypt off on both sides: the capture and the tap must read every packet.
-        capture "$PORT" "$pcap" sb "$HERE/point_select_n.lua" --db-driver="$drv" --"$drv"-db="$DSN" \
-          --"$drv"-wire-crypt=disabled --"$drv"-autocommit="$mode" --"$drv"-shared-restart-statements=0 \
-          --"$drv"-shared-restart-ms=0 --threads=1 --events="$n" --"$drv"-report="$json" run \
-          >"$WORK/$tag-$n.log" 2>&1 || break
-        "$PCAP_TOOL" stats "$pcap" --port "$PORT" --json >"$pcap.json" 2>"$pcap.stats.err"
-        # Repeat only when the capture itself lost this run's segments (kernel buffer overrun).
-        $CHECK pcapconn "$pcap.json" "$json" >/dev/null && break
-        grep -Eq '"problem": ?"gap in' "$pcap.json" || break
-        echo "$tag/$n: the capture lost packets, running again"
-      done
+      captured_run "$pcap" "$json" "$WORK/$tag-$n.log" "$tag/$n" sb "$HERE/point_select_n.lua" \
+        --db-driver="$drv" --"$drv"-db="$DSN" --"$drv"-wire-crypt=disabled --"$drv"-autocommit="$mode" \
+        --"$drv"-shared-restart-statements=0 --"$drv"-shared-restart-ms=0 --threads=1 \
+        --events="$n" --"$drv"-report="$json" run
       [ -f "$json" ] || { fail "$tag: sysbench run with $n events (log: $WORK/$tag-$n.log)"; continue; }
       grep -q "Firebird wire statistics ($drv driver, autocommit $mode)" "$WORK/$tag-$n.log" ||
         fail "$tag: no text report after sysbench's"
@@ -138,6 +148,25 @@ for server in "${SERVERS[@]}"; do
       echo "ok $tag: $per round trip(s) per select; the capture agrees (detach: ${D[$N1]} round trip(s) not in the report)"
     fi
     unset RT D
+  done
+  for case in "oltp_read_only 1.00 exact" "oltp_read_write 2.05 max" "oltp_write_only 2.05 max"; do
+    set -- $case; script=$1 limit=$2 how=$3
+    tag="$server-pipeline-$script" json=$WORK/$server-pipeline-$script.json
+    pcap=$WORK/$server-pipeline-$script.pcap
+    captured_run "$pcap" "$json" "$WORK/$tag.log" "$tag" sb "$script" "${common[@]}" \
+      --fbwire-pipeline=transaction --fbwire-wire-crypt=disabled --threads=1 --events=$NP \
+      --time=0 --fbwire-report="$json" run
+    [ -f "$json" ] || { fail "$tag: sysbench run (log: $WORK/$tag.log)"; continue; }
+    $CHECK pipe "$json" "$NP" "$limit" "$how" >/dev/null || fail "$tag: $($CHECK pipe "$json" "$NP" "$limit" "$how")"
+    $CHECK sums "$json" >/dev/null || fail "$tag: $($CHECK sums "$json")"
+    read -r cap_rt _ _ < <($CHECK pcapconn "$pcap.json" "$json")
+    [ -n "${cap_rt:-}" ] && [ "$cap_rt" -eq "$cap_rt" ] 2>/dev/null ||
+      { fail "$tag: $($CHECK pcapconn "$pcap.json" "$json")"; continue; }
+    rep_all=$($CHECK field "$json" totals.round_trips_all)
+    d=$((cap_rt - rep_all))
+    [ "$d" -ge 0 ] && [ "$d" -le 3 ] || fail "$tag: capture $cap_rt round trips, report $rep_all"
+    echo "ok $tag: $($CHECK field "$json" round_trips_per_event) round trips per event; capture $cap_rt = report $rep_all + $d (detach)"
+    REPORTS+=("$json")
   done
   sb oltp_point_select "${common[@]}" cleanup >>"$WORK/$server-setup.log" 2>&1
   $CHECK schema "$REPO/docs/report.schema.json" "${REPORTS[@]}" || fail "$server: schema"

@@ -4,6 +4,8 @@
   rt_check.py schema SCHEMA REPORT.json...          validate against docs/report.schema.json
   rt_check.py sums REPORT.json                      classes sum to the per-op totals
   rt_check.py points REPORT.json N PER              point_select: N executions, N*PER round trips
+  rt_check.py pipe REPORT.json N LIMIT exact|max   a pipelined run: N events, no errors, round
+                                                    trips per event == LIMIT or <= LIMIT
   rt_check.py field REPORT.json|PCAP.json PATH      print a value (dotted path, [i] for arrays)
   rt_check.py pcapconn PCAP.json REPORT.json        the capture connection that is this run's:
                                                     prints "round_trips op_execute op_fetch"
@@ -79,6 +81,19 @@ def points(args):
     print("points OK: %d selects, %d round trips each" % (n, per))
 
 
+def pipe(args):
+    d = load(args[0])
+    n, limit, how = int(args[1]), float(args[2]), args[3]
+    run = d["run"]
+    if run["events"] != n or run.get("errors", 0):
+        fail("events %d (want %d), errors %s" % (run["events"], n, run.get("errors")))
+    rpe = d["round_trips_per_event"]
+    ok = abs(rpe - limit) < 1e-9 if how == "exact" else rpe <= limit + 1e-9
+    if not ok:
+        fail("round trips per event %.4f, want %s %.2f" % (rpe, "==" if how == "exact" else "<=", limit))
+    print("pipe OK: %.4f round trips per event over %d events" % (rpe, n))
+
+
 def field(args):
     v = load(args[0])
     for part in args[1].split("."):
@@ -113,7 +128,7 @@ def pcapconn(args):
 
 
 if __name__ == "__main__":
-    cmds = {"schema": schema, "sums": sums, "points": points, "field": field, "pcapconn": pcapconn}
+    cmds = {"schema": schema, "sums": sums, "points": points, "pipe": pipe, "field": field, "pcapconn": pcapconn}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

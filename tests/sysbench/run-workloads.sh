@@ -5,8 +5,8 @@
 #   tests/sysbench/run-workloads.sh [--driver fbwire|fbclient] [--server fb3|fb4]...
 #       [--lib path/to/libfbwire-sysbench.so] [--db NAME.fdb] [--tables N] [--table-size N]
 #       [--threads N] [--events N] [--bulk-events N] [--time S] [--only script,...]
-#       [--ps-mode auto|disable] [--extra "sysbench options"]
-#       [--checks values,api,reconnect,batch,insert-rt] [--wire-crypt MODE|default]
+#       [--ps-mode auto|disable] [--extra "sysbench options"] [--pipeline off|transaction]
+#       [--checks values,api,reconnect,batch,insert-rt,pipeline] [--wire-crypt MODE|default]
 #
 # --wire-crypt (default disabled, so the fbclient tap decodes every op) is passed to the driver
 # as --DRIVER-wire-crypt=MODE; "default" passes nothing and runs with the driver's default.
@@ -17,7 +17,8 @@
 # against what one event of that script issues (when nothing was retried), cleanup and a check
 # that nothing is left. oltp_insert: the tables must have grown by exactly the writes sysbench
 # counted. bulk_insert (no prepared data): its tables must hold exactly one row per event, ids
-# 1..N. --only none runs just the --checks. Servers come from scripts/fb-servers.sh (started
+# 1..N. --only none runs just the --checks. --pipeline passes --DRIVER-pipeline to every run
+# (scripts, API test and checks alike); the pipeline check runs pipeline_test.lua (fbwire only). Servers come from scripts/fb-servers.sh (started
 # when its env file or a port is missing); each server gets the database --db (default
 # sysbench.fdb) next to its test database. Prints one line per step; exits non-zero on failure.
 set -uo pipefail
@@ -37,6 +38,7 @@ TIME=20
 ONLY=""
 EXTRA=""
 PS_MODE=auto
+PIPELINE=""
 CHECKS=""
 WIRE_CRYPT=disabled
 SCRIPTS=(oltp_read_write oltp_read_only oltp_write_only oltp_point_select oltp_insert
@@ -60,6 +62,7 @@ while [ $# -gt 0 ]; do
     --ps-mode) PS_MODE=$2; shift 2 ;;
     --checks) CHECKS=$2; shift 2 ;;
     --wire-crypt) WIRE_CRYPT=$2; shift 2 ;;
+    --pipeline) PIPELINE=$2; shift 2 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -121,7 +124,7 @@ sb() {
   # shellcheck disable=SC2086
   ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD \
     "$LAUNCHER" "$script" --db-driver="$DRIVER" --"$DRIVER"-db="$DSN" --db-ps-mode="$PS_MODE" \
-    --threads="$THREADS" "${crypt[@]}" "$@" $extra "$cmd" >>"$log" 2>&1
+    --threads="$THREADS" "${crypt[@]}" ${PIPELINE:+--"$DRIVER"-pipeline="$PIPELINE"} "$@" $extra "$cmd" >>"$log" 2>&1
 }
 
 check() { # log command [options]
@@ -259,6 +262,32 @@ run_api() { # server
   fi
 }
 
+# pipeline_test.lua (fbwire, --fbwire-pipeline=transaction): the single-connection cases in one
+# event, then the deadlock between two pipelined transactions (2 threads), which must have been
+# retried (ignored errors) and committed each event exactly once (checked by its cleanup).
+run_pipeline() { # server
+  local server=$1 log=$LOG_DIR/$1-pipeline.log ok=1 ign
+  local o=(--fbwire-pipeline=transaction --fbwire-wire-crypt=disabled)
+  : >"$log"
+  sb "$log" "$HERE/pipeline_test.lua" run "${o[@]}" --pipe-case=single --threads=1 --events=1 \
+    --time=0 || ok=0
+  grep -q '^PIPELINE OK single' "$log" || ok=0
+  sb "$log" "$HERE/pipeline_test.lua" prepare "${o[@]}" --pipe-case=deadlock --threads=2 || ok=0
+  sb "$log" "$HERE/pipeline_test.lua" run "${o[@]}" --pipe-case=deadlock --threads=2 --events=2 \
+    --time=0 --fbwire-lock-timeout=3 || ok=0
+  ign=$(awk '$1 == "ignored" && $2 == "errors:" { v = $3 } END { print v }' "$log")
+  [ "${ign:-0}" -ge 1 ] || ok=0
+  sb "$log" "$HERE/pipeline_test.lua" cleanup "${o[@]}" --pipe-case=deadlock --threads=2 || ok=0
+  grep -q '^PIPELINE OK deadlock' "$log" || ok=0
+  if [ $ok = 1 ]; then
+    RESULTS+=("PASS $server pipeline_test.lua (errors at statement k of n, killed attachment, 10,000 ranges; deadlock retried ${ign}x)")
+  else
+    RESULTS+=("FAIL $server pipeline_test.lua (log: $log)")
+    FAILS=$((FAILS + 1))
+    grep -E '^FATAL|FAIL' "$log" | head -n 8 | sed 's/^/    /' >&2
+  fi
+}
+
 extra_check() { # server name tag description [options]
   local server=$1 name=$2 tag=$3 desc=$4; shift 4
   local log=$LOG_DIR/$server-$name-$tag.log
@@ -341,6 +370,7 @@ for server in "${SERVERS[@]}"; do
     case $c in
       values) extra_check "$server" values 1 "values (query_row, fetch_row, NULLs, transactions)" ;;
       api) run_api "$server" ;;
+      pipeline) run_pipeline "$server" ;;
       batch) run_batch "$server" ;;
       insert-rt) run_insert_rt "$server" ;;
       reconnect)
@@ -358,7 +388,7 @@ for server in "${SERVERS[@]}"; do
   done
 done
 
-echo "---- $DRIVER ps-mode=$PS_MODE threads=$THREADS ${EXTRA:+extra: $EXTRA}"
+echo "---- $DRIVER ps-mode=$PS_MODE threads=$THREADS ${PIPELINE:+pipeline=$PIPELINE }${EXTRA:+extra: $EXTRA}"
 printf '%s\n' "${RESULTS[@]}"
 echo "logs: $LOG_DIR"
 if [ $FAILS -eq 0 ]; then

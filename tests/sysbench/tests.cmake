@@ -42,6 +42,11 @@ fbw_sysbench_test(fbwire_per_statement --driver fbwire --server fb3 --server fb4
 fbw_sysbench_test(fbwire_pipelined --driver fbwire --server fb3 --server fb4
                   --extra --fbwire-autocommit=pipelined
                   --only oltp_insert,oltp_point_select,oltp_update_index,bulk_insert)
+# Pipelined transactions: every script, the SQL API test and pipeline_test.lua on each server
+# (round trips per event of the pipelined scripts: rt-accounting.sh).
+fbw_sysbench_test(fbwire_pipeline --driver fbwire --server fb3 --server fb4
+                  --pipeline transaction --checks api,pipeline
+                  --extra --fbwire-wire-crypt=disabled)
 # The fbclient baseline, lighter.
 fbw_sysbench_test(fbclient_fb3 --driver fbclient --server fb3 --checks values,reconnect)
 fbw_sysbench_test(fbclient_fb4 --driver fbclient --server fb4

@@ -152,17 +152,25 @@ Test(sock, recv_timeout_when_listener_never_accepts)
     close(lfd);
 }
 
-Test(sock, peer_close_gives_eof)
+/* s connected to a fresh IPv4 loopback listener (*lfd) whose accepted end is *afd. */
+static void connected_pair(fbw_sock *s, int *lfd, int *afd)
 {
     char port[16];
-    int lfd = listener(AF_INET, port, sizeof port);
-    cr_assert_geq(lfd, 0);
+    fbw_err err;
+    *lfd = listener(AF_INET, port, sizeof port);
+    cr_assert_geq(*lfd, 0);
+    fbw_sock_init(s);
+    cr_assert_eq(fbw_sock_connect(s, "127.0.0.1", port, 2000, &err), FBW_OK, "%s", err.msg);
+    *afd = accept(*lfd, NULL, NULL);
+    cr_assert_geq(*afd, 0);
+}
+
+Test(sock, peer_close_gives_eof)
+{
     fbw_sock s;
     fbw_err err;
-    fbw_sock_init(&s);
-    cr_assert_eq(fbw_sock_connect(&s, "127.0.0.1", port, 2000, &err), FBW_OK, "%s", err.msg);
-    int afd = accept(lfd, NULL, NULL);
-    cr_assert_geq(afd, 0);
+    int lfd, afd;
+    connected_pair(&s, &lfd, &afd);
     cr_assert_eq(write(afd, "x", 1), 1);
     close(afd);
 
@@ -209,6 +217,35 @@ Test(sock, send_timeout_when_peer_never_reads)
     cr_assert_lt(ms, 2000);
     free(big);
     fbw_sock_close(&s);
+    close(lfd);
+}
+
+/* A peer that stopped reading but has answered something: send_or_read stops with FBW_AGAIN
+ * (after what fitted) so the caller can read, where send_all would wait until its timeout. */
+Test(sock, send_or_read_stops_when_peer_has_data)
+{
+    fbw_sock s;
+    fbw_err err;
+    int lfd, afd;
+    connected_pair(&s, &lfd, &afd);
+    cr_assert_eq(write(afd, "reply", 5), 5);
+    size_t n = 64u << 20;
+    uint8_t *big = calloc(1, n);
+    cr_assert_not_null(big);
+    size_t sent = 0;
+    int rc = fbw_sock_send_or_read(&s, big, n, 5000, &sent, &err);
+    cr_assert_eq(rc, FBW_AGAIN, "%s: %s", fbw_rc_name(rc), err.msg);
+    cr_assert(sent > 0 && sent < n, "sent %zu of %zu", sent, n);
+    char in[8];
+    size_t got = 0;
+    cr_assert_eq(fbw_sock_recv(&s, in, sizeof in, 1000, &got, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(got, 5);
+    /* Nothing to read any more: with the peer still not reading, the send times out instead. */
+    rc = fbw_sock_send_or_read(&s, big + sent, n - sent, 200, &sent, &err);
+    cr_assert_eq(rc, FBW_E_TIMEOUT, "%s: %s", fbw_rc_name(rc), err.msg);
+    free(big);
+    fbw_sock_close(&s);
+    close(afd);
     close(lfd);
 }
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const fbw_bench_mode *const MODES[] = {&fbw_bench_mode_crypt};
+static const fbw_bench_mode *const MODES[] = {&fbw_bench_mode_crypt, &fbw_bench_mode_pipeline};
 #define NMODES (sizeof MODES / sizeof *MODES)
 
 static void usage(FILE *f)

@@ -41,6 +41,12 @@ static void load_driver(json_t *doc, rt_run *r)
     r->has_cpu = json_object_get(tot, "cpu_ns") != NULL;
     r->cpu_us_per_event = num(tot, "cpu_us_per_event");
     r->cpu_us_per_execution = num(tot, "cpu_us_per_execution");
+    text(conn, "pipeline", r->pipeline, sizeof r->pipeline);
+    r->stmts_per_rt = num(tot, "statements_per_round_trip");
+    json_t *sc = json_object_get(doc, "server_cpu");
+    r->has_server_cpu = json_is_true(json_object_get(sc, "available"));
+    r->server_us_per_event = num(sc, "us_per_event");
+    r->server_us_per_execution = num(sc, "us_per_execution");
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(doc, "classes"), i, c) {

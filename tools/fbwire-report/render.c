@@ -82,6 +82,17 @@ static double m_rt(const rt_run *r, int *k) { *k = 1; return r->round_trips; }
 static double m_wait(const rt_run *r, int *k) { *k = !r->is_capture; return r->wait_share * 100; }
 static double m_cpue(const rt_run *r, int *k) { *k = r->has_cpu; return r->cpu_us_per_event; }
 static double m_cpus(const rt_run *r, int *k) { *k = r->has_cpu; return r->cpu_us_per_execution; }
+static double m_spr(const rt_run *r, int *k) { *k = r->stmts_per_rt > 0; return r->stmts_per_rt; }
+static double m_srve(const rt_run *r, int *k)
+{
+    *k = r->has_server_cpu;
+    return r->server_us_per_event;
+}
+static double m_srvs(const rt_run *r, int *k)
+{
+    *k = r->has_server_cpu;
+    return r->server_us_per_execution;
+}
 
 static void metric_row(FILE *f, const char *name, const char *fmt, metric_fn fn, const rt_run *runs,
                        int n, int baseline)
@@ -168,6 +179,9 @@ void rt_markdown(FILE *f, const rt_run *runs, int n, int baseline)
     fputs("\n| script, threads |", f);
     for (int i = 0; i < n; i++)
         fprintf(f, " %s, %d |", runs[i].script[0] ? runs[i].script : "–", runs[i].threads);
+    fputs("\n| pipeline |", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, " %s |", runs[i].pipeline[0] ? runs[i].pipeline : "–");
     fputc('\n', f);
     metric_row(f, "TPS (events/s)", "%.2f", m_tps, runs, n, baseline);
     metric_row(f, "QPS", "%.2f", m_qps, runs, n, baseline);
@@ -178,6 +192,9 @@ void rt_markdown(FILE *f, const rt_run *runs, int n, int baseline)
     metric_row(f, "waiting on the server, % of thread time", "%.1f", m_wait, runs, n, baseline);
     metric_row(f, "client CPU in the driver, µs per event", "%.2f", m_cpue, runs, n, baseline);
     metric_row(f, "client CPU in the driver, µs per statement", "%.2f", m_cpus, runs, n, baseline);
+    metric_row(f, "statements per round trip", "%.2f", m_spr, runs, n, baseline);
+    metric_row(f, "server CPU, µs per event", "%.2f", m_srve, runs, n, baseline);
+    metric_row(f, "server CPU, µs per statement", "%.2f", m_srvs, runs, n, baseline);
     fputs("\n### Round trips per event, by statement class\n\n", f);
     class_table(f, runs, n, baseline, 1);
     fputs("\n### Round trips per execution, by statement class\n\n", f);

@@ -34,6 +34,10 @@ typedef struct rt_run {
     int has_rtt;                /* round trips per transaction known (null when counted at the
                                    socket: an encrypted fbclient session) */
     double cpu_us_per_event, cpu_us_per_execution;
+    char pipeline[16];          /* "" in files from before --<driver>-pipeline */
+    double stmts_per_rt;        /* 0 when the file has none */
+    int has_server_cpu;         /* the server's CPU was measured (server_cpu.available) */
+    double server_us_per_event, server_us_per_execution;
     rt_class cls[RT_MAX_CLASSES];
     int ncls;
     rt_op ops[RT_MAX_OPS];

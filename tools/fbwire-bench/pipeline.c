@@ -1,0 +1,227 @@
+/* pipeline.c - "fbwire-bench pipeline": what one round trip costs the client and the server.
+ *
+ * One prepared point SELECT (--sql, default sysbench's `SELECT c FROM sbtest1 WHERE id=?`) in a
+ * read-only transaction. Each round queues K executions of it with random ids 1..--ids (each with
+ * its own result, stmt.h fbw_stmt_execute_out: execute + first fetch + the previous execution's
+ * close), then waits once: K statements per round trip. For every K of --k the rounds run for
+ * --seconds; the K values alternate within each of --runs runs so drift hits them alike. Printed
+ * per K, medians over the runs: statements/s, client CPU per statement (getrusage of this
+ * process) and server CPU per statement (the server process found from the connection's socket,
+ * wire/srvcpu.h: user+system, children included; "n/a" with the reason when the server is not on
+ * this machine). The server's figure counts everything that server did meanwhile: run it on an
+ * otherwise idle server. Every execution must return exactly one row. */
+#include "bench.h"
+#include "srvcpu.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_K 16   /* values in --k */
+#define MAX_RUNS 100
+#define MAX_BATCH 1024
+
+typedef struct pipe_state {
+    const char *sql;
+    int ids;
+    double seconds;
+    int k[MAX_K], nk;
+} pipe_state;
+
+static void pipe_init(void *state)
+{
+    pipe_state *st = state;
+    st->sql = "SELECT c FROM sbtest1 WHERE id=?";
+    st->ids = 10000;
+    st->seconds = 3;
+    const int dflt[] = {1, 2, 5, 14, 32};
+    st->nk = 5;
+    memcpy(st->k, dflt, sizeof dflt);
+}
+
+static int parse_k(pipe_state *st, const char *value)
+{
+    st->nk = 0;
+    for (const char *p = value; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 1 || v > MAX_BATCH || st->nk == MAX_K)
+            return -1;
+        st->k[st->nk++] = (int)v;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return st->nk ? 1 : -1;
+}
+
+static int pipe_option(void *state, const char *name, const char *value)
+{
+    pipe_state *st = state;
+    int rc = 1;
+    if (!strcmp(name, "--sql"))
+        st->sql = value;
+    else if (!strcmp(name, "--ids"))
+        rc = (st->ids = atoi(value)) > 0 ? 1 : -1;
+    else if (!strcmp(name, "--seconds"))
+        rc = (st->seconds = atof(value)) > 0 ? 1 : -1;
+    else if (!strcmp(name, "--k"))
+        rc = parse_k(st, value);
+    else
+        return 0;
+    if (rc < 0)
+        fprintf(stderr, "fbwire-bench pipeline: bad value for %s: %s\n", name, value);
+    return rc;
+}
+
+typedef struct round {
+    fbw_bench_stmt *b;
+    int k, next, ids;
+    unsigned seed;
+    fbw_exec_out out[MAX_BATCH];
+} round;
+
+static int q_round(void *arg)
+{
+    round *r = arg;
+    for (; r->next < r->k; r->next++) {
+        fbw_value v;
+        memset(&v, 0, sizeof v);
+        v.type = FBW_SQL_LONG;
+        v.u.i64 = 1 + (int64_t)(rand_r(&r->seed) % (unsigned)r->ids);
+        int rc = fbw_stmt_execute_out(r->b->s, &r->b->tx, &v, 0, &r->out[r->next]);
+        if (rc)
+            return rc;
+    }
+    return FBW_OK;
+}
+
+typedef struct sample {
+    double qps, client_us, server_us, stmts_per_rt;
+    int server_ok;
+} sample;
+
+/* One K for st->seconds: rounds of K pipelined executions. */
+static int measure(fbw_bench_stmt *b, fbw_srvcpu *srv, int srv_ok, const pipe_state *st, int k,
+                   round *r, sample *out, fbw_err *err)
+{
+    fbw_conn *c = fbw_client_conn(b->cl);
+    uint64_t stmts = 0, rt0 = fbw_conn_stats(c)->round_trips, s0 = 0, s1 = 0;
+    if (srv_ok && fbw_srvcpu_read(srv, &s0, NULL) != FBW_OK)
+        srv_ok = 0;
+    uint64_t w0 = fbw_bench_wall_ns(), c0 = fbw_bench_cpu_ns();
+    uint64_t until = w0 + (uint64_t)(st->seconds * 1e9);
+    while (fbw_bench_wall_ns() < until) {
+        r->k = k;
+        r->next = 0;
+        int rc = fbw_client_run(b->cl, q_round, r);
+        if (rc) {
+            *err = *fbw_client_error(b->cl);
+            return rc;
+        }
+        for (int i = 0; i < k; i++) {
+            if (r->out[i].err.code != FBW_OK) {
+                *err = r->out[i].err;
+                return err->code;
+            }
+            if (r->out[i].rows != 1)
+                return fbw_err_set(err, FBW_E_BADVALUE, "an execution returned %zu rows, not 1",
+                                   r->out[i].rows);
+        }
+        fbw_stmt_clear_rows(b->s);
+        stmts += (uint64_t)k;
+    }
+    uint64_t wall = fbw_bench_wall_ns() - w0, cpu = fbw_bench_cpu_ns() - c0;
+    if (srv_ok && fbw_srvcpu_read(srv, &s1, NULL) != FBW_OK)
+        srv_ok = 0;
+    uint64_t rts = fbw_conn_stats(c)->round_trips - rt0;
+    out->qps = (double)stmts / ((double)wall / 1e9);
+    out->client_us = (double)cpu / 1e3 / (double)stmts;
+    out->server_ok = srv_ok && s1 >= s0;
+    out->server_us = out->server_ok ? (double)(s1 - s0) / 1e3 / (double)stmts : 0;
+    out->stmts_per_rt = rts ? (double)stmts / (double)rts : 0;
+    return FBW_OK;
+}
+
+static int pipe_run(const fbw_bench_opts *o, void *state)
+{
+    const pipe_state *st = state;
+    fbw_client *cl = NULL;
+    fbw_err err;
+    fbw_err_clear(&err);
+    if (fbw_bench_connect(o, NULL, 0, &cl, &err) != FBW_OK) {
+        fbw_bench_print_error("connect", &err);
+        return 1;
+    }
+    fbw_srvcpu srv;
+    memset(&srv, 0, sizeof srv);
+    int srv_ok = fbw_srvcpu_find_peer(&srv, fbw_client_fd(cl), NULL) == FBW_OK;
+    fbw_bench_stmt b;
+    round *r = calloc(1, sizeof *r);
+    sample *s = calloc((size_t)st->nk * MAX_RUNS, sizeof *s);
+    int rc = r && s ? fbw_bench_prepare(&b, cl, st->sql, &err)
+                    : fbw_err_set(&err, FBW_E_NOMEM, "out of memory");
+    if (rc == FBW_OK && fbw_stmt_input(b.s)->n != 1)
+        rc = fbw_err_set(&err, FBW_E_USAGE, "--sql must take exactly one parameter (the id)");
+    if (r) {
+        r->b = &b;
+        r->ids = st->ids;
+        r->seed = 12345;
+    }
+    for (int run = 0; rc == FBW_OK && run < o->runs; run++)
+        for (int i = 0; rc == FBW_OK && i < st->nk; i++)
+            rc = measure(&b, &srv, srv_ok, st, st->k[i], r, &s[i * MAX_RUNS + run], &err);
+    if (rc != FBW_OK) {
+        fbw_bench_print_error("pipeline", &err);
+    } else {
+        printf("K statements per write, one wait per round; medians of %d runs of %.1f s per K\n",
+               o->runs, st->seconds);
+        printf("%6s %12s %10s %18s %18s\n", "K", "stmts/s", "stmts/rt", "client CPU us/stmt",
+               "server CPU us/stmt");
+        for (int i = 0; i < st->nk; i++) {
+            double q[MAX_RUNS], cu[MAX_RUNS], su[MAX_RUNS], spr[MAX_RUNS];
+            int ok = 1;
+            for (int run = 0; run < o->runs; run++) {
+                const sample *x = &s[i * MAX_RUNS + run];
+                q[run] = x->qps, cu[run] = x->client_us, su[run] = x->server_us,
+                spr[run] = x->stmts_per_rt;
+                ok &= x->server_ok;
+            }
+            char server[32];
+            if (ok)
+                snprintf(server, sizeof server, "%.2f", fbw_bench_median(su, o->runs));
+            else
+                snprintf(server, sizeof server, "n/a");
+            printf("%6d %12.0f %10.2f %18.2f %18s\n", st->k[i], fbw_bench_median(q, o->runs),
+                   fbw_bench_median(spr, o->runs), fbw_bench_median(cu, o->runs), server);
+        }
+        if (!srv_ok)
+            printf("server CPU not available: %s\n", srv.why[0] ? srv.why : "server not found");
+        else
+            printf("server: pid %d (%d child processes); its CPU includes all its other work\n",
+                   srv.pid, srv.children);
+        rc = fbw_bench_finish(&b, &err);
+        if (rc)
+            fbw_bench_print_error("finish", &err);
+    }
+    free(r);
+    free(s);
+    fbw_client_close(cl);
+    return rc == FBW_OK ? 0 : 1;
+}
+
+const fbw_bench_mode fbw_bench_mode_pipeline = {
+    .name = "pipeline",
+    .summary = "K pipelined point SELECTs per round trip: statements/s, client and server CPU "
+               "per statement",
+    .options_help = "  --k LIST         statements per round trip, comma separated\n"
+                    "                   (default 1,2,5,14,32)\n"
+                    "  --sql SQL        statement with one id parameter\n"
+                    "                   (default sysbench's point select)\n"
+                    "  --ids N          ids drawn from 1..N (default 10000)\n"
+                    "  --seconds S      time per K per run (default 3)\n",
+    .state_size = sizeof(pipe_state),
+    .init = pipe_init,
+    .option = pipe_option,
+    .run = pipe_run,
+};
