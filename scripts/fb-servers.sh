@@ -547,6 +547,8 @@ cmd_stop() {
   done
   for name in "${pids[@]}"; do wait "$name" || rc=1; done
   chroot_umount
+  # the comparison's PostgreSQL and MariaDB (scripts/peer-servers.sh) live in the same state dir
+  "$REPO/scripts/peer-servers.sh" stop || rc=1
   return $rc
 }
 
