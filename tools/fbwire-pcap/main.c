@@ -32,13 +32,11 @@ static void usage(FILE *f)
         "  dump        one line per packet: time, connection, direction, op, size, key fields\n"
         "  stats       per connection and total: packets and bytes per op each way, round trips,\n"
         "              wait time (the numbers fbw_conn_stats gives the live client)\n"
-        "  replay      rebuild each connection's SQL workload from the client's packets "
-        "(transactions\n"
+        "  replay      rebuild each connection's SQL workload from the client's packets (transactions\n"
         "              with their TPB, prepare, execute with its parameters, fetch, free, execute\n"
         "              immediate) and run it through fbwire on --db, one connection per captured\n"
         "              one; prints the capture's round trips, packets and bytes next to fbwire's.\n"
-        "              Not replayed, but counted and listed: blobs, batches, events, info "
-        "requests,\n"
+        "              Not replayed, but counted and listed: blobs, batches, events, info requests,\n"
         "              cancel, execute immediate with parameters, BLR requests, and steps whose\n"
         "              parameters are blob ids. Encrypted or undecodable connections are not\n"
         "              replayed (an error says why). docs/fbwire-pcap.md has the details\n"
@@ -122,9 +120,8 @@ static int parse_connection(const char *s, int *out)
     errno = 0;
     long v = strtol(s, &end, 10);
     if (errno || *end || v < 1 || v > 1000000) {
-        fprintf(stderr,
-                "fbwire-pcap: --connection must be a connection number (1, 2, ...), got "
-                "\"%s\"\n",
+        fprintf(stderr, "fbwire-pcap: --connection must be a connection number (1, 2, ...), got "
+                        "\"%s\"\n",
                 s);
         return -1;
     }
@@ -192,16 +189,7 @@ static int parse_wire_crypt(const char *s, int *out)
 }
 
 enum {
-    O_PORT = 256,
-    O_JSON,
-    O_TRIPS,
-    O_HELP,
-    O_DB,
-    O_USER,
-    O_PASSWORD,
-    O_CONNECTION,
-    O_LIST,
-    O_CRYPT
+    O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT
 };
 
 int main(int argc, char **argv)
