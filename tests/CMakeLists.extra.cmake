@@ -73,6 +73,13 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
                        SKIP_RETURN_CODE 77)
 endif()
 
+# fbwire-cpu against a small local server written in the test (no database server needed).
+if(TARGET fbwire-cpu)
+  add_test(NAME tools_fbwire_cpu
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-cpu.sh $<TARGET_FILE:fbwire-cpu>)
+  set_tests_properties(tools_fbwire_cpu PROPERTIES LABELS unit TIMEOUT 60)
+endif()
+
 # tools/fbwire-compare --quick against PostgreSQL, MariaDB, FB3 and FB4 (tests/sysbench/compare.sh:
 # starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute.
 if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
