@@ -11,7 +11,7 @@
 #   fb       sbtest.fdb on fb3 (3050) and fb4 (3051), 16384 page buffers, forced writes
 #            (needs `scripts/fb-servers.sh start` first; that script owns the servers)
 #
-# Settings that make the engines comparable (the reason for each is in docs/results.md,
+# Settings that make the engines comparable (the reason for each is in docs/compare.md,
 # "Settings"): the same 128 MB buffer cache (shared_buffers, innodb_buffer_pool_size, Firebird
 # page buffers of the benchmark database: 16384 x 8 KB), durable commits (fsync +
 # synchronous_commit, innodb_flush_log_at_trx_commit=1, forced writes), no binary log, loopback
@@ -136,7 +136,7 @@ configure_pg() { # returns 0 when the server must be (re)started to see a change
     changed=0
   fi
   write_if_changed "$PG_DATA/fbwire.conf" postgres 0600 <<EOF && changed=0
-# written by scripts/peer-servers.sh; reasons in docs/results.md, "Settings"
+# written by scripts/peer-servers.sh; reasons in docs/compare.md, "Settings"
 listen_addresses = '127.0.0.1'
 port = $PG_PORT
 unix_socket_directories = '$PG_RUN'
@@ -204,7 +204,7 @@ configure_mariadb() { # returns 0 when the server must be (re)started to see a c
   local changed=1
   install -d -o mysql -g mysql -m 0750 "$MY_DIR"
   write_if_changed "$MY_CNF" root 0644 <<EOF && changed=0
-# written by scripts/peer-servers.sh; reasons in docs/results.md, "Settings". Read with
+# written by scripts/peer-servers.sh; reasons in docs/compare.md, "Settings". Read with
 # --defaults-file, so nothing under /etc/mysql applies.
 [mariadbd]
 user = mysql

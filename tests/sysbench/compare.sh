@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compare.sh - tools/fbwire-compare --quick against all four engines (PostgreSQL, MariaDB, FB3 and
+# compare.sh - tools/fbwire-compare --quick (its oltp_point_select half) against all four engines (PostgreSQL, MariaDB, FB3 and
 # FB4; one extra target through --target's pass-through of driver options), then checks:
 #   - summary.md, summary.json and the charts exist, every case has its TPS;
 #   - one run's JSON says what sysbench itself printed (TPS, events, p95);
@@ -31,7 +31,7 @@ trap '[ "$fail" = 0 ] && rm -rf "$OUT"' EXIT  # kept for a look when something f
 fail=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi; }
 
-"$COMPARE" "$OUT" --quick --targets pg,mariadb,fb3-fbwire,fb4-fbwire,fb3-ac \
+"$COMPARE" "$OUT" --quick --workloads oltp_point_select --targets pg,mariadb,fb3-fbwire,fb4-fbwire,fb3-ac \
   --target 'fb3-ac=fb3-fbwire:--fbwire-autocommit=pipelined' 2>"$OUT/compare.err"
 rc=$?
 tail -n 3 "$OUT/compare.err"
@@ -40,9 +40,9 @@ for f in summary.md summary.json meta.txt tps-t2.svg rt-t2.svg; do
   check "$f written" '[ -s "$OUT/$f" ]'
 done
 if [ -n "${FBWIRE_CPU:-}" ]; then check "cpu-t2.svg written" '[ -s "$OUT/cpu-t2.svg" ]'; fi
-check "progress shows runs left and time to go" 'grep -q "run 2/20, 19 left, .* s to go" "$OUT/compare.err"'
+check "progress shows runs left and time to go" 'grep -q "run 2/10, 9 left, .* s to go" "$OUT/compare.err"'
 
-python3 - "$OUT" "${FBWIRE_CPU:-}" <<'PY' || fail=1
+python3 - "$OUT" "${FBWIRE_CPU:-}" "$REPO" <<'PY' || fail=1
 import json, re, sys
 out, cpu_tool = sys.argv[1], sys.argv[2]
 bad = 0
@@ -51,13 +51,34 @@ def check(what, cond):
     print(("ok: " if cond else "FAIL: ") + what)
     bad |= not cond
 s = json.load(open(out + "/summary.json"))
-check("20 runs' cases: 2 workloads x 5 targets", len(s["cases"]) == 10)
+check("5 cases: 1 workload x 5 targets", len(s["cases"]) == 5)
 check("every case has its TPS", all(c["tps"] and c["tps"]["median"] > 0 for c in s["cases"]))
 check("every case has round trips from its capture",
       all(c["round_trips_per_event"] and c["round_trips_per_event"]["median"] > 0 for c in s["cases"]))
 md = open(out + "/summary.md").read()
 check("summary.md has the TPS table with every target",
       all(t in md for t in ("| pg |", "| mariadb |", "| fb3-fbwire |", "| fb4-fbwire |", "| fb3-ac |")))
+
+import glob, jsonschema
+schema = json.load(open(sys.argv[3] + "/docs/compare.schema.json"))
+figs = ("tps", "latency_p95_ms", "round_trips_per_event", "client_cpu_us_per_event", "server_cpu_us_per_event",
+        "bytes_sent_per_event", "bytes_received_per_event", "driver_round_trips_per_event")
+nruns = 0
+for path in glob.glob(out + "/runs/*.json"):
+    d = json.load(open(path))
+    if d.get("format") != "fbwire-compare-run/1":
+        continue
+    nruns += 1
+    try:
+        jsonschema.validate(d, schema)
+    except jsonschema.ValidationError as e:
+        check("%s follows docs/compare.schema.json: %s" % (path, e.message), False)
+    for k in figs:
+        if d[k] is None and not d["not_available"].get(k):
+            check("%s: %s is null without a reason" % (path, k), False)
+        if d[k] == 0:
+            check("%s: %s is 0" % (path, k), False)
+check("10 run files, each valid and every missing figure with its reason", nruns == 10 and not bad)
 
 def run(tag):
     return json.load(open("%s/runs/%s.json" % (out, tag)))
@@ -88,7 +109,7 @@ check("pg point select: %.3f round trips per event from the capture (1 expected)
       0.98 <= c["round_trips_per_event"] <= 1.05)
 check("pg capture counted only the sysbench process's 2 connections",
       c["capture"]["connections"] == 2)
-for tag in ("oltp_point_select-t2-fb3-fbwire-cap", "oltp_read_write-t2-fb4-fbwire-cap"):
+for tag in ("oltp_point_select-t2-fb3-fbwire-cap", "oltp_point_select-t2-fb4-fbwire-cap"):
     c = run(tag)
     rep = json.load(open("%s/runs/%s.report.json" % (out, tag)))
     cap, drv = c["capture"]["round_trips"], rep["totals"]["round_trips_all"]
