@@ -52,36 +52,8 @@ INSTANCES=(pg mariadb fb)
 log() { printf '[peer-servers %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-wait_port() { # port seconds
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    port_open "$1" && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
-# Generated once and kept; alphanumeric so they need no quoting in SQL or shell.
-secret() { # file length
-  if [ ! -s "$1" ]; then
-    install -d -m 0700 "$SECRETS"
-    (set +o pipefail; umask 077
-     LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c "$2" >"$1.tmp" && mv "$1.tmp" "$1")
-  fi
-  cat "$1"
-}
-
-# Write a generated file only when it differs; returns 0 if it changed.
-write_if_changed() { # file owner mode (content on stdin)
-  local tmp; tmp=$(mktemp)
-  cat >"$tmp"
-  if [ -f "$1" ] && cmp -s "$tmp" "$1"; then rm -f "$tmp"; return 1; fi
-  install -o "$2" -m "$3" "$tmp" "$1"
-  rm -f "$tmp"
-  return 0
-}
+# port_open, wait_port, secret, write_if_changed
+. "$REPO/scripts/servers-lib.sh"
 
 ensure_packages() {
   local need=() p
@@ -274,15 +246,20 @@ my_version() { my_sql -e "SELECT VERSION()" 2>/dev/null | sed 's/-.*//' || true;
 
 fb_env() { set -a; . "$STATE/servers.env"; set +a; }
 
+fb_dsn() { # fb3|fb4 -> host/port:path of sbtest.fdb (after fb_env)
+  local S=${1^^} host port dir
+  host=FBW_${S}_HOST port=FBW_${S}_PORT dir=FBW_DBDIR_${S}
+  echo "${!host}/${!port}:${!dir}/$FB_DB"
+}
+
 # sbtest.fdb on fb3 and fb4: page buffers in the database header (a per-database setting, so the
 # shared servers' configuration stays as fb-servers.sh has it) and forced writes on.
 start_fb() {
   [ -r "$STATE/servers.env" ] || die "no $STATE/servers.env: run scripts/fb-servers.sh start first"
   fb_env
-  local s S host port dir dsn
+  local s port dsn
   for s in fb3 fb4; do
-    S=${s^^}; host=FBW_${S}_HOST port=FBW_${S}_PORT dir=FBW_DBDIR_${S}
-    dsn="${!host}/${!port}:${!dir}/$FB_DB"
+    port=FBW_${s^^}_PORT dsn=$(fb_dsn "$s")
     port_open "${!port}" || die "$s does not listen on ${!port}: run scripts/fb-servers.sh start"
     if ! echo "QUIT;" | ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD isql-fb -q "$dsn" >/dev/null 2>&1; then
       log "creating $dsn"
@@ -304,12 +281,11 @@ fb_setting() { # dsn column -> value from MON$DATABASE
 fb_status() {
   [ -r "$STATE/servers.env" ] || { echo "  fb       no $STATE/servers.env"; return 1; }
   fb_env
-  local s S host port dir dsn rc=0 pb fw
+  local s port dsn rc=0 pb fw
   for s in fb3 fb4; do
-    S=${s^^}; host=FBW_${S}_HOST port=FBW_${S}_PORT dir=FBW_DBDIR_${S}
-    dsn="${!host}/${!port}:${!dir}/$FB_DB"
+    port=FBW_${s^^}_PORT dsn=$(fb_dsn "$s")
     pb=$(fb_setting "$dsn" "MON\$PAGE_BUFFERS"); fw=$(fb_setting "$dsn" "MON\$FORCED_WRITES")
-    printf '  %-8s port %s  %s  page buffers %s  forced writes %s\n' "$s" "${!port}" "${!dir}/$FB_DB" \
+    printf '  %-8s port %s  %s  page buffers %s  forced writes %s\n' "$s" "${!port}" "${dsn#*:}" \
       "${pb:-?}" "${fw:-?}"
     [ "$pb" = "$FB_PAGE_BUFFERS" ] && [ "$fw" = 1 ] || rc=1
   done
