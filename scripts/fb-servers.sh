@@ -53,31 +53,12 @@ die() { log "ERROR: $*"; exit 1; }
 
 # ---------------------------------------------------------------- small helpers
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-
-wait_port() { # port seconds
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do
-    port_open "$1" && return 0
-    sleep 0.1
-  done
-  return 1
-}
+# port_open, wait_port, secret, write_if_changed
+. "$REPO/scripts/servers-lib.sh"
 
 pid_alive() { [ -n "$1" ] && [ -d "/proc/$1" ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]; }
 
 read_pid() { [ -f "$1" ] && tr -dc 0-9 <"$1" || true; }
-
-# Secrets are generated once and kept; alphanumeric so they need no quoting in SQL or shell.
-secret() { # file length
-  if [ ! -s "$1" ]; then
-    install -d -m 0700 "$SECRETS"
-    # tr dies of SIGPIPE once head has enough: not an error here
-    (set +o pipefail; umask 077
-     LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c "$2" >"$1.tmp" && mv "$1.tmp" "$1")
-  fi
-  cat "$1"
-}
 
 # Rewrite a Firebird .conf so that the given "Key = Value" pairs are in force exactly once, inside
 # a marked block at the end; other uncommented lines with those keys are dropped (Firebird does
@@ -104,16 +85,6 @@ conf_apply() { # file "Key = Value"...
   cat "$tmp" >"$file"   # keeps owner and mode of the original
   rm -f "$tmp"
   log "updated $file"
-  return 0
-}
-
-# Write a whole generated file only when it differs; returns 0 if it changed.
-write_if_changed() { # file (content on stdin)
-  local tmp; tmp=$(mktemp)
-  cat >"$tmp"
-  if [ -f "$1" ] && cmp -s "$tmp" "$1"; then rm -f "$tmp"; return 1; fi
-  install -m 0644 "$tmp" "$1"
-  rm -f "$tmp"
   return 0
 }
 
@@ -634,6 +605,8 @@ cmd_stop() {
   done
   for name in "${pids[@]}"; do wait "$name" || rc=1; done
   chroot_umount
+  # the comparison's PostgreSQL and MariaDB (scripts/peer-servers.sh) live in the same state dir
+  "$REPO/scripts/peer-servers.sh" stop || rc=1
   return $rc
 }
 

@@ -10,6 +10,7 @@ DEFAULT_PACKAGES=(
   libssl-dev zlib1g-dev libluajit-5.1-dev libpcap-dev libcriterion-dev libjansson-dev
   sysbench libfbclient2 tcpdump debootstrap python3-jsonschema
   firebird3.0-server firebird3.0-utils
+  postgresql-15 mariadb-server mariadb-client openssl
 )
 
 if [ "$#" -gt 0 ]; then

@@ -98,3 +98,19 @@ add_test(NAME package_deb
 exec ${CMAKE_CURRENT_SOURCE_DIR}/package/install-test.sh fbwire_${PROJECT_VERSION}_amd64.deb"
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(package_deb PROPERTIES LABELS package TIMEOUT 900)
+
+# tools/fbwire-compare --quick against PostgreSQL, MariaDB, FB3 and FB4 (tests/sysbench/compare.sh:
+# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute.
+if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
+  set(FBW_COMPARE_CPU "")
+  if(TARGET fbwire-cpu)
+    set(FBW_COMPARE_CPU --cpu-tool $<TARGET_FILE:fbwire-cpu>)
+  endif()
+  add_test(NAME sysbench_compare
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/compare.sh
+                   --compare ${CMAKE_SOURCE_DIR}/tools/fbwire-compare
+                   --lib $<TARGET_FILE:fbwire-sysbench> --pcap-tool $<TARGET_FILE:fbwire-pcap>
+                   --report-tool $<TARGET_FILE:fbwire-report> ${FBW_COMPARE_CPU})
+  set_tests_properties(sysbench_compare PROPERTIES LABELS sysbench TIMEOUT 400
+                       SKIP_RETURN_CODE 77)
+endif()

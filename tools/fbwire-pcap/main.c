@@ -1,10 +1,12 @@
 /* fbwire-pcap - decode Firebird wire sessions from a capture file with the same decoder the live
  * client uses (wire/dec.h): `dump` prints every packet, `stats` the round-trip accounting per
  * connection, `replay` rebuilds each connection's SQL workload and lists it or runs it through
- * fbwire (replay.h). Exit status: 0 all decoded (and replayed), 1 something could not be decoded
- * or a replayed step failed (reported), 2 usage or unreadable file. */
+ * fbwire (replay.h), `turns` counts turnarounds and bytes of any TCP protocol (turns.h). Exit
+ * status: 0 all decoded (and replayed), 1 something could not be decoded or a replayed step failed
+ * (reported), 2 usage or unreadable file. */
 #include "pcaptool.h"
 #include "replay.h"
+#include "turns.h"
 
 #include "conn.h"
 
@@ -25,6 +27,7 @@ static void usage(FILE *f)
         "       fbwire-pcap replay FILE --db DSN [--user U] [--password P] [--port N]...\n"
         "                          [--connection K] [--json]\n"
         "       fbwire-pcap replay FILE --list [--port N]... [--connection K] [--json]\n"
+        "       fbwire-pcap turns FILE --port N [--port N]... [--json]\n"
         "  FILE        pcap or pcapng (Ethernet, Linux cooked, loopback or raw IP; IPv4/IPv6)\n"
         "  dump        one line per packet: time, connection, direction, op, size, key fields\n"
         "  stats       per connection and total: packets and bytes per op each way, round trips,\n"
@@ -37,6 +40,8 @@ static void usage(FILE *f)
         "              cancel, execute immediate with parameters, BLR requests, and steps whose\n"
         "              parameters are blob ids. Encrypted or undecodable connections are not\n"
         "              replayed (an error says why). docs/fbwire-pcap.md has the details\n"
+        "  turns       any protocol (no decoding): per connection to --port, turnarounds (server\n"
+        "              bytes after client bytes, as stats counts round trips) and bytes each way\n"
         "  --db DSN    replay into this database (host[/port]:path) instead of the captured one\n"
         "  --user U, --password P   login (default $ISC_USER, $ISC_PASSWORD)\n"
         "  --wire-crypt MODE   disabled (default: a capture that decodes was not encrypted, so\n"
@@ -221,6 +226,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (argc >= 2 && !strcmp(argv[1], "turns"))
+        return fbw_turns_main(argc - 1, argv + 1);
     if (argc < 2 || mode_of(argv[1]) < 0) {
         usage(stderr);
         return 2;

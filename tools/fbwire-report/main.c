@@ -12,12 +12,39 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: fbwire-report RUN.json... [--svg FILE.svg] [--baseline N] [--output FILE.md]\n"
+            "       fbwire-report --compare SUMMARY.json --metric tps|cpu|rt --threads N --svg FILE\n"
             "  RUN.json       written by the sysbench drivers (--fbwire-report=, --fbclient-report=)\n"
             "                 or by `fbwire-pcap stats --json` (totals only)\n"
             "  --svg FILE     also write a chart: round trips per event by statement class per run,\n"
             "                 and throughput per run\n"
             "  --baseline N   the run (1-based, in argument order) ratios refer to [1]\n"
-            "  --output FILE  Markdown to FILE instead of standard output\n");
+            "  --output FILE  Markdown to FILE instead of standard output\n"
+            "  --compare F    chart of a tools/fbwire-compare summary.json at --threads N: TPS per\n"
+            "                 workload and target, CPU per event (client + server) or round trips\n"
+            "                 per event (--metric)\n");
+}
+
+/* --compare: one chart of an fbwire-compare summary. */
+static int compare_chart(const char *summary, const char *metric, int threads, const char *svg,
+                         int no_runs)
+{
+    if (!svg || !threads || !no_runs) {
+        fprintf(stderr, "fbwire-report: --compare takes --threads N and --svg FILE, no RUN.json\n");
+        return 2;
+    }
+    FILE *f = fopen(svg, "w");
+    if (!f) {
+        perror(svg);
+        return 1;
+    }
+    int rc = rt_compare_svg(f, summary, metric, threads);
+    if (fclose(f) != 0) {
+        perror(svg);
+        rc = -1;
+    }
+    if (rc)
+        remove(svg);
+    return rc ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -26,11 +53,14 @@ int main(int argc, char **argv)
                                              {"baseline", required_argument, 0, 'b'},
                                              {"output", required_argument, 0, 'o'},
                                              {"help", no_argument, 0, 'h'},
+                                             {"compare", required_argument, 0, 'c'},
+                                             {"metric", required_argument, 0, 'm'},
+                                             {"threads", required_argument, 0, 't'},
                                              {0, 0, 0, 0}};
-    const char *svg = NULL, *out = NULL;
-    long baseline = 1;
+    const char *svg = NULL, *out = NULL, *compare = NULL, *metric = "tps";
+    long baseline = 1, threads = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "s:b:o:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:b:o:hc:m:t:", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 's': svg = optarg; break;
@@ -42,10 +72,21 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'c': compare = optarg; break;
+        case 'm': metric = optarg; break;
+        case 't':
+            threads = strtol(optarg, &end, 10);
+            if (*end || threads < 1) {
+                fprintf(stderr, "fbwire-report: --threads takes a thread count from 1\n");
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    if (compare)
+        return compare_chart(compare, metric, (int)threads, svg, optind == argc);
     int n = argc - optind;
     if (n < 1 || n > MAX_RUNS || baseline > n) {
         if (n > MAX_RUNS)

@@ -391,3 +391,9 @@ void rt_svg(FILE *f, const rt_run *runs, int n, int baseline)
     legend(f, runs, n, y);
     fputs("</svg>\n", f);
 }
+
+/* ---------------------------------------------------------------- shared with compare.c */
+
+const char *rt_color(int i) { return COLORS[(size_t)i % NCOLORS]; }
+
+void rt_xml_text(FILE *f, const char *s) { xml_text(f, s); }

@@ -52,5 +52,14 @@ void rt_run_name(const rt_run *r, char *buf, size_t cap);
 void rt_markdown(FILE *f, const rt_run *runs, int n, int baseline);
 /* SVG chart. */
 void rt_svg(FILE *f, const rt_run *runs, int n, int baseline);
+/* The chart palette (cycles) and XML-escaped text, for compare.c. */
+const char *rt_color(int i);
+void rt_xml_text(FILE *f, const char *s);
+
+/* compare.c: one chart of a tools/fbwire-compare summary.json (docs/compare.md) at one thread
+ * count, workloads as groups and targets as bars: metric "tps" (median, whisker min-max), "cpu"
+ * (client + server CPU per event, stacked) or "rt" (round trips per event). Log scale: the
+ * workloads differ by orders of magnitude. Returns 0, or -1 after printing why to stderr. */
+int rt_compare_svg(FILE *f, const char *summary_path, const char *metric, int threads);
 
 #endif
