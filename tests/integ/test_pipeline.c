@@ -1,8 +1,9 @@
 /* test_pipeline.c - several executions of one prepared statement in flight (stmt.h
  * fbw_stmt_execute_out) against FB3 and FB4: each execution gets its own result (rows counted,
  * only the latest's buffered, an error in the middle reported by its own execution alone), all
- * in one round trip; and replies far larger than the socket buffers while the requests are still
- * being written (client.c reads while a write would block) finish instead of deadlocking. */
+ * in one round trip; and 16 MB of requests and of replies in flight through small socket buffers
+ * complete with every row (client.c reads while a write would block; the mechanism itself is
+ * checked in tests/wire/test_sock.c). */
 #include <criterion/criterion.h>
 
 #include "sqlt.h"
