@@ -291,7 +291,7 @@ static char *render(const fbw_rep_acc *a, const fbw_rep_run *run)
  * not (op codes, transactions) says so instead of 0. */
 Test(report, socket_level)
 {
-    char *argv[] = {"x", "run"};
+    char *argv[] = {"x", "--threads=2", "--time=1", "run"}; /* sample() reads 4 */
     fbw_rep_run run;
     fbw_rep_acc *a = sample(&run, argv);
     strcpy(run.facts.wire_crypt, "Arc4");
@@ -312,7 +312,7 @@ Test(report, socket_level)
 /* No source of statistics at all: no figure but the client CPU. */
 Test(report, unmeasured)
 {
-    char *argv[] = {"x", "run"};
+    char *argv[] = {"x", "--threads=2", "--time=1", "run"}; /* sample() reads 4 */
     fbw_rep_run run;
     fbw_rep_acc *a = sample(&run, argv);
     run.facts.unmeasured = 1;
@@ -345,7 +345,7 @@ static json_t *json_of(const fbw_rep_acc *a, const fbw_rep_run *run)
 
 Test(report, json_counted_at)
 {
-    char *argv[] = {"x", "run"};
+    char *argv[] = {"x", "--threads=2", "--time=1", "run"}; /* sample() reads 4 */
     fbw_rep_run run;
     fbw_rep_acc *a = sample(&run, argv);
     json_t *doc = json_of(a, &run);
