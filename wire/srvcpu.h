@@ -34,22 +34,22 @@ typedef struct fbw_srvcpu {
  * Returns FBW_OK, or (with s->why set and an error in err, which may be NULL) FBW_E_UNSUPPORTED
  * (remote server, no listener in this network namespace) or FBW_E_IO (/proc unreadable, no
  * permission to see the owning process). */
-FBW_API int fbw_srvcpu_find_peer(fbw_srvcpu *s, int fd, fbw_err *err);
+int fbw_srvcpu_find_peer(fbw_srvcpu *s, int fd, fbw_err *err);
 
 /* Find the process on this machine listening on TCP `port` (any local address, IPv4 or IPv6).
  * Same returns as fbw_srvcpu_find_peer. */
-FBW_API int fbw_srvcpu_find_port(fbw_srvcpu *s, unsigned port, fbw_err *err);
+int fbw_srvcpu_find_port(fbw_srvcpu *s, unsigned port, fbw_err *err);
 
 /* CPU time in nanoseconds (user+system) of the found process, its reaped children and its live
  * descendants, into *cpu_ns; s->children is updated. The resolution is the kernel's clock tick
  * (sysconf(_SC_CLK_TCK), 10 ms on usual kernels): compare readings over whole runs.
  * Returns FBW_OK; FBW_E_USAGE (nothing found), FBW_E_IO (the process is gone or unreadable;
  * s->why says which). */
-FBW_API int fbw_srvcpu_read(fbw_srvcpu *s, uint64_t *cpu_ns, fbw_err *err);
+int fbw_srvcpu_read(fbw_srvcpu *s, uint64_t *cpu_ns, fbw_err *err);
 
 /* Whether the socket address (struct sockaddr_in or sockaddr_in6, len bytes) is on this machine:
  * loopback (127.0.0.0/8, ::1, v4-mapped loopback) or an address of one of its interfaces.
  * 1 yes, 0 no or unknown family. */
-FBW_API int fbw_srvcpu_addr_is_local(const void *sa, size_t len);
+int fbw_srvcpu_addr_is_local(const void *sa, size_t len);
 
 #endif
