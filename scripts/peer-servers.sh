@@ -83,6 +83,8 @@ ensure_tls() {
       die "openssl failed, see $TLS/openssl.log"
     chmod 0644 "$TLS/client.crt"
   fi
+  # MariaDB checks a client certificate it is shown against ssl_ca: trust both of ours
+  cat "$TLS/server.crt" "$TLS/client.crt" | write_if_changed "$TLS/ca.pem" root 0644 || true
   install -o postgres -g postgres -m 0600 "$TLS/server.key" "$TLS/pg.key"
   install -o mysql -g mysql -m 0600 "$TLS/server.key" "$TLS/mariadb.key"
 }
@@ -194,6 +196,7 @@ innodb_doublewrite = 1
 skip-log-bin
 ssl_cert = $TLS/server.crt
 ssl_key = $TLS/mariadb.key
+ssl_ca = $TLS/ca.pem
 EOF
   if [ ! -d "$MY_DATA/mysql" ]; then
     log "mariadb-install-db $MY_DATA"
