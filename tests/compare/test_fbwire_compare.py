@@ -371,3 +371,20 @@ def test_link_rtt_through_fbwire_link():
                     "the --rtt path is not tested here")
     got = link.measure_rtt(binary, 2.0, None, pings=10)
     assert got is not None and 2.0 <= got <= 2.0 * 1.05 + 0.5
+
+
+# ---------------------------------------------------------------- presets
+
+def test_preset_pipeline_tags_as_the_shell_script_named_them():
+    from fbwire_compare import presets
+    assert presets.pipeline_tag("oltp_read_only:--range_selects=off") == (
+        "oltp_read_only", ["--range_selects=off"], "oltp_read_only_range_selects-off")
+    assert presets.pipeline_tag("oltp_write_only") == ("oltp_write_only", [], "oltp_write_only")
+
+
+def test_preset_unknown_and_help():
+    tool = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "fbwire-compare")
+    r = subprocess.run([sys.executable, tool, "--preset", "nope"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "--preset cpu" in r.stderr
+    r = subprocess.run([sys.executable, tool, "--preset", "bench", "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "--table-size" in r.stdout

@@ -49,3 +49,8 @@ class Builds:
     def sysbench_launcher(self):
         """fbwire-sysbench: the launcher with the plug-in, next to us installed and in tools/."""
         return os.path.join(self.here, "fbwire-sysbench")
+
+
+def state_dir(here):
+    """The servers' state directory: FBWIRE_STATE, else .fbwire in the checkout."""
+    return os.environ.get("FBWIRE_STATE") or os.path.join(os.path.dirname(here), ".fbwire")

@@ -14,7 +14,7 @@ from . import summary as sm
 
 METRICS = {  # metric -> (title, field(s), axis label)
     "tps": ("TPS (median of the timed runs; bars: range)", ("tps",), "transactions per second"),
-    "cpu": ("CPU per event, µs (median): client = the sysbench process, server = the engine",
+    "cpu": ("CPU per event, µs (median): the sysbench process and the server",
             ("client_cpu_us_per_event", "server_cpu_us_per_event"), "µs per event"),
     "rt": ("Round trips per event (the captured run)", ("round_trips_per_event",), "round trips per event"),
 }
@@ -36,9 +36,22 @@ def _plt():
     return plt
 
 
+def scale(ax, values):
+    """A log axis only when the values span more than 20x (bars of 40 and 40,000 TPS side by side);
+    otherwise linear from 0, where a bar's height is its value. Plain numbers on both."""
+    from matplotlib.ticker import FuncFormatter
+    v = [x for x in values if x and x > 0]
+    if v and max(v) / min(v) > 20:
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(bottom=0)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: "{:,g}".format(y)))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda y, _: ""))
+
+
 def bars(path, s, n, metric):
-    """Grouped bars on a log axis, one group per workload that has data, one bar per target; for
-    CPU, client and server are two panels side by side (never stacked on a log axis)."""
+    """Grouped bars, one group per workload that has data, one bar per target (its range as an
+    error bar); for CPU, client and server are two panels side by side, never stacked."""
     title, fields, label = METRICS[metric]
     rtt0 = min(s["rtt_ms"])
     cs = [c for c in s["cases"] if c["threads"] == n and c["rtt_ms"] == rtt0]
@@ -62,7 +75,7 @@ def bars(path, s, n, metric):
                     lo.append(c[f]["median"] - c[f]["min"])
                     hi.append(c[f]["max"] - c[f]["median"])
             ax.bar(xs, ys, bw * 0.9, label=t, yerr=[lo, hi] if any(lo + hi) else None, capsize=2)
-        ax.set_yscale("log")
+        scale(ax, [c[f]["median"] for c in cs if c[f] and c["target"] in tgs and c["workload"] in wls])
         ax.set_xticks(range(len(wls)), [w.replace("_", "_\u200b") for w in wls],
                       rotation=20 if len(wls) > 3 else 0, ha="right" if len(wls) > 3 else "center", fontsize=8)
         ax.set_ylabel(label)
@@ -70,7 +83,7 @@ def bars(path, s, n, metric):
             ax.set_title(f.split("_")[0], fontsize=10)
         ax.grid(axis="y", which="both", alpha=0.3)
     axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
-    fig.suptitle("%s, %s" % (title, sm.plural(n)), fontsize=10, wrap=True)
+    fig.suptitle("%s: %s" % (sm.plural(n), title), fontsize=10, wrap=True)
     fig.savefig(path)
     plt.close(fig)
     return True
@@ -98,6 +111,8 @@ def rtt_lines(path, s, w, n):
                     + [p[1] for p in pred], "--", color=line.get_color(), alpha=0.6, linewidth=1)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: "{:,g}".format(y)))
     ticks = [x0] + nz
     ax.set_xticks(ticks, ["direct"] + ["%g" % r for r in nz])
     ax.minorticks_off()

@@ -135,10 +135,6 @@ def settings(a, argv):
     return st
 
 
-def state_dir(here):
-    return os.environ.get("FBWIRE_STATE") or os.path.join(os.path.dirname(here), ".fbwire")
-
-
 def do_summary(out, builds):
     report = builds.find("fbwire-report")
     s, made, bad = summary.summarize(out, lambda o, s_: charts.render(o, s_, report))
@@ -165,7 +161,7 @@ def main(argv, here):
     if a.summarize_only:
         return do_summary(a.outdir, builds)
     try:
-        r = runner.Runner(a.outdir, st, builds, state_dir(here))
+        r = runner.Runner(a.outdir, st, builds, bl.state_dir(here))
     except ValueError as e:
         runner.say(str(e))
         return 1
