@@ -121,6 +121,9 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   if(TARGET fbwire-cpu)
     set(FBW_COMPARE_CPU --cpu-tool $<TARGET_FILE:fbwire-cpu>)
   endif()
+  if(TARGET fbwire-link)
+    list(APPEND FBW_COMPARE_CPU --link-tool $<TARGET_FILE:fbwire-link>)
+  endif()
   add_test(NAME sysbench_compare
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/compare.sh
                    --compare ${CMAKE_SOURCE_DIR}/tools/fbwire-compare

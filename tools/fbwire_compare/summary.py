@@ -202,7 +202,7 @@ def distance_tables(s, n, cs):
             continue
         out.append("## %s, %s: TPS against RTT, measured / predicted (difference)\n" % (w, plural(n)))
         out.append("Predicted from the loopback run alone: threads / (threads / TPS + round trips per "
-                   "event x RTT). A difference over 15%% is marked **!**.\n")
+                   "event x RTT). A difference over 15% is marked **!**.\n")
         out.append("| target | round trips | " + " | ".join(rtt_label(r) for r in rtts) + " |")
         out.append("|---|---:|" + "---:|" * len(rtts))
         for t in s["targets"]:
