@@ -32,7 +32,7 @@ Tools are found next to this command (installed) or in the newest build*/ of the
 through FBWIRE_SYSBENCH_LIB, FBWIRE_PCAP, FBWIRE_REPORT, FBWIRE_CPU, FBWIRE_LINK.
 """
 import argparse
-import os
+import signal
 import sys
 
 from . import builds as bl, charts, presets, runner, summary, targets as tg, workloads as wl
@@ -144,6 +144,10 @@ def do_summary(out, builds):
     return 1 if bad or not s["cases"] or (charts_expected and not made) else 0
 
 
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv, here):
     if argv and argv[0] == "--preset":
         return presets.main(argv[1:], here)
@@ -169,6 +173,7 @@ def main(argv, here):
     if why:
         runner.say(why)
         return 1
+    signal.signal(signal.SIGTERM, interrupted)  # stop tcpdump and the link on the way out
     try:
         r.lock()
         r.load_servers()

@@ -284,17 +284,19 @@ class Runner:
         sized = ["--tables=%d" % wl.tables_for(w, st.tables), "--table-size=%d" % st.table_size,
                  "--threads=%d" % n, "--time=%d" % secs]
         start = time.monotonic()
-        with open(base + ".log", "w") as so, open(base + ".stderr", "w") as se:
-            p = self.sysbench(e, [w] + opts + sized + ["--report-interval=0", "--percentile=95"] + rep + ["run"],
-                              wrap, so, se)
-            # the servers are shared: count only the connections of this sysbench process (and of
-            # its link); a run during which others were connected has no server CPU figure
-            watch = procnet.Watch(p.pid, port, [lk.proc.pid] if lk else [])
-            rc = p.wait()
+        try:
+            with open(base + ".log", "w") as so, open(base + ".stderr", "w") as se:
+                p = self.sysbench(e, [w] + opts + sized + ["--report-interval=0", "--percentile=95"] + rep + ["run"],
+                                  wrap, so, se)
+                # the servers are shared: count only the connections of this sysbench process (and of
+                # its link); a run during which others were connected has no server CPU figure
+                watch = procnet.Watch(p.pid, port, [lk.proc.pid] if lk else [])
+                rc = p.wait()
+        finally:
+            if lk:
+                lk.stop()
         ports = watch.stop()
         watch.write(base + ".ports")
-        if lk:
-            lk.stop()
         if r == 0:
             self.capture_stop(base + ".pcap")
             with open(base + ".turns.json", "w") as tj, open(base + ".stderr", "a") as se:

@@ -133,8 +133,9 @@ def plural(n):
     return "%d thread%s" % (n, "" if n == 1 else "s")
 
 
-def rtt_label(r):
-    return "direct" if r == 0 else "%g ms" % r
+def rtt_label(r, rate=None):
+    """RTT 0 is direct unless a --rate put a link in front of the server anyway."""
+    return "direct" if r == 0 and not rate else "%g ms" % r
 
 
 def header(s):
@@ -203,7 +204,7 @@ def distance_tables(s, n, cs):
         out.append("## %s, %s: TPS against RTT, measured / predicted (difference)\n" % (w, plural(n)))
         out.append("Predicted from the loopback run alone: threads / (threads / TPS + round trips per "
                    "event x RTT). A difference over 15% is marked **!**.\n")
-        out.append("| target | round trips | " + " | ".join(rtt_label(r) for r in rtts) + " |")
+        out.append("| target | round trips | " + " | ".join(rtt_label(r, s["meta"].get("rate")) for r in rtts) + " |")
         out.append("|---|---:|" + "---:|" * len(rtts))
         for t in s["targets"]:
             row = []
@@ -215,7 +216,7 @@ def distance_tables(s, n, cs):
             out.append("| %s | %s | %s |" % (t, stats.fmt(rt["median"] if rt else None, 2), " | ".join(row)))
         out.append("")
         out.append("## %s, %s: latency p95 (ms) against RTT\n" % (w, plural(n)))
-        out.append("| target | " + " | ".join(rtt_label(r) for r in rtts) + " |")
+        out.append("| target | " + " | ".join(rtt_label(r, s["meta"].get("rate")) for r in rtts) + " |")
         out.append("|---|" + "---:|" * len(rtts))
         for t in s["targets"]:
             cells = []
@@ -227,7 +228,7 @@ def distance_tables(s, n, cs):
         links = [c for c in cs if c["workload"] == w and c["rtt_ms"] and c["link_rtt_ms"]]
         if links:
             out.append("Link RTT measured (ms): " + ", ".join(
-                "%s at %s: %s" % (c["target"], rtt_label(c["rtt_ms"]), stats.fmt(c["link_rtt_ms"], 3))
+                "%s at %s: %s" % (c["target"], rtt_label(c["rtt_ms"], c["rate"]), stats.fmt(c["link_rtt_ms"], 3))
                 for c in links) + "\n")
     return out
 
@@ -259,7 +260,7 @@ def markdown(s, charts):
                    "the time alone (commit fsyncs, lock waits, CPU contention or bandwidth):\n")
         for c in flagged:
             out.append("- %s, %s, %s at %s: measured %s, predicted %s (%+.0f%%)" % (
-                c["workload"], plural(c["threads"]), c["target"], rtt_label(c["rtt_ms"]),
+                c["workload"], plural(c["threads"]), c["target"], rtt_label(c["rtt_ms"], c["rate"]),
                 stats.fmt(c["tps"]["median"]), stats.fmt(c["predicted_tps"]), c["model_difference"] * 100))
         out.append("")
     na = sorted({(k, v) for c in s["cases"] for k, v in c["not_available"].items()})
