@@ -114,7 +114,7 @@ def rtt_lines(path, s, w, n):
     from matplotlib.ticker import FuncFormatter
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: "{:,g}".format(y)))
     ticks = [x0] + nz
-    ax.set_xticks(ticks, ["direct"] + ["%g" % r for r in nz])
+    ax.set_xticks(ticks, [sm.rtt_label(0, s["meta"].get("rate")).replace(" ms", "")] + ["%g" % r for r in nz])
     ax.minorticks_off()
     ax.set_xlabel("round-trip time added by fbwire-link, ms")
     ax.set_ylabel("transactions per second")
