@@ -224,6 +224,8 @@ def test_record_schema(fixtures):
 
 
 def test_link_figures():
+    # fbwire-link's --json: "cpu": {"user_s", "sys_s", "wall_s", "us_per_chunk"}
+    assert record.link_figures({"cpu": {"user_s": 0.25, "sys_s": 0.5, "wall_s": 3.0}}) == (0.75, None)
     assert record.link_figures({"cpu": {"user_s": 0.25, "system_s": 0.5}}) == (0.75, None)
     assert record.link_figures({"cpu_s": 1.5, "measured_rtt_ms": 1.01}) == (1.5, 1.01)
     assert record.link_figures(None) == (None, None)

@@ -48,8 +48,9 @@ def link_figures(doc):
     cpu = doc.get("cpu_s")
     if cpu is None and isinstance(doc.get("cpu"), dict):
         c = doc["cpu"]
-        if c.get("user_s") is not None and c.get("system_s") is not None:
-            cpu = c["user_s"] + c["system_s"]
+        sys_s = c.get("sys_s", c.get("system_s"))
+        if c.get("user_s") is not None and sys_s is not None:
+            cpu = c["user_s"] + sys_s
         else:
             cpu = c.get("total_s")
     if cpu is None and doc.get("user_s") is not None and doc.get("system_s") is not None:
