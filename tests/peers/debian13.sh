@@ -9,7 +9,8 @@
 #   - (as root) each server process runs inside the chroot as the chroot's postgres/mysql user.
 # As root it starts them first (`peer-servers.sh start pg17 mariadb118`: a no-op when they run;
 # the first time it installs them into the chroot, about half a minute). Without root it uses a
-# peers.env that already names them, and is skipped (77) when there is none.
+# peers.env that already names them. Like the other integ tests it never skips: without the
+# servers it fails and says how to start them.
 #
 #   tests/peers/debian13.sh
 set -uo pipefail
@@ -25,17 +26,21 @@ check() { # what expected actual
 }
 
 if [ "$(id -u)" -eq 0 ]; then
-  [ -r "$FBWIRE_STATE/servers.env" ] || { echo "SKIP: no Firebird servers (and so no Debian 13 chroot)"; exit 77; }
+  [ -r "$FBWIRE_STATE/servers.env" ] ||
+    { echo "FAIL: no $FBWIRE_STATE/servers.env (and so no Debian 13 chroot): run scripts/fb-servers.sh start"; exit 1; }
   "$REPO/scripts/peer-servers.sh" start pg17 mariadb118 >/dev/null ||
     { echo "FAIL: scripts/peer-servers.sh start pg17 mariadb118"; exit 1; }
 fi
-[ -r "$ENV_FILE" ] || { echo "SKIP: no $ENV_FILE"; exit 77; }
+START="as root: scripts/peer-servers.sh start pg17 mariadb118"
+[ -r "$ENV_FILE" ] || { echo "FAIL: no $ENV_FILE; $START"; exit 1; }
 set -a
 # shellcheck disable=SC1090
 . "$ENV_FILE"
 set +a
-[ -n "${PEER_PG17_VERSION:-}" ] && [ -n "${PEER_MARIADB118_VERSION:-}" ] ||
-  { echo "SKIP: PostgreSQL 17 / MariaDB 11.8 not started (scripts/peer-servers.sh start pg17 mariadb118, as root)"; exit 77; }
+if [ -z "${PEER_PG17_VERSION:-}" ] || [ -z "${PEER_MARIADB118_VERSION:-}" ]; then
+  echo "FAIL: PostgreSQL 17 / MariaDB 11.8 not running when $ENV_FILE was written; $START"
+  exit 1
+fi
 
 # ---------------------------------------------------------------- PostgreSQL 17
 
