@@ -83,6 +83,8 @@ die() { log "ERROR: $*"; exit 1; }
 
 # port_open, wait_port, secret, write_if_changed
 . "$REPO/scripts/servers-lib.sh"
+# debian_mirror
+. "$REPO/scripts/lib/debian-mirror.sh"
 
 ensure_packages() {
   local need=() p
@@ -328,10 +330,12 @@ ch_mount() {
   fi
 }
 
-# postgresql-17 and mariadb-server in the chroot with its own apt, whose sources debootstrap wrote
-# from this machine's mirror (scripts/lib/debian-mirror.sh). The Debian services never start:
-# fb-servers.sh put a policy-rc.d there that refuses every start.
+# postgresql-17 and mariadb-server in the chroot with its own apt, from the mirror this machine's
+# apt uses (scripts/lib/debian-mirror.sh; debootstrap wrote the same line, written again here so
+# that FBWIRE_DEBIAN_MIRROR applies to this install too). The Debian services never start:
+# fb-servers.sh put a policy-rc.d there that refuses every start. Once per run of the script.
 ensure_chroot() {
+  [ -z "${CHROOT_CHECKED:-}" ] || return 0
   [ -f "$CHROOT/.fbwire-bootstrapped" ] ||
     die "no Debian 13 chroot at $CHROOT: run scripts/fb-servers.sh start fb4 first"
   [ -x "$CHROOT/usr/sbin/policy-rc.d" ] || die "$CHROOT has no policy-rc.d: run scripts/fb-servers.sh start fb4 first"
@@ -340,6 +344,7 @@ ensure_chroot() {
   for p in "${CHROOT_PACKAGES[@]}"; do ch_installed "$p" || missing=1; done
   if [ "$missing" = 1 ]; then
     log "installing ${CHROOT_PACKAGES[*]} in the Debian 13 chroot (first run only)"
+    echo "deb $(debian_mirror) trixie main" | write_if_changed "$CHROOT/etc/apt/sources.list" || true
     ch_root env DEBIAN_FRONTEND=noninteractive sh -c \
       'apt-get update -q && apt-get install -y -q --no-install-recommends "$@"' sh "${CHROOT_PACKAGES[@]}" \
       >"$STATE/peers-apt.log" 2>&1 || die "apt-get in the chroot failed, see $STATE/peers-apt.log"
@@ -356,6 +361,7 @@ ensure_chroot() {
   install -m 0644 "$TLS/ca.pem" "$CHROOT$CH_TLS/ca.pem"
   install -o "${pg%:*}" -g "${pg#*:}" -m 0600 "$TLS/server.key" "$CHROOT$CH_TLS/pg.key"
   install -o "${my%:*}" -g "${my#*:}" -m 0600 "$TLS/server.key" "$CHROOT$CH_TLS/mariadb.key"
+  CHROOT_CHECKED=1
 }
 
 pg17_running() {
