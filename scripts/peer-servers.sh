@@ -626,6 +626,9 @@ cmd_stop() { # [name...]: all peers by default; never unmounts the chroot (see t
   [ "$(id -u)" -eq 0 ] || die "stop must run as root"
   local name names=("$@")
   [ "${#names[@]}" -gt 0 ] || names=(pg mariadb "${CHROOT_INSTANCES[@]}")
+  for name in "${names[@]}"; do  # every name checked before anything stops
+    case $name in pg | mariadb | pg17 | mariadb118 | fb) ;; *) die "unknown instance $name (pg, mariadb, pg17, mariadb118)" ;; esac
+  done
   [ -d "$PEERS" ] || return 0
   exec 9>"$STATE/.peers.lock"
   flock 9
@@ -636,7 +639,6 @@ cmd_stop() { # [name...]: all peers by default; never unmounts the chroot (see t
       pg17) stop_pg17 ;;
       mariadb118) stop_mariadb118 ;;
       fb) ;;  # the Firebird servers are fb-servers.sh's
-      *) die "unknown instance $name (pg, mariadb, pg17, mariadb118)" ;;
     esac
   done
 }
