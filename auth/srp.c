@@ -1,7 +1,7 @@
 /* srp.c - Firebird's SRP client (plugins Srp, Srp224, Srp256, Srp384, Srp512), OpenSSL BIGNUM.
  *
  * Follows FB src/auth/SecureRemotePassword/srp.cpp and client/SrpClient.cpp as described in
- * proto-connect.md §5.5: SHA-1 everywhere except the final proof, numbers hashed as minimal
+ * docs/protocol/auth.md §5: SHA-1 everywhere except the final proof, numbers hashed as minimal
  * big-endian bytes, the salt hashed as the hex text the server sent, hex output upper-case
  * without leading zeros. Secrets (a, x, S, K and every temporary derived from them) live in
  * secure BIGNUMs flagged constant-time and are cleared before they are freed. */

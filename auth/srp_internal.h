@@ -1,4 +1,4 @@
-/* srp_internal.h - the pieces of Firebird's SRP-6a variant (reference proto-connect.md §5.5),
+/* srp_internal.h - the pieces of Firebird's SRP-6a variant (docs/protocol/auth.md §5),
  * exposed so unit tests can check each against the fixed test vector and against an in-test server.
  *
  * Not a public API: only srp.c, plugins.c and tests/auth include it. Numbers are OpenSSL BIGNUMs;

@@ -3,8 +3,8 @@
  *
  * Everything of sysbench is looked up with dlsym at run time; in any other program the
  * constructor finds no sysbench symbols and the library stays passive (its interposers only
- * forward). Linking (sysbench.md §5.6): the constructor learns &pgsql_driver through the
- * exported register_driver_pgsql(); when db_register() calls pthread_mutex_init on that
+ * forward). Linking (sysbench 1.0.20 src/db_driver.c): the constructor learns &pgsql_driver
+ * through the exported register_driver_pgsql(); when db_register() calls pthread_mutex_init on that
  * driver's mutex, our drivers are appended after it, so the same loop registers their options.
  * luaL_newstate is the fallback if that never happened. luaL_loadfile is wrapped so that, after
  * each script chunk ran, lua/fbwire_sysbench.lua (embedded) can supply the Firebird schema.

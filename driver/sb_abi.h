@@ -1,7 +1,7 @@
 /* sb_abi.h - the DB-driver ABI of sysbench 1.0.20 (Debian 12 binary), declared independently.
  *
- * Layouts follow docs/reference sysbench.md §2 and are pinned with static asserts, so a wrong
- * field breaks the build instead of the benchmark. Only x86_64/LP64 is supported. This header
+ * Layouts follow sysbench 1.0.20's src/db_driver.h (checked against the Debian 12 binary) and are
+ * pinned with static asserts, so a wrong field breaks the build instead of the benchmark. Only x86_64/LP64 is supported. This header
  * declares types only: symbols of the sysbench executable are never referenced directly (they
  * are looked up at run time by preload.c), so the plug-in stays loadable into other programs.
  * Master (1.1.0) is NOT compatible: its drv_ops_t has 20 entries. */
@@ -152,7 +152,7 @@ typedef struct sb_db_globals {
     unsigned char debug;
 } sb_db_globals;
 
-/* Offsets checked against the disassembly of /usr/bin/sysbench (sysbench.md §2.12). */
+/* Offsets checked against the disassembly of the Debian 12 sysbench binary. */
 _Static_assert(sizeof(sb_list_item) == 16, "sb_list_item");
 _Static_assert(sizeof(sb_arg) == 40 && offsetof(sb_arg, validate) == 32, "sb_arg");
 _Static_assert(sizeof(sb_drv_caps) == 6, "drv_caps_t");

@@ -604,9 +604,10 @@ cmd_stop() {
     pids+=($!)
   done
   for name in "${pids[@]}"; do wait "$name" || rc=1; done
-  chroot_umount
-  # the comparison's PostgreSQL and MariaDB (scripts/peer-servers.sh) live in the same state dir
+  # the comparison's PostgreSQL and MariaDB (scripts/peer-servers.sh) live in the same state dir;
+  # PostgreSQL 17 and MariaDB 11.8 run in the fb4 chroot: stopped before its mounts go
   "$REPO/scripts/peer-servers.sh" stop || rc=1
+  chroot_umount
   return $rc
 }
 

@@ -132,3 +132,10 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set_tests_properties(sysbench_compare PROPERTIES LABELS sysbench TIMEOUT 400
                        SKIP_RETURN_CODE 77)
 endif()
+
+# PostgreSQL 17 and MariaDB 11.8 in the Debian 13 chroot (scripts/peer-servers.sh pg17,
+# mariadb118): versions, the settings of docs/compare.md and TLS, through the host's psql and
+# mariadb clients (tests/peers/debian13.sh). As root it starts them (about 25 s the first time,
+# when apt installs them into the chroot); like every integ test it fails without the servers.
+add_test(NAME peers_debian13 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peers/debian13.sh)
+set_tests_properties(peers_debian13 PROPERTIES LABELS integ TIMEOUT 300)

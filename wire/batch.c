@@ -1,5 +1,5 @@
-/* batch.c - the batch API (proto-statements.md 7; server.cpp batch_*, protocol.cpp op_batch_cs,
- * FirebirdInterface.idl interface Batch). */
+/* batch.c - the batch API (docs/protocol/statements.md §6; server.cpp batch_*, protocol.cpp
+ * op_batch_cs, FirebirdInterface.idl interface Batch). */
 #include "batch.h"
 
 #include "status.h"

@@ -3,7 +3,8 @@
  * packed messages each, op_batch_exec and its op_batch_cs completion state (per-message counts and
  * errors), op_batch_sync (P17), op_batch_cancel, op_batch_rls. Sans-I/O like stmt.h.
  * Create, messages and execute go out in one write and cost one round trip: the server holds back
- * the create/msg replies and flushes them with the exec reply (proto-statements.md 7, 5.7).
+ * the create/msg replies and flushes them with the exec reply (docs/protocol/statements.md §6,
+ * docs/protocol/pipelining.md §2).
  * Not here: blobs inside batches (op_batch_regblob, blob streams), op_info_batch. */
 #ifndef FBW_BATCH_H
 #define FBW_BATCH_H

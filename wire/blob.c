@@ -1,4 +1,5 @@
-/* blob.c - blobs (proto-statements.md 8; server: server.cpp get_segment, put_segment, end_blob). */
+/* blob.c - blobs (docs/protocol/statements.md §5; server: server.cpp get_segment, put_segment,
+ * end_blob). */
 #include "blob.h"
 
 #include "status.h"

@@ -3,7 +3,7 @@
  * info and the first read into one write, seek, info, close and cancel. Sans-I/O like stmt.h: calls
  * queue packets and reply handlers; the caller moves bytes (client.h) and then reads results here.
  * Not here: inline blobs (fbwire grants inline_blob_size 0, so none arrive), array slices, batch
- * blob streams. Facts: shared/reference/proto-statements.md 8, 5.3. */
+ * blob streams. Facts: docs/protocol/statements.md §5, lazy-send.md §3. */
 #ifndef FBW_BLOB_H
 #define FBW_BLOB_H
 

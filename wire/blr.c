@@ -1,6 +1,6 @@
 /* blr.c - message BLR: build it the way fbclient does, parse what fbclient and Jaybird send.
  * Codes are those of Firebird's blr.h; layout of a message BLR is in
- * shared/reference/proto-statements.md §3.1-3.3. */
+ * docs/protocol/messages.md §1-3. */
 #include "msg.h"
 
 #include <string.h>

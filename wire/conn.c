@@ -1,6 +1,7 @@
 /* conn.c - connection state machine: connect, authenticate, start crypt/compression, attach, then
- * ordered replies. Flows follow shared/reference/proto-connect.md 4-8 (fbclient: inet.cpp INET_analyze,
- * interface.cpp authReceiveResponse; server: server.cpp accept_connection, ServerAuth). */
+ * ordered replies. Flows follow docs/protocol/packets.md §6-7, auth.md and crypt.md (fbclient:
+ * inet.cpp INET_analyze, interface.cpp authReceiveResponse; server: server.cpp accept_connection,
+ * ServerAuth). */
 #include "conn.h"
 
 #include "auth.h"
@@ -363,9 +364,10 @@ int fbw_conn_start(fbw_conn *c)
 /* ---- authentication ---- */
 
 /* The server names the plugin to continue with. A different one restarts from phase 1 and the data
- * that came with the switch is ignored (it can be the previous plugin's, proto-connect.md 5.4); the
- * same one with no data also means "start again". A plugin the client did not list is answered with
- * empty data, so the server ends the login with its own error (isc_login) instead of fbwire guessing. */
+ * that came with the switch is ignored (it can be the previous plugin's, docs/protocol/auth.md
+ * §4); the same one with no data also means "start again". A plugin the client did not list is
+ * answered with empty data, so the server ends the login with its own error (isc_login) instead of
+ * fbwire guessing. */
 static int auth_continue(fbw_conn *c, fbw_bytes plugin, fbw_bytes data, const uint8_t **out, size_t *len)
 {
     char name[32];
@@ -404,7 +406,7 @@ static int add_keys(fbw_conn *c, fbw_bytes k)
     return k.n ? fbw_keys_add(&c->keys, k.p, k.n, &c->err) : FBW_OK;
 }
 
-/* Compression starts right after the accept packet, both ways (proto-connect.md 7). */
+/* Compression starts right after the accept packet, both ways (docs/protocol/compression.md §2). */
 static int start_compression(fbw_conn *c)
 {
     if (fbw_buf_avail(&c->in_plain) > 0 || fbw_buf_avail(&c->out_plain) > 0)

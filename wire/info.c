@@ -111,7 +111,8 @@ static int parse_var(fbw_rd *r, fbw_describe_side *s, fbw_err *err, int *ended)
     return r->rc == FBW_OK ? FBW_OK : bad(err, r, "truncated variable");
 }
 
-/* The sub-type and scale items mean different things per type (proto-statements.md 2.5). */
+/* The sub-type and scale items mean different things per type (docs/protocol/statements.md
+ * §2.5). */
 static void finish_cols(fbw_describe_side *s)
 {
     for (uint32_t i = 0; i < s->complete && i < s->count; i++) {

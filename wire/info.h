@@ -1,6 +1,7 @@
-/* info.h - parsers for info replies (item, 2-byte little-endian length, value; proto-statements.md
- * 2.4-2.7): statement describe data (type, flags, input and output columns with names) with the
- * truncation/continue rule, and affected-row counts. Complete buffers, bounds-checked, no I/O. */
+/* info.h - parsers for info replies (item, 2-byte little-endian length, value;
+ * docs/protocol/statements.md §2.4-2.5): statement describe data (type, flags, input and output
+ * columns with names) with the truncation/continue rule, and affected-row counts. Complete buffers,
+ * bounds-checked, no I/O. */
 #ifndef FBW_INFO_H
 #define FBW_INFO_H
 

@@ -3,7 +3,7 @@
  *
  * Pure codecs: no connection state, no I/O. BLR parse, framing and decoding never allocate;
  * decoded values are views into the raw message bytes. Conversion of values to and from text is
- * in value.h. Facts: shared/reference/proto-statements.md §3; Firebird src/remote/parser.cpp,
+ * in value.h. Facts: docs/protocol/messages.md; Firebird src/remote/parser.cpp,
  * src/remote/protocol.cpp (xdr_message, xdr_packed_message), src/common/xdr.cpp (xdr_datum). */
 #ifndef FBW_MSG_H
 #define FBW_MSG_H
@@ -118,7 +118,7 @@ typedef struct fbw_value {
 
 /* Native size of a column in a message (sqlTypeToDsc): CHAR len, VARCHAR len + 2, INT64 8... */
 FBW_API size_t fbw_msg_native_size(const fbw_col *c);
-/* Message length as the engine lays it out (proto-statements.md §3.3), needed for
+/* Message length as the engine lays it out (docs/protocol/messages.md §3), needed for
  * op_batch_create. Returns 0 for an empty format. */
 FBW_API size_t fbw_msg_length(const fbw_msgfmt *f);
 

@@ -5,7 +5,7 @@
  * same data fbclient compiles into src/yvalve/gds.cpp. The code is 0x14000000 | facility << 16 |
  * number (msg_helper.h), facilities JRD 0, DSQL 7, DYN 8, SQLERR 13. Codes and texts used by
  * Firebird 3 and 4 servers are unchanged in v5 for these entries. Selection: every code listed in
- * shared/reference/proto-connect.md §9.4 plus the engine, DSQL, DDL and network errors a SQL
+ * docs/protocol/packets.md §5.4 plus the engine, DSQL, DDL and network errors a SQL
  * client meets. Keep the table sorted by code: fbw_msg_find does a binary search. */
 #include "msgs.h"
 

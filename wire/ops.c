@@ -1,5 +1,5 @@
 /* ops.c - the op code table. Direction, deferral and first protocol come from
- * shared/reference/proto-connect.md section 2 and proto-statements.md section 5.2. */
+ * docs/protocol/packets.md §3-4 and docs/protocol/lazy-send.md §2. */
 #include "ops.h"
 
 #include <stdio.h>

@@ -115,7 +115,8 @@ enum fbw_op {
 enum fbw_dir { FBW_DIR_NONE = 0, FBW_DIR_CLIENT = 1, FBW_DIR_SERVER = 2, FBW_DIR_BOTH = 3 };
 
 /* The server answers this op with send_partial under ptype_lazy_send: the reply is not flushed
- * until the next non-deferred reply (proto-connect.md 1.5, server.cpp send_response(..., true)). */
+ * until the next non-deferred reply (docs/protocol/lazy-send.md §2, server.cpp
+ * send_response(..., true)). */
 #define FBW_OPF_DEFERRED 0x1
 
 typedef struct fbw_opinfo {

@@ -1,5 +1,5 @@
 /* pkt.c - XDR layouts of every packet, one static codec per layout family
- * (src/remote/protocol.cpp xdr_protocol; proto-connect.md 2, proto-statements.md). */
+ * (src/remote/protocol.cpp xdr_protocol; docs/protocol/packets.md §4, statements.md). */
 #include "pkt.h"
 
 #include "status.h"

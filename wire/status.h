@@ -2,7 +2,7 @@
  * (gds chain, SQLSTATE, SQLCODE, isql-style text from msgs.c), warnings kept apart, error classes
  * for retry decisions, and an encoder for tests and fake servers.
  *
- * No I/O, no allocation. Layout: shared/reference/proto-connect.md §9, src/remote/protocol.cpp
+ * No I/O, no allocation. Layout: docs/protocol/packets.md §5, src/remote/protocol.cpp
  * xdr_status_vector; interpretation rules: src/yvalve/gds.cpp fb_sqlstate, gds__sqlcode. */
 #ifndef FBW_STATUS_H
 #define FBW_STATUS_H

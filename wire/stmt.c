@@ -1,4 +1,4 @@
-/* stmt.c - statements (proto-statements.md 2, 4, 5). */
+/* stmt.c - statements (docs/protocol/statements.md §2-3, lazy-send.md). */
 #include "stmt.h"
 
 #include "status.h"

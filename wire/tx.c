@@ -1,4 +1,4 @@
-/* tx.c - transactions (proto-statements.md 1). */
+/* tx.c - transactions (docs/protocol/statements.md §1). */
 #include "tx.h"
 
 #include "status.h"

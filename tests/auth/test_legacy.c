@@ -1,6 +1,6 @@
 /* test_legacy.c - Legacy_Auth: DES crypt(password, "9z") minus the salt, one step, no key.
  * Expected values come from libxcrypt's crypt() (an implementation independent of OpenSSL's
- * DES_fcrypt used by the library) and from proto-connect.md §5.8. */
+ * DES_fcrypt used by the library) and from docs/protocol/auth.md §9. */
 #include <criterion/criterion.h>
 
 #include "auth.h"

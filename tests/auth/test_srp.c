@@ -1,6 +1,7 @@
-/* test_srp.c - SRP client math: the fixed vector of proto-connect.md §5.6, leading-zero handling,
- * malformed server data, and 2000 random logins checked against an SRP server written here with
- * its own byte/hex helpers (BN_bn2binpad + strip), so a padding bug in the library cannot hide. */
+/* test_srp.c - SRP client math: the fixed vector of docs/protocol/auth.md §7, leading-zero
+ * handling, malformed server data, and 2000 random logins checked against an SRP server written
+ * here with its own byte/hex helpers (BN_bn2binpad + strip), so a padding bug in the library cannot
+ * hide. */
 #include <criterion/criterion.h>
 
 #include "auth.h"

@@ -232,7 +232,7 @@ static void interleaved(fbw_server_id id)
 Test(fetch, interleaved_fb3, .timeout = 60) { interleaved(FBW_SRV_FB3); }
 Test(fetch, interleaved_fb4, .timeout = 60) { interleaved(FBW_SRV_FB4); }
 
-/* ---- round trips where the protocol fixes them (proto-statements.md §6) ---- */
+/* ---- round trips where the protocol fixes them (docs/protocol/pipelining.md §6) ---- */
 
 typedef struct rt_arg {
     fbw_stmt *s;
@@ -413,8 +413,8 @@ static void crypt_rows(fbw_server_id id, const char *cipher)
     fbw_stmt *s = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
     char what[64];
     snprintf(what, sizeof what, "2000 rows of 300 bytes over %s", cipher);
-    /* the server ends a batch after about 16 x 8 KB (proto-statements.md §4.2): 656 KB of rows
-     * take 5-6 batches, plus one for the EOF marker */
+    /* the server ends a batch after about 16 x 8 KB (docs/protocol/statements.md §3.2): 656 KB of
+     * rows take 5-6 batches, plus one for the EOF marker */
     sums got = fetch_all(&q, s, 1000, what, 8);
     cr_expect(got.count == c && got.ids == i && got.hash == h, "%s: %lld/%lld/%lld vs server %lld/%lld/%lld",
               cipher, (long long)got.count, (long long)got.ids, (long long)got.hash, c, i, h);

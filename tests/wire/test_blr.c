@@ -13,7 +13,8 @@ static fbw_col col(uint16_t type, int16_t scale, uint16_t charset, uint16_t leng
     return c;
 }
 
-/* The worked example of proto-statements.md §3.4: INTEGER, VARCHAR(10) UTF8 (40 bytes), DOUBLE. */
+/* The worked example of docs/protocol/messages.md §4.1: INTEGER, VARCHAR(10) UTF8 (40 bytes),
+ * DOUBLE. */
 Test(blr, build_matches_reference_example)
 {
     fbw_col cols[3] = {col(FBW_SQL_LONG, 0, 0, 0), col(FBW_SQL_VARYING, 0, 4, 40),

@@ -190,7 +190,8 @@ Test(ops, directions)
 }
 
 /* Replies a lazy-send server holds back: every send_response(..., true) call site in server.cpp
- * (proto-statements.md 5.2): allocate_statement, free_statement, release and the batch ops. */
+ * (docs/protocol/lazy-send.md §2): allocate_statement, free_statement, release and the batch
+ * ops. */
 static const int deferred[] = {FBW_OP_ALLOCATE_STATEMENT, FBW_OP_FREE_STATEMENT, FBW_OP_RELEASE,
                                FBW_OP_BATCH_CREATE, FBW_OP_BATCH_MSG, FBW_OP_BATCH_BLOB_STREAM,
                                FBW_OP_BATCH_SET_BPB, FBW_OP_BATCH_REGBLOB, FBW_OP_BATCH_RLS};

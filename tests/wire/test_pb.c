@@ -1,6 +1,7 @@
 /* test_pb.c - DPB building (version 1, upgrade to version 2 past 255 bytes, item cap), op_connect
- * clumplets and multipart CNCT_specific_data, checked against the layouts in proto-connect.md
- * 4.2 / 8.2 and reassembled the way the server does (getMultiPartConnectParameter). */
+ * clumplets and multipart CNCT_specific_data, checked against the layouts in
+ * docs/protocol/packets.md §6.2 / §7.2 and reassembled the way the server does
+ * (getMultiPartConnectParameter). */
 #include <criterion/criterion.h>
 
 #include "feed.h"
@@ -19,7 +20,7 @@ static void expect(const fbw_buf *b, const char *hex)
     fbw_buf_free(&want);
 }
 
-/* proto-connect.md 8.3: the minimal DPB captured live after connect-phase auth */
+/* docs/protocol/packets.md §7.2: the minimal DPB captured live after connect-phase auth */
 Test(pb, minimal_attach_dpb_matches_capture)
 {
     fbw_dpb d;
@@ -166,7 +167,7 @@ Test(pb, clumplet_limits)
 
 Test(pb, clumplets_for_captured_user_id)
 {
-    /* the untagged part of proto-connect.md 4.3 around the specific data */
+    /* the untagged part of docs/protocol/packets.md §6.3 around the specific data */
     fbw_buf out;
     fbw_buf_init(&out);
     static const uint8_t crypt[4] = {1, 0, 0, 0};
@@ -235,7 +236,8 @@ Test(pb, multipart_sizes)
 
 Test(pb, multipart_255_chars_matches_capture)
 {
-    /* "07 ff 00 <254 chars> 07 02 01 <1 char>" (proto-connect.md 4.2, captured for a 255-char A) */
+    /* "07 ff 00 <254 chars> 07 02 01 <1 char>" (docs/protocol/packets.md §6.2, captured for a
+     * 255-char A) */
     char a[255];
     memset(a, 'F', sizeof a);
     fbw_buf out;

@@ -1,7 +1,8 @@
 /* test_pkt.c - packet codec: encode -> decode -> compare for every op family, protocol-dependent
  * fields (P13..P20), every strict prefix -> FBW_AGAIN, whole/byte-by-byte/split feeding on guard
  * pages, caps, fixupLength, unknown and unsupported ops, and three encodings checked byte for byte
- * against captures in proto-connect.md (4.3 op_connect, 9.1 success op_response, 5.2 key data).
+ * against captures in docs/protocol/packets.md (§6.3 op_connect, §5.1 success op_response) and
+ * docs/protocol/auth.md (§2 key data).
  * With FBW_CORPUS_DIR set, every encoded packet is also written as a fuzzing seed. */
 #include <criterion/criterion.h>
 
@@ -284,7 +285,7 @@ Test(pkt, connect_over_the_cap_is_proto)
     fbw_buf_free(&b);
 }
 
-/* proto-connect.md 4.3: op_connect captured from fbclient (FB 3.0.11) */
+/* docs/protocol/packets.md §6.3: op_connect captured from fbclient (FB 3.0.11) */
 Test(pkt, connect_matches_capture)
 {
     char a[255];
@@ -442,7 +443,7 @@ static void encode_response(fbw_buf *out, uint16_t object, fbw_bytes data, const
 
 static const fbw_status_arg ok_status[] = {{FBW_ARG_GDS, 0, NULL}};
 
-/* proto-connect.md 9.1: a success answer with no data is exactly these 32 bytes */
+/* docs/protocol/packets.md §5.1: a success answer with no data is exactly these 32 bytes */
 Test(pkt, success_response_matches_capture)
 {
     fbw_buf b, want;
@@ -462,7 +463,7 @@ Test(pkt, success_response_matches_capture)
     fbw_buf_free(&want);
 }
 
-/* proto-connect.md 5.2: op_response to the final op_cont_auth, data = known server keys */
+/* docs/protocol/auth.md §2: op_response to the final op_cont_auth, data = known server keys */
 Test(pkt, keys_response_matches_capture)
 {
     fbw_buf keys, b, want;

@@ -21,7 +21,8 @@ static int frame(const uint8_t *p, size_t n, const fbw_msgfmt *f, int protocol, 
     return fbw_msg_frame(&r, f, protocol, raw);
 }
 
-/* proto-statements.md §3.4: (INTEGER 42, VARCHAR(10) UTF8 "abc", DOUBLE NULL), protocol 13. */
+/* docs/protocol/messages.md §4.1: (INTEGER 42, VARCHAR(10) UTF8 "abc", DOUBLE NULL),
+ * protocol 13. */
 Test(row, reference_example_packed)
 {
     fbw_col cols[3] = {col(FBW_SQL_LONG, 0, 0, 0), col(FBW_SQL_VARYING, 0, 4, 40),

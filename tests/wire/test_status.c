@@ -562,7 +562,8 @@ Test(status, msgs_table_sorted_and_well_formed)
 
 Test(status, msgs_match_reference_numbers)
 {
-    /* Numbers from shared/reference/proto-connect.md §9.4, computed independently there. */
+    /* Numbers from docs/protocol/packets.md §5.4, computed there from Firebird's message
+     * headers. */
     static const struct {
         uint32_t code;
         const char *name;

@@ -629,7 +629,8 @@ static int end_tx(fbw_session *s, int commit, int next)
 }
 
 /* SET TRANSACTION typed as SQL: end the live transaction (committing it, as isql does), then run
- * it with transaction handle 0 so the server starts the new one (proto-statements.md 1.5). */
+ * it with transaction handle 0 so the server starts the new one
+ * (docs/protocol/statements.md §1.4). */
 static int set_transaction(fbw_session *s, const char *sql, size_t len)
 {
     int rc = end_tx(s, 1, 0);
