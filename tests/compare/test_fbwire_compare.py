@@ -158,6 +158,24 @@ def test_servers_options_never_carry_passwords():
     assert s.env()["PGPASSWORD"] == "pgsecret" and s.env()["ISC_PASSWORD"] == "fbsecret"
 
 
+def test_debian13_peers():
+    env = dict(ENV, PEER_PG17_HOST="127.0.0.1", PEER_PG17_PORT="5434", PEER_PG17_USER="sbtest", PEER_PG17_DB="sbtest",
+               PEER_PG17_PASSWORD="pg17secret", PEER_MARIADB118_HOST="127.0.0.1", PEER_MARIADB118_PORT="3308",
+               PEER_MARIADB118_USER="sbtest", PEER_MARIADB118_DB="sbtest", PEER_MARIADB118_PASSWORD="m118secret",
+               PEER_PG17_VERSION="17.6")
+    crypt = targets.Crypt(False)
+    t = targets.resolve(["pg17", "mariadb118"], {}, crypt)
+    assert [x.engine for x in t] == ["pg17", "mariadb118"] and [x.driver for x in t] == ["pgsql", "mysql"]
+    s = targets.Servers(env, crypt)
+    assert "--pgsql-port=5434" in s.conn_options("pg17") and "--mysql-port=3308" in s.conn_options("mariadb118")
+    assert s.conn_string("pg17") == "postgresql://sbtest@127.0.0.1:5434/sbtest?sslmode=disable"
+    # each engine's sysbench gets that server's password
+    assert s.env("pg17")["PGPASSWORD"] == "pg17secret" and s.env("pg")["PGPASSWORD"] == "pgsecret"
+    assert s.env("mariadb118")["MYSQL_PWD"] == "m118secret" and s.env("mariadb")["MYSQL_PWD"] == "mysecret"
+    assert s.version("pg17") == "17.6" and s.version("mariadb118") == "?"
+    assert targets.kind("pg17") == "pg" and targets.kind("fb4") == "fb"
+
+
 def test_load_env(tmp_path):
     p = tmp_path / "servers.env"
     p.write_text("# comment\nA=1\nB='two words'\nC=\"x\"\nnot a line\n")

@@ -96,7 +96,10 @@ class Runner:
                                                                       else "peer-servers.sh"))
             env.update(tg.load_env(path))
         self.servers = tg.Servers(env, self.crypt)
-        self.env.update(self.servers.env())
+        missing = [e for e in self.engines if e in tg.PEERS and tg.PEERS[e][1] + "_PORT" not in env]
+        if missing:
+            raise RuntimeError("peers.env names no %s: run scripts/peer-servers.sh start %s" % (
+                ", ".join(missing), " ".join(missing)))
 
     def tls_dir(self):
         d = os.path.join(self.out, "tls-client")
@@ -117,9 +120,10 @@ class Runner:
     def sysbench(self, engine, args, cpu_wrap=(), stdout=None, stderr=None):
         """sysbench (Firebird: through fbwire-sysbench) in tls-client/, the passwords in its
         environment only; cwd holds the client TLS files that the mysql driver loads by fixed name."""
-        prog = [self.builds.sysbench_launcher()] if engine in ("fb3", "fb4") else ["sysbench"]
+        prog = [self.builds.sysbench_launcher()] if tg.kind(engine) == "fb" else ["sysbench"]
         return subprocess.Popen(list(cpu_wrap) + prog + args, cwd=os.path.join(self.out, "tls-client"),
-                                env=self.env, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL)
+                                env=dict(self.env, **self.servers.env(engine)), stdout=stdout, stderr=stderr,
+                                stdin=subprocess.DEVNULL)
 
     def setup(self, engine, workload, cmd):
         st = self.st
@@ -141,22 +145,24 @@ class Runner:
             return [str(e)]
 
     def settings(self, engine):
-        e = self.servers.e
-        if engine == "pg":
-            return self.query(["psql", "-X", "-At", "-h", e["PEER_PG_HOST"], "-p", e["PEER_PG_PORT"], "-U",
-                               e["PEER_PG_USER"], e["PEER_PG_DB"], "-c",
+        s, k = self.servers, tg.kind(engine)
+        host, port = s.host_port(engine)
+        if k == "pg":
+            return self.query(["psql", "-X", "-At", "-h", host, "-p", str(port), "-U", s.peer(engine, "USER"),
+                               s.peer(engine, "DB"), "-c",
                                "SELECT name || '=' || current_setting(name) FROM pg_settings WHERE name IN "
                                "('shared_buffers','fsync','synchronous_commit','full_page_writes','wal_sync_method',"
                                "'ssl','max_connections','default_transaction_isolation')"],
-                              {"PGPASSWORD": e["PEER_PG_PASSWORD"], "PGSSLMODE": self.crypt.pg})
-        if engine == "mariadb":
-            return self.query(["mariadb", "--no-defaults", "-h", e["PEER_MARIADB_HOST"], "-P", e["PEER_MARIADB_PORT"],
-                               "-u", e["PEER_MARIADB_USER"], "-N", "-B", "--skip-ssl", "-e",
+                              {"PGPASSWORD": s.peer(engine, "PASSWORD"), "PGSSLMODE": self.crypt.pg})
+        if k == "mariadb":
+            return self.query(["mariadb", "--no-defaults", "-h", host, "-P", str(port),
+                               "-u", s.peer(engine, "USER"), "-N", "-B", "--skip-ssl", "-e",
                                "SELECT CONCAT(VARIABLE_NAME, '=', VARIABLE_VALUE) FROM information_schema.GLOBAL_VARIABLES "
                                "WHERE VARIABLE_NAME IN ('INNODB_BUFFER_POOL_SIZE','INNODB_FLUSH_LOG_AT_TRX_COMMIT',"
                                "'INNODB_DOUBLEWRITE','LOG_BIN','SYNC_BINLOG','INNODB_FLUSH_METHOD','TX_ISOLATION',"
                                "'HAVE_SSL','MAX_CONNECTIONS')"],
-                              {"MYSQL_PWD": e["PEER_MARIADB_PASSWORD"]})
+                              {"MYSQL_PWD": s.peer(engine, "PASSWORD")})
+        e = s.e
         sql = ("SET HEADING OFF;\nSELECT 'page_buffers=' || MON$PAGE_BUFFERS, 'page_size=' || MON$PAGE_SIZE, "
                "'forced_writes=' || MON$FORCED_WRITES FROM MON$DATABASE;\n")
         lines = self.query(["isql-fb", "-q", self.servers.fb_dsn(engine)],
@@ -176,8 +182,9 @@ class Runner:
                  "host=%s %s %s" % (platform.system(), platform.release(), platform.machine()),
                  "cpu=%s x %d" % (cpu, os.cpu_count() or 0), "memory_kb=" + mem, "os=" + osname,
                  "sysbench=" + (sbv[0] if sbv else "?"), "loadavg=" + load]
-        for e in ("pg", "mariadb", "fb3", "fb4"):
-            lines.append("version.%s=%s" % (e, s.version(e)))
+        for e in tg.ENGINES:
+            if e in ("pg", "mariadb", "fb3", "fb4") or e in self.engines:
+                lines.append("version.%s=%s" % (e, s.version(e)))
         lines += ["workloads=" + ",".join(st.workloads), "threads=" + ",".join(map(str, st.threads)),
                   "runs=%d" % st.runs, "time_s=%d" % st.time, "tables=%d" % st.tables,
                   "table_size=%d" % st.table_size, "capture=" + st.capture,

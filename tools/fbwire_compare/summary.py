@@ -144,9 +144,10 @@ def header(s):
     out.append("Machine: %s, %s, %s MB, %s. %s. Load average at the start: %s.\n" % (
         m.get("cpu", "?"), m.get("host", "?"), int(m.get("memory_kb", "0") or 0) // 1024,
         m.get("os", "?"), m.get("sysbench", "?"), m.get("loadavg", "?")))
-    out.append("Servers: PostgreSQL %s, MariaDB %s, Firebird %s (fb3) and %s (fb4).\n" % (
+    out.append("Servers: PostgreSQL %s, MariaDB %s, Firebird %s (fb3) and %s (fb4)%s.\n" % (
         m.get("version.pg", "?"), m.get("version.mariadb", "?"), m.get("version.fb3", "?"),
-        m.get("version.fb4", "?")))
+        m.get("version.fb4", "?"), "".join(", %s %s (%s)" % (n, m[k], k[8:]) for k, n in (
+            ("version.pg17", "PostgreSQL"), ("version.mariadb118", "MariaDB")) if k in m)))
     out.append("Runs: %s s each, %s interleaved repeat(s) per case, %s table(s) x %s rows, threads %s, "
                "crypt %s; round trips and bytes from one captured run of %s s per case (capture: %s); "
                "CPU: %s. %s\n" % (

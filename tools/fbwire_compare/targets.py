@@ -1,16 +1,26 @@
 # SPDX-License-Identifier: MIT
 """Engines and targets: which sysbench driver and options reach which server, and how.
 
-A target is an engine (pg, mariadb, fb3, fb4) plus the client that drives it. Wire crypt and TLS
+A target is an engine (pg, pg17, mariadb, mariadb118, fb3, fb4) plus the client that drives it. Wire crypt and TLS
 are always set explicitly (a driver's default may change): off, or on everywhere with crypt.
 Passwords travel in the environment of sysbench only (env()), never in options or records.
 """
 import re
 
-ENGINES = ("pg", "mariadb", "fb3", "fb4")
-BUILTIN = ("pg", "mariadb", "fb3-fbwire", "fb4-fbwire", "fb3-fbwire-pipelined", "fb4-fbwire-pipelined",
-           "fb3-fbclient", "fb4-fbclient", "fb3-fbclient-per-statement", "fb4-fbclient-per-statement")
+# Peer engines: name -> (kind, prefix of their variables in peers.env). pg17 and mariadb118 are
+# the Debian 13 pair scripts/peer-servers.sh runs in the chroot; sysbench's drivers of the host
+# reach them over loopback TCP like the Debian 12 pair.
+PEERS = {"pg": ("pg", "PEER_PG"), "pg17": ("pg", "PEER_PG17"),
+         "mariadb": ("mariadb", "PEER_MARIADB"), "mariadb118": ("mariadb", "PEER_MARIADB118")}
+ENGINES = tuple(PEERS) + ("fb3", "fb4")
+FB_KINDS = ("fbwire", "fbwire-pipelined", "fbclient", "fbclient-per-statement")
+BUILTIN = tuple(PEERS) + tuple("%s-%s" % (fb, k) for fb in ("fb3", "fb4") for k in FB_KINDS)
 DEFAULT = ("pg", "mariadb", "fb3-fbwire", "fb4-fbwire")
+
+
+def kind(engine):
+    """pg, mariadb or fb: which driver family reaches the engine."""
+    return PEERS[engine][0] if engine in PEERS else "fb"
 
 
 class Crypt:
@@ -22,7 +32,7 @@ class Crypt:
 
 
 def engine_of(base):
-    if base in ("pg", "mariadb"):
+    if base in PEERS:
         return base
     m = re.match(r"^(fb[34])-", base)
     if m and base in BUILTIN:
@@ -32,10 +42,8 @@ def engine_of(base):
 
 def driver_options(base, crypt):
     """A built-in target's driver options (no connection options)."""
-    if base == "pg":
-        return ["--db-driver=pgsql"]
-    if base == "mariadb":
-        return ["--db-driver=mysql", "--mysql-ssl=" + crypt.my]
+    if base in PEERS:
+        return setup_options(base, crypt)
     kind = base[4:]
     fbwire = ["--db-driver=fbwire", "--fbwire-wire-crypt=" + crypt.fb]
     return {
@@ -50,9 +58,9 @@ def driver_options(base, crypt):
 
 def setup_options(engine, crypt):
     """Driver options for prepare and cleanup."""
-    if engine == "pg":
+    if kind(engine) == "pg":
         return ["--db-driver=pgsql"]
-    if engine == "mariadb":
+    if kind(engine) == "mariadb":
         return ["--db-driver=mysql", "--mysql-ssl=" + crypt.my]
     return ["--db-driver=fbwire", "--fbwire-wire-crypt=" + crypt.fb]
 
@@ -62,7 +70,7 @@ class Target:
         self.name, self.base = name, base
         self.engine = engine_of(base)
         if self.engine is None:
-            raise ValueError("unknown target '%s' (pg, mariadb, fb3|fb4-fbwire, -fbwire-pipelined, -fbclient, "
+            raise ValueError("unknown target '%s' (pg, pg17, mariadb, mariadb118, fb3|fb4-fbwire, -fbwire-pipelined, -fbclient, "
                              "-fbclient-per-statement, or --target NAME=BASE:OPTIONS)" % name)
         self.options = driver_options(base, crypt) + [o for o in extra.split() if o]
         self.driver = next((o.split("=", 1)[1] for o in self.options if o.startswith("--db-driver=")), None)
@@ -106,11 +114,13 @@ class Servers:
     def __init__(self, env, crypt):
         self.e, self.crypt = env, crypt
 
+    def peer(self, engine, what):
+        """A peer's variable from peers.env: HOST, PORT, USER, DB, PASSWORD, VERSION."""
+        return self.e["%s_%s" % (PEERS[engine][1], what)]
+
     def host_port(self, engine):
-        if engine == "pg":
-            return self.e["PEER_PG_HOST"], int(self.e["PEER_PG_PORT"])
-        if engine == "mariadb":
-            return self.e["PEER_MARIADB_HOST"], int(self.e["PEER_MARIADB_PORT"])
+        if engine in PEERS:
+            return self.peer(engine, "HOST"), int(self.peer(engine, "PORT"))
         s = engine.upper()
         return self.e["FBW_%s_HOST" % s], int(self.e["FBW_%s_PORT" % s])
 
@@ -122,36 +132,37 @@ class Servers:
     def conn_options(self, engine, via=None):
         """Connection options; via = (host, port) of a link in front of the server."""
         h, p = via or self.host_port(engine)
-        if engine == "pg":
-            return ["--pgsql-host=" + h, "--pgsql-port=%d" % p, "--pgsql-user=" + self.e["PEER_PG_USER"],
-                    "--pgsql-db=" + self.e["PEER_PG_DB"]]
-        if engine == "mariadb":
-            return ["--mysql-host=" + h, "--mysql-port=%d" % p, "--mysql-user=" + self.e["PEER_MARIADB_USER"],
-                    "--mysql-db=" + self.e["PEER_MARIADB_DB"]]
+        k = kind(engine)
+        if k in ("pg", "mariadb"):
+            o = "--pgsql-" if k == "pg" else "--mysql-"
+            return [o + "host=" + h, o + "port=%d" % p, o + "user=" + self.peer(engine, "USER"),
+                    o + "db=" + self.peer(engine, "DB")]
         dsn = self.fb_dsn(engine, h, p)
         return ["--fbwire-db=" + dsn, "--fbclient-db=" + dsn]
 
     def conn_string(self, engine):
         """For the record: no password."""
-        e = self.e
-        if engine == "pg":
-            return "postgresql://%s@%s:%s/%s?sslmode=%s" % (e["PEER_PG_USER"], e["PEER_PG_HOST"], e["PEER_PG_PORT"],
-                                                             e["PEER_PG_DB"], self.crypt.pg)
-        if engine == "mariadb":
-            return "mysql://%s@%s:%s/%s?ssl=%s" % (e["PEER_MARIADB_USER"], e["PEER_MARIADB_HOST"],
-                                                   e["PEER_MARIADB_PORT"], e["PEER_MARIADB_DB"], self.crypt.my)
-        return "%s user %s wire_crypt=%s" % (self.fb_dsn(engine), e["FBW_USER"], self.crypt.fb)
+        k = kind(engine)
+        if k in ("pg", "mariadb"):
+            h, p = self.host_port(engine)
+            tail = "sslmode=" + self.crypt.pg if k == "pg" else "ssl=" + self.crypt.my
+            return "%s://%s@%s:%d/%s?%s" % ("postgresql" if k == "pg" else "mysql", self.peer(engine, "USER"), h, p,
+                                           self.peer(engine, "DB"), tail)
+        return "%s user %s wire_crypt=%s" % (self.fb_dsn(engine), self.e["FBW_USER"], self.crypt.fb)
 
     def version(self, engine):
-        key = {"pg": "PEER_PG_VERSION", "mariadb": "PEER_MARIADB_VERSION"}.get(engine, "FBW_%s_VERSION" % engine.upper())
-        return self.e.get(key, "?")
+        if engine in PEERS:
+            return self.e.get("%s_VERSION" % PEERS[engine][1], "?")
+        return self.e.get("FBW_%s_VERSION" % engine.upper(), "?")
 
-    def env(self):
-        """The passwords for sysbench's environment (and the peers' TLS mode)."""
+    def env(self, engine=None):
+        """The passwords for the environment of sysbench run against engine (and the TLS mode)."""
         e = self.e
-        return {"PGPASSWORD": e.get("PEER_PG_PASSWORD", ""), "PGSSLMODE": self.crypt.pg,
-                "MYSQL_PWD": e.get("PEER_MARIADB_PASSWORD", ""), "ISC_USER": e.get("FBW_USER", ""),
-                "ISC_PASSWORD": e.get("FBW_PASSWORD", "")}
+        out = {"PGSSLMODE": self.crypt.pg, "ISC_USER": e.get("FBW_USER", ""), "ISC_PASSWORD": e.get("FBW_PASSWORD", ""),
+               "PGPASSWORD": e.get("PEER_PG_PASSWORD", ""), "MYSQL_PWD": e.get("PEER_MARIADB_PASSWORD", "")}
+        if engine in PEERS:
+            out["PGPASSWORD" if kind(engine) == "pg" else "MYSQL_PWD"] = e.get(PEERS[engine][1] + "_PASSWORD", "")
+        return out
 
     def passwords(self):
         return [v for k, v in self.e.items() if k.endswith("PASSWORD") and v]
