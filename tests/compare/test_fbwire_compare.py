@@ -396,10 +396,10 @@ def test_link_rtt_through_fbwire_link():
 # ---------------------------------------------------------------- presets
 
 def test_preset_pipeline_tags_as_the_shell_script_named_them():
-    from fbwire_compare import presets
-    assert presets.pipeline_tag("oltp_read_only:--range_selects=off") == (
+    from fbwire_compare.presets.pipeline import pipeline_tag
+    assert pipeline_tag("oltp_read_only:--range_selects=off") == (
         "oltp_read_only", ["--range_selects=off"], "oltp_read_only_range_selects-off")
-    assert presets.pipeline_tag("oltp_write_only") == ("oltp_write_only", [], "oltp_write_only")
+    assert pipeline_tag("oltp_write_only") == ("oltp_write_only", [], "oltp_write_only")
 
 
 def test_preset_unknown_and_help():
