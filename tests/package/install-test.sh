@@ -79,13 +79,16 @@ done
 libdir=/usr/lib
 [ -e "$ROOT/usr/lib/x86_64-linux-gnu/libfbwire.so.0" ] && libdir=/usr/lib/x86_64-linux-gnu
 for f in /usr/bin/fbwire-sql /usr/bin/fbwire-pcap /usr/bin/fbwire-report /usr/bin/fbwire-bench \
-         /usr/bin/fbwire-sysbench /usr/bin/fbwire-compare /usr/share/fbwire/python/fbwire_compare/cli.py \
-         /usr/lib/libfbwire-sysbench.so /usr/include/fbwire/fbwire.h \
+         /usr/bin/fbwire-sysbench /usr/lib/libfbwire-sysbench.so /usr/include/fbwire/fbwire.h \
          $libdir/libfbwire.so.0 $libdir/libfbwire.a $libdir/pkgconfig/fbwire.pc \
          $libdir/cmake/fbwire/fbwireConfig.cmake /usr/share/doc/fbwire/README.md \
          /usr/share/doc/fbwire/library.md; do
   [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"
 done
 in_root ldconfig -p | grep -q 'libfbwire.so.0 ' && ok "ld.so finds libfbwire.so.0" || fail "ld.so cache lacks libfbwire.so.0"
+for f in /usr/bin/fbwire-compare /usr/share/fbwire/python/fbwire_compare/cli.py \
+         /usr/share/fbwire/python/fbwire_compare/presets/__init__.py; do
+  [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"
+done
 [ $FAILS -eq 0 ] || { echo "$FAILS failure(s)"; exit 1; }
 echo "package install checks passed"
