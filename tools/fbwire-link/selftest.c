@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/* selftest.c - `fbwire-link --self-test`: the link's accuracy, measured. An echo server and, per
+ * asked RTT, a link run as child processes on loopback; this process pings through the link one
+ * message at a time and compares the round trips it sees with the one asked for. The link child
+ * reports its own CPU and chunk count through a pipe when it is stopped. */
+#include "loop.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PING_BYTES 64
+
+typedef struct link_figures {
+    double cpu_s;
+    uint64_t chunks;
+} link_figures;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int port_of(int fd)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof sa;
+    return getsockname(fd, (struct sockaddr *)&sa, &len) ? -1 : ntohs(sa.sin_port);
+}
+
+static void nodelay(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* The echo server: one connection after the other, every byte straight back. */
+static void echo_child(int lfd)
+{
+    char buf[4096];
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+        if (fd < 0)
+            continue;
+        nodelay(fd);
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+            if (write(fd, buf, (size_t)n) != n)
+                break;
+        close(fd);
+    }
+}
+
+static pid_t start_echo(int *port)
+{
+    int lfd = fbl_listen("127.0.0.1:0");
+    if (lfd < 0)
+        return -1;
+    /* fbl_listen makes it non-blocking (for the loop); the echo child blocks in accept. */
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) & ~O_NONBLOCK);
+    *port = port_of(lfd);
+    pid_t pid = fork();
+    if (pid == 0)
+        echo_child(lfd);
+    close(lfd);
+    return pid;
+}
+
+/* A link with RTT `rtt` (plus the other shaping options given) in a child process. */
+static pid_t start_link(const fbl_opts *base, uint64_t rtt, int echo_port, int *port, int *pipe_rd)
+{
+    int lfd = fbl_listen("127.0.0.1:0"), pfd[2];
+    if (lfd < 0 || pipe(pfd))
+        return -1;
+    *port = port_of(lfd);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pfd[0]);
+        char to[32];
+        snprintf(to, sizeof to, "127.0.0.1:%d", echo_port);
+        fbl_opts o = *base;
+        o.to = to;
+        o.max_conns = 8;
+        o.json = o.fault_log = NULL;
+        o.line[FBL_UP].delay_ns = rtt / 2;
+        o.line[FBL_DOWN].delay_ns = rtt - rtt / 2;
+        fbl_summary s;
+        int rc = fbl_run(&o, lfd, &s);
+        link_figures fig = {s.user_s + s.sys_s, s.chunks[0] + s.chunks[1]};
+        if (write(pfd[1], &fig, sizeof fig) != (ssize_t)sizeof fig)
+            rc = -1;
+        _exit(rc ? 2 : 0);
+    }
+    close(lfd);
+    close(pfd[1]);
+    *pipe_rd = pfd[0];
+    return pid;
+}
+
+static int connect_to(int port)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct timeval tv = {.tv_sec = 10};
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) ||
+        connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    nodelay(fd);
+    return fd;
+}
+
+/* One ping: PING_BYTES out, the same back. The round trip in ns, 0 on failure. */
+static uint64_t ping(int fd, unsigned seq)
+{
+    unsigned char out[PING_BYTES], in[PING_BYTES];
+    memset(out, (int)(seq & 0xff), sizeof out);
+    uint64_t t0 = mono_ns();
+    if (write(fd, out, sizeof out) != (ssize_t)sizeof out)
+        return 0;
+    for (size_t got = 0; got < sizeof in;) {
+        ssize_t n = read(fd, in + got, sizeof in - got);
+        if (n <= 0)
+            return 0;
+        got += (size_t)n;
+    }
+    uint64_t t1 = mono_ns();
+    return memcmp(in, out, sizeof in) ? 0 : t1 - t0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct figures {
+    double median_ms, p99_ms;
+} figures;
+
+/* `count` pings after a few unmeasured ones; 0 or -1. */
+static int ping_series(int port, int count, figures *f)
+{
+    int fd = connect_to(port);
+    uint64_t *rtt = malloc((size_t)count * sizeof *rtt);
+    int ok = fd >= 0 && rtt;
+    for (int i = 0; ok && i < count + 5; i++) {
+        uint64_t t = ping(fd, (unsigned)i);
+        ok = t != 0;
+        if (i >= 5)
+            rtt[i - 5] = t;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (ok) {
+        qsort(rtt, (size_t)count, sizeof *rtt, cmp_u64);
+        f->median_ms = (double)(rtt[(count - 1) / 2] + rtt[count / 2]) / 2e6;
+        f->p99_ms = (double)rtt[(count * 99 + 99) / 100 - 1] / 1e6;
+    }
+    free(rtt);
+    return ok ? 0 : -1;
+}
+
+/* Stop the link child and read what it counted (within 10 s, else it is killed). */
+static int stop_link(pid_t pid, int pipe_rd, link_figures *fig)
+{
+    kill(pid, SIGTERM);
+    struct pollfd p = {.fd = pipe_rd, .events = POLLIN};
+    int ok = poll(&p, 1, 10000) == 1 && read(pipe_rd, fig, sizeof *fig) == (ssize_t)sizeof *fig;
+    if (!ok)
+        kill(pid, SIGKILL);
+    close(pipe_rd);
+    int st;
+    waitpid(pid, &st, 0);
+    return ok && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int pings_for(const fbl_opts *o, uint64_t rtt)
+{
+    if (o->self_count)
+        return o->self_count;
+    uint64_t n = rtt ? 1000000000ull / rtt : 2000;
+    return n < 20 ? 20 : n > 2000 ? 2000 : (int)n;
+}
+
+/* One asked RTT: a row of the table. Returns 0 when within tolerance, 1 when not, -1 on failure. */
+static int measure(const fbl_opts *o, uint64_t rtt, int echo_port)
+{
+    int port, pipe_rd, count = pings_for(o, rtt);
+    pid_t pid = start_link(o, rtt, echo_port, &port, &pipe_rd);
+    if (pid < 0)
+        return -1;
+    figures f;
+    link_figures lf = {0, 0};
+    int ok = ping_series(port, count, &f) == 0;
+    if (stop_link(pid, pipe_rd, &lf) || !ok) {
+        fprintf(stderr, "fbwire-link: self-test at %.3f ms failed\n", (double)rtt / 1e6);
+        return -1;
+    }
+    double asked = (double)rtt / 1e6, err_us = (f.median_ms - asked) * 1e3;
+    double limit_us = (double)rtt * (double)o->tol_ppm / 1e9 + (double)o->tol_ns / 1e3;
+    int within = err_us <= limit_us && -err_us <= limit_us;
+    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %6d  %s\n", asked, f.median_ms, f.p99_ms, err_us, limit_us,
+           lf.chunks ? lf.cpu_s * 1e6 / (double)lf.chunks : 0.0, count, within ? "ok" : "OFF");
+    return within ? 0 : 1;
+}
+
+int fbl_self_test(const fbl_opts *o)
+{
+    int echo_port;
+    signal(SIGPIPE, SIG_IGN);
+    pid_t echo = start_echo(&echo_port);
+    if (echo < 0)
+        return 2;
+    figures direct;
+    int status = 0;
+    if (ping_series(echo_port, 1000, &direct)) {
+        fprintf(stderr, "fbwire-link: self-test: the echo server does not answer\n");
+        status = 2;
+    } else {
+        printf("fbwire-link self-test: ping-pong of %d bytes over loopback through a link per asked RTT\n"
+               "direct loopback (no link): median %.3f ms, p99 %.3f ms; tolerance %.1f%% + %.0f us\n",
+               PING_BYTES, direct.median_ms, direct.p99_ms, (double)o->tol_ppm / 1e4, (double)o->tol_ns / 1e3);
+        printf("%9s %10s %8s %9s %9s %12s %6s  %s\n", "asked_ms", "median_ms", "p99_ms", "error_us", "limit_us",
+               "cpu_us/chunk", "pings", "result");
+        fflush(stdout);
+    }
+    for (int i = 0; status != 2 && i < o->self_n; i++) {
+        int rc = measure(o, o->self_rtt[i], echo_port);
+        fflush(stdout);
+        status = rc < 0 ? 2 : rc ? 1 : status;
+    }
+    kill(echo, SIGKILL);
+    waitpid(echo, NULL, 0);
+    return status;
+}
