@@ -137,24 +137,28 @@ int fbl_listen(const char *spec)
     return fd;
 }
 
-static void name_peer(int fd, char *out, size_t outlen)
+static void name_local(const struct sockaddr_storage *sa, char *out, size_t outlen)
 {
-    struct sockaddr_storage sa;
-    socklen_t len = sizeof sa;
     char host[INET6_ADDRSTRLEN] = "?";
     unsigned port = 0;
-    if (!getpeername(fd, (struct sockaddr *)&sa, &len)) {
-        if (sa.ss_family == AF_INET) {
-            struct sockaddr_in *in = (struct sockaddr_in *)&sa;
-            inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-            port = ntohs(in->sin_port);
-        } else if (sa.ss_family == AF_INET6) {
-            struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&sa;
-            inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
-            port = ntohs(in6->sin6_port);
-        }
+    if (sa->ss_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+        port = ntohs(in->sin_port);
+    } else if (sa->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+        inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+        port = ntohs(in6->sin6_port);
     }
-    snprintf(out, outlen, "%s:%u", host, port);
+    snprintf(out, outlen, sa->ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", host, port);
+}
+
+static void name_peer(int fd, char *out, size_t outlen)
+{
+    struct sockaddr_storage sa = {0};
+    socklen_t len = sizeof sa;
+    getpeername(fd, (struct sockaddr *)&sa, &len);
+    name_local(&sa, out, outlen);
 }
 
 /* ---- the timer heap: (due, connection slot, generation, line); stale entries are skipped ---- */
@@ -521,7 +525,7 @@ static void on_accept(loop *lp, uint64_t now)
         int cfd = accept4(lp->lst.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (cfd < 0)
             return; /* EAGAIN, or out of descriptors: the next connection tries again */
-        if (lp->open >= (uint64_t)lp->o->max_conns) {
+        if (lp->open >= lp->nslots) {
             close(cfd);
             lp->sum->refused++;
             continue;
@@ -563,22 +567,25 @@ static void on_signal(loop *lp, uint64_t now)
 
 /* ---- setup ---- */
 
-/* Room for two descriptors per connection plus a few. */
-static int raise_nofile(int conns)
+/* Room for two descriptors per connection plus a few: the soft limit is raised as far as the
+ * hard one allows, and the connection limit lowered (with a note) when that is not enough. */
+static uint32_t raise_nofile(int conns)
 {
     struct rlimit rl;
     rlim_t need = (rlim_t)conns * 2 + 32;
     if (getrlimit(RLIMIT_NOFILE, &rl))
-        return -1;
-    if (rl.rlim_cur >= need)
-        return 0;
-    rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
-    if (setrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < need) {
-        fprintf(stderr, "fbwire-link: open-file limit %llu is too low for %d connections\n",
-                (unsigned long long)rl.rlim_cur, conns);
-        return -1;
+        return (uint32_t)conns;
+    if (rl.rlim_cur < need) {
+        rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+        setrlimit(RLIMIT_NOFILE, &rl);
+        getrlimit(RLIMIT_NOFILE, &rl);
     }
-    return 0;
+    if (rl.rlim_cur >= need)
+        return (uint32_t)conns;
+    uint32_t fit = rl.rlim_cur > 64 ? (uint32_t)((rl.rlim_cur - 32) / 2) : 16;
+    fprintf(stderr, "fbwire-link: the open-file limit (%llu) allows %u connections at once, not %d\n",
+            (unsigned long long)rl.rlim_cur, fit, conns);
+    return fit;
 }
 
 static int add_fd(loop *lp, end *e, int fd)
@@ -601,9 +608,9 @@ static int setup(loop *lp, const fbl_opts *o, int listen_fd)
     signal(SIGPIPE, SIG_IGN);
     /* The default timer slack (50 us) would be the largest error of a short delay. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    if (raise_nofile(o->max_conns) || fbl_resolve(o->to, 0, &lp->to, &lp->tolen))
+    if (fbl_resolve(o->to, 0, &lp->to, &lp->tolen))
         return -1;
-    lp->nslots = (uint32_t)o->max_conns;
+    lp->nslots = raise_nofile(o->max_conns);
     lp->slots = calloc(lp->nslots, sizeof *lp->slots);
     lp->free_slots = malloc(lp->nslots * sizeof *lp->free_slots);
     lp->buf = malloc(READ_MAX);
@@ -616,8 +623,17 @@ static int setup(loop *lp, const fbl_opts *o, int listen_fd)
         return -1;
     }
     lp->ep = epoll_create1(EPOLL_CLOEXEC);
-    if (listen_fd < 0 && (listen_fd = fbl_listen(o->listen)) < 0)
-        return -1;
+    if (listen_fd < 0) {
+        if ((listen_fd = fbl_listen(o->listen)) < 0)
+            return -1;
+        char where[64];
+        struct sockaddr_storage sa;
+        socklen_t len = sizeof sa;
+        getsockname(listen_fd, (struct sockaddr *)&sa, &len);
+        name_local(&sa, where, sizeof where);
+        /* The port is what a caller that asked for port 0 needs to know. */
+        fprintf(stderr, "fbwire-link: listening on %s, relaying to %s\n", where, o->to);
+    }
     if (lp->ep < 0 || add_fd(lp, &lp->lst, listen_fd) ||
         add_fd(lp, &lp->tim, timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) ||
         add_fd(lp, &lp->sig, signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC))) {
