@@ -106,6 +106,15 @@ if(TARGET fbwire-link)
   set_tests_properties(tools_fbwire_link PROPERTIES LABELS unit TIMEOUT 120)
 endif()
 
+# A real Firebird session (fbwire-sql against FB3 and FB4) through fbwire-link in 1-byte slices:
+# output byte for byte the direct one.
+if(TARGET fbwire-link AND TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_link_sql
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-link-sql.sh $<TARGET_FILE:fbwire-link>
+                   $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_link_sql PROPERTIES LABELS integ TIMEOUT 300)
+endif()
+
 # libfbwire installed into a scratch prefix: exports, headers, the docs/library.md example built
 # with pkg-config and find_package(fbwire) and run against FB3 and FB4.
 add_test(NAME package_library COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/package/library.sh ${CMAKE_BINARY_DIR})
