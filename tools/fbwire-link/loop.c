@@ -431,10 +431,38 @@ static int feed(loop *lp, conn *c, int side, uint64_t now, const unsigned char *
 }
 
 /* One read from `side`. Returns -1 when the connection ended. */
+/* When the kernel received the bytes (SO_TIMESTAMPNS, on the real-time clock), moved to the
+ * monotonic clock: the delay counts from there, so the time this process took to wake up and
+ * read is not added to it. `now` when there is no stamp, or a clock step made it look later. */
+static uint64_t arrival(struct msghdr *m, uint64_t now)
+{
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(m); cm; cm = CMSG_NXTHDR(m, cm)) {
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS)
+            continue;
+        struct timespec rx, real, mono;
+        memcpy(&rx, CMSG_DATA(cm), sizeof rx);
+        clock_gettime(CLOCK_REALTIME, &real);
+        clock_gettime(CLOCK_MONOTONIC, &mono);
+        int64_t ago = ((int64_t)real.tv_sec - rx.tv_sec) * 1000000000ll + (real.tv_nsec - rx.tv_nsec);
+        uint64_t m_now = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
+        if (ago < 0 || (uint64_t)ago > m_now || m_now - (uint64_t)ago > now)
+            return now;
+        return m_now - (uint64_t)ago;
+    }
+    return now;
+}
+
 static int do_read(loop *lp, conn *c, int side, uint64_t now)
 {
-    ssize_t n = recv(c->e[side].fd, lp->buf, READ_MAX, MSG_DONTWAIT);
+    union {
+        char buf[CMSG_SPACE(sizeof(struct timespec))];
+        struct cmsghdr align;
+    } ctl;
+    struct iovec iov = {.iov_base = lp->buf, .iov_len = READ_MAX};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    ssize_t n = recvmsg(c->e[side].fd, &m, MSG_DONTWAIT);
     if (n > 0) {
+        now = arrival(&m, now);
         if (feed(lp, c, side, now, lp->buf, (size_t)n) == 0)
             return 0;
         close_conn(lp, c, "reset: out of memory", 1);
@@ -474,10 +502,11 @@ static void on_conn_event(loop *lp, end *e, uint32_t ev, uint64_t now)
     settle(lp, c, now);
 }
 
-static int tune_socket(int fd)
+static void tune_socket(int fd)
 {
     int one = 1;
-    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
 }
 
 static void new_conn(loop *lp, int cfd, uint64_t now)
@@ -678,12 +707,20 @@ static void dispatch(loop *lp, end *e, uint32_t ev, uint64_t now)
     }
 }
 
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 int fbl_run(const fbl_opts *o, int listen_fd, fbl_summary *sum)
 {
     loop L = {.o = o, .ep = -1, .sum = sum, .t_start = now_ns()};
     L.lst.fd = L.tim.fd = L.sig.fd = -1;
     memset(sum, 0, sizeof *sum);
     int rc = setup(&L, o, listen_fd);
+    sum->setup_cpu_s = cpu_s();
     struct epoll_event evs[64];
     while (!rc && !L.stop) {
         uint64_t t = now_ns();

@@ -24,6 +24,7 @@ typedef struct fbl_summary {
     uint64_t conns, refused, max_open, faults;
     uint64_t bytes[2], chunks[2], writes[2];
     double user_s, sys_s, wall_s;
+    double setup_cpu_s; /* of user_s + sys_s, spent before the first event: not per chunk */
 } fbl_summary;
 
 #define FBL_MAX_DETAIL 100000

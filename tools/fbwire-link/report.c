@@ -9,7 +9,7 @@
 static double cpu_per_chunk_us(const fbl_summary *s)
 {
     uint64_t chunks = s->chunks[0] + s->chunks[1];
-    return chunks ? (s->user_s + s->sys_s) * 1e6 / (double)chunks : 0;
+    return chunks ? (s->user_s + s->sys_s - s->setup_cpu_s) * 1e6 / (double)chunks : 0;
 }
 
 void fbl_report_text(const fbl_opts *o, const fbl_summary *s, FILE *f)

@@ -97,7 +97,7 @@ static pid_t start_link(const fbl_opts *base, uint64_t rtt, int echo_port, int *
         o.line[FBL_DOWN].delay_ns = rtt - rtt / 2;
         fbl_summary s;
         int rc = fbl_run(&o, lfd, &s);
-        link_figures fig = {s.user_s + s.sys_s, s.chunks[0] + s.chunks[1]};
+        link_figures fig = {s.user_s + s.sys_s - s.setup_cpu_s, s.chunks[0] + s.chunks[1]};
         if (write(pfd[1], &fig, sizeof fig) != (ssize_t)sizeof fig)
             rc = -1;
         _exit(rc ? 2 : 0);
