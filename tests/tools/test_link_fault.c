@@ -43,7 +43,8 @@ Test(link_fault, parses_the_documented_rules)
 Test(link_fault, format_reads_back_as_the_same_rule)
 {
     const char *rules[] = {"conn=3 after=client-writes:40 reset", "prob=0.000001 dir=up stall=hold",
-                           "after=server-bytes:7 dir=both shutdown", "after=client-bytes:12 stall=1500us"};
+                           "after=server-bytes:7 dir=both shutdown",
+                           "after=client-bytes:12 stall=1500us"};
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         fbl_rule a = parse_ok(rules[i]), b;
         char text[160], err[160];
@@ -59,14 +60,28 @@ Test(link_fault, refuses_bad_rules_with_a_reason)
     memset(longer, ' ', sizeof longer - 1);
     longer[sizeof longer - 1] = 0;
     memcpy(longer + 300, "reset", 5);
-    const char *bad[] = {"", "reset", "after=client-writes:40", "conn=0 after=client-writes:1 reset",
-                         "conn=99999999999 prob=1 reset", "after=client-writes:-1 reset",
-                         "after=client-writes:4.5 reset", "after=client-writes: reset",
-                         "after=client-writes:99999999999999999999999 reset", "after=clients:1 reset",
-                         "after=client-writes:1 reset shutdown", "after=client-writes:1 prob=1 reset",
-                         "prob=1.5 reset", "prob=abc reset", "prob=1 stall=", "prob=1 stall=5parsecs",
-                         "prob=1 reset dir=sideways", "prob=1 reset conn=2 conn=3", "prob=1 reset bogus",
-                         "prob=1 reset=1", "prob=1 stall", longer};
+    const char *bad[] = {"",
+                         "reset",
+                         "after=client-writes:40",
+                         "conn=0 after=client-writes:1 reset",
+                         "conn=99999999999 prob=1 reset",
+                         "after=client-writes:-1 reset",
+                         "after=client-writes:4.5 reset",
+                         "after=client-writes: reset",
+                         "after=client-writes:99999999999999999999999 reset",
+                         "after=clients:1 reset",
+                         "after=client-writes:1 reset shutdown",
+                         "after=client-writes:1 prob=1 reset",
+                         "prob=1.5 reset",
+                         "prob=abc reset",
+                         "prob=1 stall=",
+                         "prob=1 stall=5parsecs",
+                         "prob=1 reset dir=sideways",
+                         "prob=1 reset conn=2 conn=3",
+                         "prob=1 reset bogus",
+                         "prob=1 reset=1",
+                         "prob=1 stall",
+                         longer};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         fbl_rule r;
         char err[160] = "";
@@ -139,7 +154,8 @@ Test(link_fault, probabilities_are_seeded_and_about_right)
     int f;
     cr_assert_eq(count_hits(1, 5, "prob=0 reset", 1000, &f), 0);
     cr_assert_eq(count_hits(1, 5, "prob=1 reset", 1000, &f), 1000);
-    cr_assert_eq(count_hits(1, 5, "prob=1 reset dir=down", 1000, &f), 500, "only server chunks drawn");
+    cr_assert_eq(count_hits(1, 5, "prob=1 reset dir=down", 1000, &f), 500,
+                 "only server chunks drawn");
 }
 
 Test(link_fault, units_are_exact)
@@ -164,7 +180,8 @@ Test(link_fault, units_are_exact)
     cr_assert_eq(v, 65536);
     cr_assert_eq(fbl_parse_prob("0.000000001", &p), 0);
     cr_assert_eq(p, 1);
-    const char *bad_d[] = {"", "ms", "1 ms", "1msx", "-1ms", "1e3ms", "99999999999999999999s", "2000000s"};
+    const char *bad_d[] = {
+        "", "ms", "1 ms", "1msx", "-1ms", "1e3ms", "99999999999999999999s", "2000000s"};
     for (size_t i = 0; i < sizeof bad_d / sizeof bad_d[0]; i++)
         cr_assert_eq(fbl_parse_duration(bad_d[i], &v), -1, "duration \"%s\" accepted", bad_d[i]);
     const char *bad_r[] = {"100", "0mbit", "11gbit", "fast", "100mb"};

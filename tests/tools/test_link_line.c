@@ -16,7 +16,10 @@
 static fbl_line make(uint64_t delay, uint64_t jitter, uint64_t rate, uint64_t burst, size_t slice)
 {
     fbl_line l;
-    fbl_line_cfg cfg = {.delay_ns = delay, .jitter_ns = jitter, .rate_bps = rate, .burst_bytes = burst,
+    fbl_line_cfg cfg = {.delay_ns = delay,
+                        .jitter_ns = jitter,
+                        .rate_bps = rate,
+                        .burst_bytes = burst,
                         .slice = slice};
     fbl_line_init(&l, &cfg, 42);
     return l;
@@ -43,7 +46,8 @@ Test(link_line, delay_is_exact_and_chunks_arrive_whole)
     cr_assert_eq(fbl_line_push(&l, 1000, buf, sizeof buf), 0);
     cr_assert_eq(fbl_line_next_due(&l), 1000 + 500 * US);
     take(&l, 1000 + 500 * US - 1, FBL_NONE);
-    cr_assert_eq(take(&l, 1000 + 500 * US, FBL_DATA), 300, "a chunk read together is written together");
+    cr_assert_eq(take(&l, 1000 + 500 * US, FBL_DATA), 300,
+                 "a chunk read together is written together");
     cr_assert_eq(fbl_line_next_due(&l), FBL_NEVER);
     cr_assert_eq(l.bytes_out, 300);
     cr_assert_eq(l.writes_out, 1);
@@ -94,7 +98,8 @@ Test(link_line, rate_remainders_sum_exactly)
     }
     uint64_t rem = 0, sum = 0;
     for (int i = 0; i < 1000; i++)
-        sum += fbl_tx_ns(1500, 100000000, &rem); /* 1000 packets of 1500 bytes at 100 mbit: 120 ms */
+        sum +=
+            fbl_tx_ns(1500, 100000000, &rem); /* 1000 packets of 1500 bytes at 100 mbit: 120 ms */
     cr_assert_eq(sum, 120 * MS);
     fbl_line_free(&l);
 }
@@ -193,10 +198,13 @@ static void one_run(uint64_t seed)
                 S.in[S.nin + i] = (unsigned char)fbl_rand(&rs);
             cr_assert_eq(fbl_line_push(&l, now, S.in + S.nin, n), 0);
             uint64_t due = l.tail->due;
-            cr_assert_geq(due, now + delay, "seed %llu: due before the delay", (unsigned long long)seed);
+            cr_assert_geq(due, now + delay, "seed %llu: due before the delay",
+                          (unsigned long long)seed);
             if (!jitter && !rate)
-                cr_assert_eq(due, now + delay, "seed %llu: plain delay not exact", (unsigned long long)seed);
-            cr_assert_geq(due, last_due, "seed %llu: chunk %zu reordered", (unsigned long long)seed, pushed);
+                cr_assert_eq(due, now + delay, "seed %llu: plain delay not exact",
+                             (unsigned long long)seed);
+            cr_assert_geq(due, last_due, "seed %llu: chunk %zu reordered", (unsigned long long)seed,
+                          pushed);
             last_due = due;
             S.nin += n;
             pushed++;
@@ -206,10 +214,12 @@ static void one_run(uint64_t seed)
             uint64_t arg;
             int rule;
             if (fbl_line_peek(&l, now, &p, &n, &arg, &rule) == FBL_DATA) {
-                cr_assert_leq(l.head->due, now, "seed %llu: written before due", (unsigned long long)seed);
+                cr_assert_leq(l.head->due, now, "seed %llu: written before due",
+                              (unsigned long long)seed);
                 if (slice)
                     cr_assert_leq(n, slice);
-                size_t w = rnd(&rs, 4) ? n : (size_t)rnd(&rs, n + 1); /* a short write now and then */
+                size_t w =
+                    rnd(&rs, 4) ? n : (size_t)rnd(&rs, n + 1); /* a short write now and then */
                 memcpy(S.out + S.nout, p, w);
                 S.nout += w;
                 fbl_line_consume(&l, w);
@@ -219,8 +229,10 @@ static void one_run(uint64_t seed)
         }
         now += rnd(&rs, 4) == 0 ? rnd(&rs, 3 * MS) : rnd(&rs, 50 * US);
     }
-    cr_assert_eq(S.nout, S.nin, "seed %llu: %zu bytes out of %zu", (unsigned long long)seed, S.nout, S.nin);
-    cr_assert(memcmp(S.in, S.out, S.nin) == 0, "seed %llu: bytes changed or reordered", (unsigned long long)seed);
+    cr_assert_eq(S.nout, S.nin, "seed %llu: %zu bytes out of %zu", (unsigned long long)seed, S.nout,
+                 S.nin);
+    cr_assert(memcmp(S.in, S.out, S.nin) == 0, "seed %llu: bytes changed or reordered",
+              (unsigned long long)seed);
     cr_assert_eq(l.bytes_out, S.nin);
     cr_assert_eq(l.queued, 0);
     free(S.in);

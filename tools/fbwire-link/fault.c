@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* fault.c - the fault schedule of fbwire-link: rule parser and per-connection triggers (fault.h). */
+/* fault.c - the fault schedule of fbwire-link: rule parser and per-connection triggers (fault.h).
+ */
 #include "fault.h"
 #include "units.h"
 
@@ -23,8 +24,10 @@ static int parse_after(const char *v, fbl_rule *r)
         const char *name;
         fbl_counter counter;
         int side;
-    } names[] = {{"client-writes:", FBL_CNT_WRITES, FBL_UP}, {"server-writes:", FBL_CNT_WRITES, FBL_DOWN},
-                 {"client-bytes:", FBL_CNT_BYTES, FBL_UP},   {"server-bytes:", FBL_CNT_BYTES, FBL_DOWN}};
+    } names[] = {{"client-writes:", FBL_CNT_WRITES, FBL_UP},
+                 {"server-writes:", FBL_CNT_WRITES, FBL_DOWN},
+                 {"client-bytes:", FBL_CNT_BYTES, FBL_UP},
+                 {"server-bytes:", FBL_CNT_BYTES, FBL_DOWN}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t n = strlen(names[i].name);
         if (strncmp(v, names[i].name, n))
@@ -89,12 +92,15 @@ static int parse_word(const char *w, fbl_rule *r, int *seen, char *err, size_t e
         else
             bad = fbl_parse_duration(v, &r->stall_ns);
     } else {
-        return fail(err, errlen, "unknown word \"%.40s\" (conn=, after=, prob=, dir=, reset, shutdown, stall=)", w);
+        return fail(err, errlen,
+                    "unknown word \"%.40s\" (conn=, after=, prob=, dir=, reset, shutdown, stall=)",
+                    w);
     }
     if (bad)
         return fail(err, errlen, "bad value in \"%.60s\"", w);
     if (*seen & bit)
-        return fail(err, errlen, "\"%.40s\": given twice (or after= with prob=, or two actions)", w);
+        return fail(err, errlen, "\"%.40s\": given twice (or after= with prob=, or two actions)",
+                    w);
     *seen |= bit;
     return 0;
 }
@@ -137,7 +143,8 @@ void fbl_rule_format(const fbl_rule *r, char *out, size_t outlen)
     if (r->conn)
         snprintf(conn, sizeof conn, "conn=%u ", r->conn);
     if (r->counter == FBL_CNT_PROB)
-        snprintf(trig, sizeof trig, "prob=%u.%09u", r->prob_ppb / 1000000000u, r->prob_ppb % 1000000000u);
+        snprintf(trig, sizeof trig, "prob=%u.%09u", r->prob_ppb / 1000000000u,
+                 r->prob_ppb % 1000000000u);
     else
         snprintf(trig, sizeof trig, "after=%s-%s:%llu", r->side == FBL_UP ? "client" : "server",
                  r->counter == FBL_CNT_WRITES ? "writes" : "bytes", (unsigned long long)r->after);
@@ -195,7 +202,8 @@ int fbl_faults_chunk(fbl_faults *f, const fbl_sched *s, int side, int *hits)
         if (r->counter == FBL_CNT_WRITES && r->side == side && f->writes[side] >= r->after) {
             f->fired[i] = 1;
             hits[n++] = i;
-        } else if (r->counter == FBL_CNT_PROB && (r->dir < 0 || r->dir == FBL_BOTH || r->dir == side)) {
+        } else if (r->counter == FBL_CNT_PROB &&
+                   (r->dir < 0 || r->dir == FBL_BOTH || r->dir == side)) {
             /* Drawn for every chunk whether or not it fires, so one rule's outcome never shifts
              * another's: a seed gives the same faults at the same chunks. */
             if (fbl_rand(&f->rng) % 1000000000u < r->prob_ppb)

@@ -9,15 +9,14 @@
  *   after=COUNTER:N               fire once when the counter reaches N:
  *                                   client-writes, server-writes  chunks read from that side
  *                                   client-bytes,  server-bytes   bytes read from that side (exact:
- *                                                                 a chunk is split at the N-th byte)
- *   prob=P                        instead of after=: fire after each chunk with probability P (seeded)
- *   dir=up|down|both              the direction acted on (up = client to server); default: the
- *                                 counter's side (after=), every chunk's own direction (prob=)
- *   reset | shutdown | stall=T | stall=hold      the action (exactly one):
- *     reset     both sides get a TCP reset once the bytes before it are delivered
- *     shutdown  the direction's write half is closed (the receiver reads end of stream)
- *     stall=T   the direction delivers nothing for T (a duration); hold: until SIGUSR1
- * Example: "conn=3 after=client-writes:40 reset". */
+ *                                                                 a chunk is split at the N-th
+ * byte) prob=P                        instead of after=: fire after each chunk with probability P
+ * (seeded) dir=up|down|both              the direction acted on (up = client to server); default:
+ * the counter's side (after=), every chunk's own direction (prob=) reset | shutdown | stall=T |
+ * stall=hold      the action (exactly one): reset     both sides get a TCP reset once the bytes
+ * before it are delivered shutdown  the direction's write half is closed (the receiver reads end of
+ * stream) stall=T   the direction delivers nothing for T (a duration); hold: until SIGUSR1 Example:
+ * "conn=3 after=client-writes:40 reset". */
 #ifndef FBL_FAULT_H
 #define FBL_FAULT_H
 
@@ -38,14 +37,14 @@ typedef enum fbl_counter {
 } fbl_counter;
 
 typedef struct fbl_rule {
-    uint32_t conn;       /* 0 = every connection */
+    uint32_t conn; /* 0 = every connection */
     fbl_counter counter;
-    int side;            /* FBL_UP: client, FBL_DOWN: server (counters); FBL_BOTH for prob */
-    uint64_t after;      /* counter threshold */
-    uint32_t prob_ppb;   /* prob=: parts per billion */
-    int dir;             /* direction acted on: FBL_UP, FBL_DOWN, FBL_BOTH, -1 = default */
-    fbl_kind action;     /* FBL_RESET, FBL_SHUTDOWN or FBL_STALL */
-    uint64_t stall_ns;   /* FBL_NEVER: hold until released */
+    int side;          /* FBL_UP: client, FBL_DOWN: server (counters); FBL_BOTH for prob */
+    uint64_t after;    /* counter threshold */
+    uint32_t prob_ppb; /* prob=: parts per billion */
+    int dir;           /* direction acted on: FBL_UP, FBL_DOWN, FBL_BOTH, -1 = default */
+    fbl_kind action;   /* FBL_RESET, FBL_SHUTDOWN or FBL_STALL */
+    uint64_t stall_ns; /* FBL_NEVER: hold until released */
 } fbl_rule;
 
 typedef struct fbl_sched {

@@ -42,10 +42,10 @@ typedef enum fbl_kind {
 
 typedef struct fbl_chunk {
     struct fbl_chunk *next;
-    uint64_t due;  /* ns: when it may be written */
+    uint64_t due; /* ns: when it may be written */
     fbl_kind kind;
-    uint64_t arg;  /* FBL_STALL: ns; marks from a fault rule: the rule's number in `rule` */
-    int rule;      /* fault rule that made this mark, -1 otherwise */
+    uint64_t arg; /* FBL_STALL: ns; marks from a fault rule: the rule's number in `rule` */
+    int rule;     /* fault rule that made this mark, -1 otherwise */
     size_t len, off;
     unsigned char data[];
 } fbl_chunk;
@@ -84,7 +84,8 @@ void fbl_line_consume(fbl_line *l, size_t n);
 /* End a stall now (the "until released" stall included). */
 void fbl_line_release(fbl_line *l);
 
-/* Time for `len` bytes at `rate_bps`, in ns, with the remainder carried in *rem (exact over a sum). */
+/* Time for `len` bytes at `rate_bps`, in ns, with the remainder carried in *rem (exact over a sum).
+ */
 uint64_t fbl_tx_ns(uint64_t len, uint64_t rate_bps, uint64_t *rem);
 
 /* The seeded generator shared by the stages (splitmix64): deterministic per connection. */

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* accept4 */
 #include "loop.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -22,7 +23,6 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 enum { CLIENT = 0, SERVER = 1 }; /* a side's index is the line it feeds: client feeds FBL_UP */
 #define READ_MAX 65536
@@ -30,10 +30,10 @@ enum { CLIENT = 0, SERVER = 1 }; /* a side's index is the line it feeds: client 
 typedef struct conn conn;
 
 typedef struct end {
-    conn *c;  /* NULL: the listening socket, timer or signals */
+    conn *c; /* NULL: the listening socket, timer or signals */
     int side;
     int fd;
-    uint32_t ev;    /* events registered, 0 = not in the epoll set */
+    uint32_t ev; /* events registered, 0 = not in the epoll set */
 } end;
 
 struct conn {
@@ -50,7 +50,7 @@ struct conn {
     uint32_t nfaults;
     uint64_t t0;
     char client[64];
-    int dead;        /* closed; freed after the current batch of events */
+    int dead; /* closed; freed after the current batch of events */
     conn *next_dead;
 };
 
@@ -326,8 +326,9 @@ static void log_fault(loop *lp, conn *c, int rule, int d, fbl_kind k)
     fprintf(lp->flog,
             "{\"t_ms\":%.3f,\"conn\":%u,\"rule\":%d,\"fault\":\"%s\",\"dir\":\"%s\","
             "\"delivered\":{\"up\":%llu,\"down\":%llu},\"spec\":\"%s\"}\n",
-            (double)(now_ns() - lp->t_start) / 1e6, c->id, rule, kind_names[k], d == FBL_UP ? "up" : "down",
-            (unsigned long long)c->line[FBL_UP].bytes_out, (unsigned long long)c->line[FBL_DOWN].bytes_out, spec);
+            (double)(now_ns() - lp->t_start) / 1e6, c->id, rule, kind_names[k],
+            d == FBL_UP ? "up" : "down", (unsigned long long)c->line[FBL_UP].bytes_out,
+            (unsigned long long)c->line[FBL_DOWN].bytes_out, spec);
     fflush(lp->flog);
 }
 
@@ -390,7 +391,8 @@ static void settle(loop *lp, conn *c, uint64_t now)
         uint64_t due = fbl_line_next_due(&c->line[d]);
         /* A blocked line waits for EPOLLOUT, and so does the up line until the server answers
          * the connect; the timer is only for lines that wait for their time. */
-        if (c->blocked[d] || (d == FBL_UP && c->connecting) || due == FBL_NEVER || due == c->sched[d])
+        if (c->blocked[d] || (d == FBL_UP && c->connecting) || due == FBL_NEVER ||
+            due == c->sched[d])
             continue;
         tmr t = {.due = due, .slot = c->slot, .gen = c->gen, .d = d};
         if (!heap_push(lp, t))
@@ -443,7 +445,8 @@ static uint64_t arrival(struct msghdr *m, uint64_t now)
         memcpy(&rx, CMSG_DATA(cm), sizeof rx);
         clock_gettime(CLOCK_REALTIME, &real);
         clock_gettime(CLOCK_MONOTONIC, &mono);
-        int64_t ago = ((int64_t)real.tv_sec - rx.tv_sec) * 1000000000ll + (real.tv_nsec - rx.tv_nsec);
+        int64_t ago =
+            ((int64_t)real.tv_sec - rx.tv_sec) * 1000000000ll + (real.tv_nsec - rx.tv_nsec);
         uint64_t m_now = (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec;
         if (ago < 0 || (uint64_t)ago > m_now || m_now - (uint64_t)ago > now)
             return now;
@@ -459,7 +462,8 @@ static int do_read(loop *lp, conn *c, int side, uint64_t now)
         struct cmsghdr align;
     } ctl;
     struct iovec iov = {.iov_base = lp->buf, .iov_len = READ_MAX};
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
     ssize_t n = recvmsg(c->e[side].fd, &m, MSG_DONTWAIT);
     if (n > 0) {
         now = arrival(&m, now);
@@ -489,7 +493,8 @@ static void on_conn_event(loop *lp, end *e, uint32_t ev, uint64_t now)
         socklen_t len = sizeof err;
         getsockopt(e->fd, SOL_SOCKET, SO_ERROR, &err, &len);
         if (err) {
-            fprintf(stderr, "fbwire-link: connection %u: connect to %s: %s\n", c->id, lp->o->to, strerror(err));
+            fprintf(stderr, "fbwire-link: connection %u: connect to %s: %s\n", c->id, lp->o->to,
+                    strerror(err));
             close_conn(lp, c, "connect failed", 1);
             return;
         }
@@ -514,7 +519,8 @@ static void new_conn(loop *lp, int cfd, uint64_t now)
     conn *c = calloc(1, sizeof *c);
     int sfd = socket(lp->to.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (!c || sfd < 0 || !lp->nfree) {
-        fprintf(stderr, "fbwire-link: cannot take a connection: %s\n", c && sfd < 0 ? strerror(errno) : "no room");
+        fprintf(stderr, "fbwire-link: cannot take a connection: %s\n",
+                c && sfd < 0 ? strerror(errno) : "no room");
         free(c);
         if (sfd >= 0)
             close(sfd);
@@ -540,7 +546,8 @@ static void new_conn(loop *lp, int cfd, uint64_t now)
     c->e[CLIENT] = (end){.c = c, .side = CLIENT, .fd = cfd};
     c->e[SERVER] = (end){.c = c, .side = SERVER, .fd = sfd};
     if (connect(sfd, (struct sockaddr *)&lp->to, lp->tolen) && errno != EINPROGRESS) {
-        fprintf(stderr, "fbwire-link: connection %u: connect to %s: %s\n", c->id, lp->o->to, strerror(errno));
+        fprintf(stderr, "fbwire-link: connection %u: connect to %s: %s\n", c->id, lp->o->to,
+                strerror(errno));
         close_conn(lp, c, "connect failed", 1);
         return;
     }
@@ -612,7 +619,8 @@ static uint32_t raise_nofile(int conns)
     if (rl.rlim_cur >= need)
         return (uint32_t)conns;
     uint32_t fit = rl.rlim_cur > 64 ? (uint32_t)((rl.rlim_cur - 32) / 2) : 16;
-    fprintf(stderr, "fbwire-link: the open-file limit (%llu) allows %u connections at once, not %d\n",
+    fprintf(stderr,
+            "fbwire-link: the open-file limit (%llu) allows %u connections at once, not %d\n",
             (unsigned long long)rl.rlim_cur, fit, conns);
     return fit;
 }
@@ -711,7 +719,8 @@ static double cpu_s(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 int fbl_run(const fbl_opts *o, int listen_fd, fbl_summary *sum)

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The help text is laid out as it prints. */
+/* clang-format off */
 void fbl_usage(FILE *f)
 {
     fprintf(f,
@@ -70,6 +72,7 @@ void fbl_usage(FILE *f)
 "    a setup error.\n",
             FBL_MAX_RULES);
 }
+/* clang-format on */
 
 static int bad(const char *opt, const char *val, const char *what)
 {
@@ -250,7 +253,8 @@ int fbl_opts_parse(fbl_opts *o, int argc, char **argv)
             return -1;
     }
     if (!o->self_test && (!o->listen || !o->to)) {
-        fprintf(stderr, "fbwire-link: --listen ADDR:PORT and --to ADDR:PORT are needed (see --help)\n");
+        fprintf(stderr,
+                "fbwire-link: --listen ADDR:PORT and --to ADDR:PORT are needed (see --help)\n");
         return -1;
     }
     return 0;

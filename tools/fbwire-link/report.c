@@ -14,23 +14,28 @@ static double cpu_per_chunk_us(const fbl_summary *s)
 
 void fbl_report_text(const fbl_opts *o, const fbl_summary *s, FILE *f)
 {
-    fprintf(f, "fbwire-link: %llu connection(s) (at most %llu at once, %llu refused), %llu fault(s) injected\n",
-            (unsigned long long)s->conns, (unsigned long long)s->max_open, (unsigned long long)s->refused,
-            (unsigned long long)s->faults);
+    fprintf(f,
+            "fbwire-link: %llu connection(s) (at most %llu at once, %llu refused), %llu fault(s) "
+            "injected\n",
+            (unsigned long long)s->conns, (unsigned long long)s->max_open,
+            (unsigned long long)s->refused, (unsigned long long)s->faults);
     for (int d = 0; d < 2; d++)
-        fprintf(f, "fbwire-link: %-4s %llu bytes in %llu chunks, written in %llu writes\n", d ? "down" : "up",
-                (unsigned long long)s->bytes[d], (unsigned long long)s->chunks[d], (unsigned long long)s->writes[d]);
-    fprintf(f, "fbwire-link: CPU %.3f s user + %.3f s system in %.3f s; %.2f us per chunk\n", s->user_s,
-            s->sys_s, s->wall_s, cpu_per_chunk_us(s));
+        fprintf(f, "fbwire-link: %-4s %llu bytes in %llu chunks, written in %llu writes\n",
+                d ? "down" : "up", (unsigned long long)s->bytes[d],
+                (unsigned long long)s->chunks[d], (unsigned long long)s->writes[d]);
+    fprintf(f, "fbwire-link: CPU %.3f s user + %.3f s system in %.3f s; %.2f us per chunk\n",
+            s->user_s, s->sys_s, s->wall_s, cpu_per_chunk_us(s));
     if (o->quiet)
         return;
     for (size_t i = 0; i < s->nconn; i++) {
         const fbl_conn_stats *c = &s->conn[i];
-        fprintf(f,
-                "fbwire-link: conn %u %s: up %llu B/%llu chunks, down %llu B/%llu chunks, %u fault(s), "
-                "%.3f s, %s\n",
-                c->id, c->client, (unsigned long long)c->bytes[0], (unsigned long long)c->chunks[0],
-                (unsigned long long)c->bytes[1], (unsigned long long)c->chunks[1], c->faults, c->seconds, c->end);
+        fprintf(
+            f,
+            "fbwire-link: conn %u %s: up %llu B/%llu chunks, down %llu B/%llu chunks, %u fault(s), "
+            "%.3f s, %s\n",
+            c->id, c->client, (unsigned long long)c->bytes[0], (unsigned long long)c->chunks[0],
+            (unsigned long long)c->bytes[1], (unsigned long long)c->chunks[1], c->faults,
+            c->seconds, c->end);
     }
     if (s->conns > s->nconn)
         fprintf(f, "fbwire-link: (%llu more connections counted in the totals only)\n",
@@ -39,8 +44,8 @@ void fbl_report_text(const fbl_opts *o, const fbl_summary *s, FILE *f)
 
 static void json_dir(FILE *f, const char *name, uint64_t bytes, uint64_t chunks, uint64_t writes)
 {
-    fprintf(f, "\"%s\":{\"bytes\":%llu,\"chunks\":%llu,\"writes\":%llu}", name, (unsigned long long)bytes,
-            (unsigned long long)chunks, (unsigned long long)writes);
+    fprintf(f, "\"%s\":{\"bytes\":%llu,\"chunks\":%llu,\"writes\":%llu}", name,
+            (unsigned long long)bytes, (unsigned long long)chunks, (unsigned long long)writes);
 }
 
 /* Every string written is made here or is an address in numeric form: nothing to escape. */
@@ -51,16 +56,17 @@ int fbl_report_json(const fbl_opts *o, const fbl_summary *s, const char *path)
         fprintf(stderr, "fbwire-link: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    fprintf(f, "{\"tool\":\"fbwire-link\",\"delay_ns\":{\"up\":%llu,\"down\":%llu},\"jitter_ns\":%llu,"
-               "\"rate_bps\":{\"up\":%llu,\"down\":%llu},\"seed\":%llu,\n",
+    fprintf(f,
+            "{\"tool\":\"fbwire-link\",\"delay_ns\":{\"up\":%llu,\"down\":%llu},\"jitter_ns\":%llu,"
+            "\"rate_bps\":{\"up\":%llu,\"down\":%llu},\"seed\":%llu,\n",
             (unsigned long long)o->line[0].delay_ns, (unsigned long long)o->line[1].delay_ns,
             (unsigned long long)o->line[0].jitter_ns, (unsigned long long)o->line[0].rate_bps,
             (unsigned long long)o->line[1].rate_bps, (unsigned long long)o->seed);
-    fprintf(f, " \"cpu\":{\"user_s\":%.6f,\"sys_s\":%.6f,\"wall_s\":%.6f,\"us_per_chunk\":%.3f},\n", s->user_s,
-            s->sys_s, s->wall_s, cpu_per_chunk_us(s));
+    fprintf(f, " \"cpu\":{\"user_s\":%.6f,\"sys_s\":%.6f,\"wall_s\":%.6f,\"us_per_chunk\":%.3f},\n",
+            s->user_s, s->sys_s, s->wall_s, cpu_per_chunk_us(s));
     fprintf(f, " \"connections\":%llu,\"max_open\":%llu,\"refused\":%llu,\"faults\":%llu,",
-            (unsigned long long)s->conns, (unsigned long long)s->max_open, (unsigned long long)s->refused,
-            (unsigned long long)s->faults);
+            (unsigned long long)s->conns, (unsigned long long)s->max_open,
+            (unsigned long long)s->refused, (unsigned long long)s->faults);
     json_dir(f, "up", s->bytes[0], s->chunks[0], s->writes[0]);
     fputc(',', f);
     json_dir(f, "down", s->bytes[1], s->chunks[1], s->writes[1]);
@@ -71,9 +77,11 @@ int fbl_report_json(const fbl_opts *o, const fbl_summary *s, const char *path)
         json_dir(f, "up", c->bytes[0], c->chunks[0], c->writes[0]);
         fputc(',', f);
         json_dir(f, "down", c->bytes[1], c->chunks[1], c->writes[1]);
-        fprintf(f, ",\"dropped\":{\"up\":%llu,\"down\":%llu},\"faults\":%u,\"seconds\":%.6f,\"end\":\"%s\"}",
-                (unsigned long long)c->dropped[0], (unsigned long long)c->dropped[1], c->faults, c->seconds,
-                c->end);
+        fprintf(f,
+                ",\"dropped\":{\"up\":%llu,\"down\":%llu},\"faults\":%u,\"seconds\":%.6f,\"end\":"
+                "\"%s\"}",
+                (unsigned long long)c->dropped[0], (unsigned long long)c->dropped[1], c->faults,
+                c->seconds, c->end);
     }
     fprintf(f, "]}\n");
     return fclose(f) ? -1 : 0;

@@ -214,8 +214,9 @@ static int measure(const fbl_opts *o, uint64_t rtt, int echo_port)
     double asked = (double)rtt / 1e6, err_us = (f.median_ms - asked) * 1e3;
     double limit_us = (double)rtt * (double)o->tol_ppm / 1e9 + (double)o->tol_ns / 1e3;
     int within = err_us <= limit_us && -err_us <= limit_us;
-    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %6d  %s\n", asked, f.median_ms, f.p99_ms, err_us, limit_us,
-           lf.chunks ? lf.cpu_s * 1e6 / (double)lf.chunks : 0.0, count, within ? "ok" : "OFF");
+    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %6d  %s\n", asked, f.median_ms, f.p99_ms, err_us,
+           limit_us, lf.chunks ? lf.cpu_s * 1e6 / (double)lf.chunks : 0.0, count,
+           within ? "ok" : "OFF");
     return within ? 0 : 1;
 }
 
@@ -232,11 +233,14 @@ int fbl_self_test(const fbl_opts *o)
         fprintf(stderr, "fbwire-link: self-test: the echo server does not answer\n");
         status = 2;
     } else {
-        printf("fbwire-link self-test: ping-pong of %d bytes over loopback through a link per asked RTT\n"
-               "direct loopback (no link): median %.3f ms, p99 %.3f ms; tolerance %.1f%% + %.0f us\n",
-               PING_BYTES, direct.median_ms, direct.p99_ms, (double)o->tol_ppm / 1e4, (double)o->tol_ns / 1e3);
-        printf("%9s %10s %8s %9s %9s %12s %6s  %s\n", "asked_ms", "median_ms", "p99_ms", "error_us", "limit_us",
-               "cpu_us/chunk", "pings", "result");
+        printf(
+            "fbwire-link self-test: ping-pong of %d bytes over loopback through a link per asked "
+            "RTT\n"
+            "direct loopback (no link): median %.3f ms, p99 %.3f ms; tolerance %.1f%% + %.0f us\n",
+            PING_BYTES, direct.median_ms, direct.p99_ms, (double)o->tol_ppm / 1e4,
+            (double)o->tol_ns / 1e3);
+        printf("%9s %10s %8s %9s %9s %12s %6s  %s\n", "asked_ms", "median_ms", "p99_ms", "error_us",
+               "limit_us", "cpu_us/chunk", "pings", "result");
         fflush(stdout);
     }
     for (int i = 0; status != 2 && i < o->self_n; i++) {
