@@ -7,7 +7,8 @@
 Relays random-sized bytes both ways byte for byte (600 connections at once), keeps the asked
 delay and rate, half-closes in order, and does what each fault mode says: reset after N bytes,
 reset by probability (the same faults for the same seed), a conn= schedule counted in client
-writes, a timed stall, a held stall released by SIGUSR1, a shutdown of one half, 1-byte slices.
+writes, a timed stall, a held stall released by SIGUSR1, a shutdown of one half, 1-byte slices;
+stops reading a side whose queue is full (a server that never reads: bounded memory).
 Ends with a short --self-test at 1 ms (generous tolerance: the machine is shared) and prints
 its figures. Every wait has a timeout; exit status 0 when everything held."""
 import json
@@ -351,6 +352,37 @@ def test_shutdown(echo):
     check(faults and faults[0]["fault"] == "shutdown", "shutdown logged")
 
 
+def test_backpressure(_echo):
+    """A server that never reads: the link stops reading the client once --queue is held, so the
+    client's writes block and the link's memory stays small."""
+    sink = socket.socket()
+    sink.bind(("127.0.0.1", 0))
+    sink.listen(4)
+    held = []
+    threading.Thread(target=lambda: held.append(sink.accept()), daemon=True).start()
+
+    class To:
+        port = sink.getsockname()[1]
+    link = Link(To, "--queue", "64k")
+    s = link.connect()
+    s.setblocking(False)
+    chunk, sent, end = b"b" * 65536, 0, time.time() + 1.5
+    while time.time() < end:
+        try:
+            sent += s.send(chunk)
+        except BlockingIOError:
+            time.sleep(0.01)
+    with open("/proc/%d/status" % link.proc.pid) as f:
+        rss_kb = int([l for l in f if l.startswith("VmRSS:")][0].split()[1])
+    s.close()
+    summary, _ = link.stop()
+    sink.close()
+    # Kernel socket buffers on both sides of the link hold a few MB; without backpressure the link
+    # would read on for as long as the client writes (gigabytes in 1.5 s on loopback).
+    check(sent < 40 << 20, "the client could write only %.1f MB before blocking" % (sent / 1048576))
+    check(rss_kb < 32 * 1024, "the link's resident memory stayed at %d kB" % rss_kb)
+
+
 def test_self_test():
     r = subprocess.run([LINK, "--self-test", "--self-rtt", "1", "--tolerance", "50,500"],
                        capture_output=True, text=True, timeout=60)
@@ -367,7 +399,7 @@ def main():
     echo = Echo()
     tests = [test_relay_random_sizes, test_many_connections, test_delay_and_rate, test_slice,
              test_reset_after_bytes, test_reset_probability, test_schedule_conn_writes, test_stall,
-             test_shutdown]
+             test_shutdown, test_backpressure]
     for t in tests:
         print(t.__name__)
         t(echo)
