@@ -384,12 +384,16 @@ def test_backpressure(_echo):
 
 
 def test_self_test():
-    r = subprocess.run([LINK, "--self-test", "--self-rtt", "1", "--tolerance", "50,500"],
+    out = os.path.join(TMP, "self.json")
+    r = subprocess.run([LINK, "--self-test", "--self-rtt", "1", "--tolerance", "50,500", "--json", out],
                        capture_output=True, text=True, timeout=60)
     print(r.stdout + r.stderr)
     check(r.returncode == 0, "--self-test at 1 ms within 50% + 500 us (shared machine)")
-    row = [l for l in r.stdout.splitlines() if l.strip().startswith("1.000")]
-    check(len(row) == 1 and float(row[0].split()[1]) >= 1.0, "the median is never below the asked RTT")
+    with open(out) as f:
+        pt = json.load(f)["points"][0]
+    check(pt["asked_ms"] == 1.0 and pt["median_ms"] >= 1.0 and pt["within"] and pt["cpu_us_per_chunk"] > 0,
+          "--json: median %.3f ms, never below the asked RTT; %.1f us of link CPU per chunk"
+          % (pt["median_ms"], pt["cpu_us_per_chunk"]))
 
 
 def main():

@@ -61,6 +61,7 @@ void fbl_usage(FILE *f)
 "                        the asked one and the link's CPU per chunk; exit 1 when a median is\n"
 "                        off by more than --tolerance (default 5,30: 5%% + 30 us)\n"
 "    --self-count N      pings per RTT (default: about one second's worth, 20 .. 2000)\n"
+"                        (with --json FILE: the figures as JSON)\n"
 "    -h, --help          this text\n"
 "\n"
 "SIGNALS\n"

@@ -197,27 +197,64 @@ static int pings_for(const fbl_opts *o, uint64_t rtt)
     return n < 20 ? 20 : n > 2000 ? 2000 : (int)n;
 }
 
-/* One asked RTT: a row of the table. Returns 0 when within tolerance, 1 when not, -1 on failure. */
-static int measure(const fbl_opts *o, uint64_t rtt, int echo_port)
+typedef struct point {
+    double asked_ms, median_ms, p99_ms, err_us, limit_us, cpu_us_per_chunk;
+    int pings, within;
+} point;
+
+/* One asked RTT, measured. Returns 0, or -1 on failure. */
+static int measure(const fbl_opts *o, uint64_t rtt, int echo_port, point *pt)
 {
-    int port, pipe_rd, count = pings_for(o, rtt);
+    int port, pipe_rd;
+    pt->pings = pings_for(o, rtt);
     pid_t pid = start_link(o, rtt, echo_port, &port, &pipe_rd);
     if (pid < 0)
         return -1;
     figures f;
     link_figures lf = {0, 0};
-    int ok = ping_series(port, count, &f) == 0;
+    int ok = ping_series(port, pt->pings, &f) == 0;
     if (stop_link(pid, pipe_rd, &lf) || !ok) {
         fprintf(stderr, "fbwire-link: self-test at %.3f ms failed\n", (double)rtt / 1e6);
         return -1;
     }
-    double asked = (double)rtt / 1e6, err_us = (f.median_ms - asked) * 1e3;
-    double limit_us = (double)rtt * (double)o->tol_ppm / 1e9 + (double)o->tol_ns / 1e3;
-    int within = err_us <= limit_us && -err_us <= limit_us;
-    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %6d  %s\n", asked, f.median_ms, f.p99_ms, err_us,
-           limit_us, lf.chunks ? lf.cpu_s * 1e6 / (double)lf.chunks : 0.0, count,
-           within ? "ok" : "OFF");
-    return within ? 0 : 1;
+    pt->asked_ms = (double)rtt / 1e6;
+    pt->median_ms = f.median_ms;
+    pt->p99_ms = f.p99_ms;
+    pt->err_us = (f.median_ms - pt->asked_ms) * 1e3;
+    pt->limit_us = (double)rtt * (double)o->tol_ppm / 1e9 + (double)o->tol_ns / 1e3;
+    pt->within = pt->err_us <= pt->limit_us && -pt->err_us <= pt->limit_us;
+    pt->cpu_us_per_chunk = lf.chunks ? lf.cpu_s * 1e6 / (double)lf.chunks : 0.0;
+    return 0;
+}
+
+static void print_point(const point *pt)
+{
+    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %6d  %s\n", pt->asked_ms, pt->median_ms,
+           pt->p99_ms, pt->err_us, pt->limit_us, pt->cpu_us_per_chunk, pt->pings,
+           pt->within ? "ok" : "OFF");
+    fflush(stdout);
+}
+
+/* --json FILE: the same figures, for tools that put the link's measured RTT next to theirs. */
+static int write_json(const char *path, const fbl_opts *o, const figures *direct, const point *pts,
+                      int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "fbwire-link: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "{\"direct\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},\"spin_ns\":%llu,\"points\":[",
+            direct->median_ms, direct->p99_ms, (unsigned long long)o->spin_ns);
+    for (int i = 0; i < n; i++)
+        fprintf(f,
+                "%s\n {\"asked_ms\":%.6f,\"median_ms\":%.6f,\"p99_ms\":%.6f,\"error_us\":%.1f,"
+                "\"limit_us\":%.1f,\"cpu_us_per_chunk\":%.2f,\"pings\":%d,\"within\":%s}",
+                i ? "," : "", pts[i].asked_ms, pts[i].median_ms, pts[i].p99_ms, pts[i].err_us,
+                pts[i].limit_us, pts[i].cpu_us_per_chunk, pts[i].pings,
+                pts[i].within ? "true" : "false");
+    fprintf(f, "]}\n");
+    return fclose(f) ? -1 : 0;
 }
 
 int fbl_self_test(const fbl_opts *o)
@@ -243,11 +280,19 @@ int fbl_self_test(const fbl_opts *o)
                "limit_us", "cpu_us/chunk", "pings", "result");
         fflush(stdout);
     }
-    for (int i = 0; status != 2 && i < o->self_n; i++) {
-        int rc = measure(o, o->self_rtt[i], echo_port);
-        fflush(stdout);
-        status = rc < 0 ? 2 : rc ? 1 : status;
+    point pts[sizeof o->self_rtt / sizeof o->self_rtt[0]];
+    int n = 0;
+    for (; status != 2 && n < o->self_n; n++) {
+        if (measure(o, o->self_rtt[n], echo_port, &pts[n])) {
+            status = 2;
+            break;
+        }
+        print_point(&pts[n]);
+        if (!pts[n].within)
+            status = 1;
     }
+    if (status != 2 && o->json && write_json(o->json, o, &direct, pts, n))
+        status = 2;
     kill(echo, SIGKILL);
     waitpid(echo, NULL, 0);
     return status;
