@@ -168,6 +168,9 @@ def test_relay_random_sizes(echo):
           "per-connection byte counts: up %d, down %d" % (c["up"]["bytes"], c["down"]["bytes"]))
     check(c["up"]["chunks"] >= 1 and c["end"] == "closed", "chunks counted (%d up), ended %s"
           % (c["up"]["chunks"], c["end"]))
+    late = summary["late_us"]
+    check(0 <= late["p50"] <= late["p99"] <= 1000 and late["max"] >= late["p50"],
+          "the link's own lateness after due times: median %d us, p99 %d us" % (late["p50"], late["p99"]))
 
 
 def test_many_connections(echo):

@@ -332,6 +332,14 @@ static void log_fault(loop *lp, conn *c, int rule, int d, fbl_kind k)
     fflush(lp->flog);
 }
 
+static void note_late(fbl_summary *s, uint64_t ns)
+{
+    uint64_t us = ns / 1000;
+    s->late_hist[us < FBL_LATE_BUCKETS - 1 ? us : FBL_LATE_BUCKETS - 1]++;
+    if (ns > s->late_max_ns)
+        s->late_max_ns = ns;
+}
+
 /* Carry out the marks and writes of line d that are due. Returns -1 when the connection ended. */
 static int service(loop *lp, conn *c, int d, uint64_t now)
 {
@@ -350,6 +358,8 @@ static int service(loop *lp, conn *c, int d, uint64_t now)
             c->dropped[d] += len;
             fbl_line_consume(&c->line[d], len);
         } else if (k == FBL_DATA) {
+            if (c->line[d].head->off == 0)
+                note_late(lp->sum, now - fbl_line_next_due(&c->line[d]));
             ssize_t w = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
             if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
                 w = 0;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define FBL_LATE_BUCKETS 1001
+
 /* One finished connection. Index 0/1 = FBL_UP (client to server) / FBL_DOWN. */
 typedef struct fbl_conn_stats {
     uint32_t id;
@@ -25,7 +27,14 @@ typedef struct fbl_summary {
     uint64_t bytes[2], chunks[2], writes[2];
     double user_s, sys_s, wall_s;
     double setup_cpu_s; /* of user_s + sys_s, spent before the first event: not per chunk */
+    /* How late the relay wrote each chunk after its due time: its own wake-up error (plus any
+     * wait for a full socket). Per microsecond; the last bucket holds 1 ms and more. */
+    uint64_t late_hist[FBL_LATE_BUCKETS];
+    uint64_t late_max_ns;
 } fbl_summary;
+
+/* The q-quantile (0..1) of the lateness, in microseconds (1000: 1 ms or more); 0 when none. */
+unsigned fbl_late_us(const fbl_summary *s, double q);
 
 #define FBL_MAX_DETAIL 100000
 

@@ -12,6 +12,22 @@ static double cpu_per_chunk_us(const fbl_summary *s)
     return chunks ? (s->user_s + s->sys_s - s->setup_cpu_s) * 1e6 / (double)chunks : 0;
 }
 
+unsigned fbl_late_us(const fbl_summary *s, double q)
+{
+    uint64_t n = 0, seen = 0;
+    for (int i = 0; i < FBL_LATE_BUCKETS; i++)
+        n += s->late_hist[i];
+    if (!n)
+        return 0;
+    uint64_t rank = (uint64_t)(q * (double)(n - 1)); /* 0-based rank of the quantile */
+    for (unsigned i = 0; i < FBL_LATE_BUCKETS; i++) {
+        seen += s->late_hist[i];
+        if (seen > rank)
+            return i;
+    }
+    return FBL_LATE_BUCKETS - 1;
+}
+
 void fbl_report_text(const fbl_opts *o, const fbl_summary *s, FILE *f)
 {
     fprintf(f,
@@ -25,6 +41,10 @@ void fbl_report_text(const fbl_opts *o, const fbl_summary *s, FILE *f)
                 (unsigned long long)s->chunks[d], (unsigned long long)s->writes[d]);
     fprintf(f, "fbwire-link: CPU %.3f s user + %.3f s system in %.3f s; %.2f us per chunk\n",
             s->user_s, s->sys_s, s->wall_s, cpu_per_chunk_us(s));
+    fprintf(f,
+            "fbwire-link: chunks written after their due time by: median %u us, p99 %u us, max "
+            "%.0f us\n",
+            fbl_late_us(s, 0.5), fbl_late_us(s, 0.99), (double)s->late_max_ns / 1e3);
     if (o->quiet)
         return;
     for (size_t i = 0; i < s->nconn; i++) {
@@ -64,6 +84,8 @@ int fbl_report_json(const fbl_opts *o, const fbl_summary *s, const char *path)
             (unsigned long long)o->line[1].rate_bps, (unsigned long long)o->seed);
     fprintf(f, " \"cpu\":{\"user_s\":%.6f,\"sys_s\":%.6f,\"wall_s\":%.6f,\"us_per_chunk\":%.3f},\n",
             s->user_s, s->sys_s, s->wall_s, cpu_per_chunk_us(s));
+    fprintf(f, " \"late_us\":{\"p50\":%u,\"p99\":%u,\"max\":%.1f},\n", fbl_late_us(s, 0.5),
+            fbl_late_us(s, 0.99), (double)s->late_max_ns / 1e3);
     fprintf(f, " \"connections\":%llu,\"max_open\":%llu,\"refused\":%llu,\"faults\":%llu,",
             (unsigned long long)s->conns, (unsigned long long)s->max_open,
             (unsigned long long)s->refused, (unsigned long long)s->faults);

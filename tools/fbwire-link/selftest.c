@@ -23,6 +23,7 @@
 typedef struct link_figures {
     double cpu_s;
     uint64_t chunks;
+    unsigned late_p50_us, late_p99_us; /* the link's own lateness (loop.h) */
 } link_figures;
 
 static uint64_t mono_ns(void)
@@ -97,7 +98,8 @@ static pid_t start_link(const fbl_opts *base, uint64_t rtt, int echo_port, int *
         o.line[FBL_DOWN].delay_ns = rtt - rtt / 2;
         fbl_summary s;
         int rc = fbl_run(&o, lfd, &s);
-        link_figures fig = {s.user_s + s.sys_s - s.setup_cpu_s, s.chunks[0] + s.chunks[1]};
+        link_figures fig = {s.user_s + s.sys_s - s.setup_cpu_s, s.chunks[0] + s.chunks[1],
+                            fbl_late_us(&s, 0.5), fbl_late_us(&s, 0.99)};
         if (write(pfd[1], &fig, sizeof fig) != (ssize_t)sizeof fig)
             rc = -1;
         _exit(rc ? 2 : 0);
@@ -200,6 +202,7 @@ static int pings_for(const fbl_opts *o, uint64_t rtt)
 typedef struct point {
     double asked_ms, median_ms, p99_ms, err_us, limit_us, cpu_us_per_chunk;
     int pings, within;
+    unsigned late_p50_us, late_p99_us;
 } point;
 
 /* One asked RTT, measured. Returns 0, or -1 on failure. */
@@ -211,7 +214,7 @@ static int measure(const fbl_opts *o, uint64_t rtt, int echo_port, point *pt)
     if (pid < 0)
         return -1;
     figures f;
-    link_figures lf = {0, 0};
+    link_figures lf = {0, 0, 0, 0};
     int ok = ping_series(port, pt->pings, &f) == 0;
     if (stop_link(pid, pipe_rd, &lf) || !ok) {
         fprintf(stderr, "fbwire-link: self-test at %.3f ms failed\n", (double)rtt / 1e6);
@@ -224,13 +227,17 @@ static int measure(const fbl_opts *o, uint64_t rtt, int echo_port, point *pt)
     pt->limit_us = (double)rtt * (double)o->tol_ppm / 1e9 + (double)o->tol_ns / 1e3;
     pt->within = pt->err_us <= pt->limit_us && -pt->err_us <= pt->limit_us;
     pt->cpu_us_per_chunk = lf.chunks ? lf.cpu_s * 1e6 / (double)lf.chunks : 0.0;
+    pt->late_p50_us = lf.late_p50_us;
+    pt->late_p99_us = lf.late_p99_us;
     return 0;
 }
 
 static void print_point(const point *pt)
 {
-    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %6d  %s\n", pt->asked_ms, pt->median_ms,
-           pt->p99_ms, pt->err_us, pt->limit_us, pt->cpu_us_per_chunk, pt->pings,
+    char late[24];
+    snprintf(late, sizeof late, "%u/%u", pt->late_p50_us, pt->late_p99_us);
+    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %12s %6d  %s\n", pt->asked_ms, pt->median_ms,
+           pt->p99_ms, pt->err_us, pt->limit_us, pt->cpu_us_per_chunk, late, pt->pings,
            pt->within ? "ok" : "OFF");
     fflush(stdout);
 }
@@ -249,10 +256,11 @@ static int write_json(const char *path, const fbl_opts *o, const figures *direct
     for (int i = 0; i < n; i++)
         fprintf(f,
                 "%s\n {\"asked_ms\":%.6f,\"median_ms\":%.6f,\"p99_ms\":%.6f,\"error_us\":%.1f,"
-                "\"limit_us\":%.1f,\"cpu_us_per_chunk\":%.2f,\"pings\":%d,\"within\":%s}",
+                "\"limit_us\":%.1f,\"cpu_us_per_chunk\":%.2f,\"late_us\":{\"p50\":%u,\"p99\":%u},"
+                "\"pings\":%d,\"within\":%s}",
                 i ? "," : "", pts[i].asked_ms, pts[i].median_ms, pts[i].p99_ms, pts[i].err_us,
-                pts[i].limit_us, pts[i].cpu_us_per_chunk, pts[i].pings,
-                pts[i].within ? "true" : "false");
+                pts[i].limit_us, pts[i].cpu_us_per_chunk, pts[i].late_p50_us, pts[i].late_p99_us,
+                pts[i].pings, pts[i].within ? "true" : "false");
     fprintf(f, "]}\n");
     return fclose(f) ? -1 : 0;
 }
@@ -276,8 +284,8 @@ int fbl_self_test(const fbl_opts *o)
             "direct loopback (no link): median %.3f ms, p99 %.3f ms; tolerance %.1f%% + %.0f us\n",
             PING_BYTES, direct.median_ms, direct.p99_ms, (double)o->tol_ppm / 1e4,
             (double)o->tol_ns / 1e3);
-        printf("%9s %10s %8s %9s %9s %12s %6s  %s\n", "asked_ms", "median_ms", "p99_ms", "error_us",
-               "limit_us", "cpu_us/chunk", "pings", "result");
+        printf("%9s %10s %8s %9s %9s %12s %12s %6s  %s\n", "asked_ms", "median_ms", "p99_ms",
+               "error_us", "limit_us", "cpu_us/chunk", "late_us50/99", "pings", "result");
         fflush(stdout);
     }
     point pts[sizeof o->self_rtt / sizeof o->self_rtt[0]];
