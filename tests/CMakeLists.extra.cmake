@@ -59,6 +59,18 @@ foreach(module split format)
   add_test(NAME ${exe} COMMAND ${exe})
   set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()
+# Unit tests of fbwire-link's sans-I/O core (tests/tools/test_link_<module>.c, label "unit"): the
+# line (delay, rate, order, stall, slice) and the fault schedule with the number parsing it uses.
+set(LINK_TOOL_DIR ${CMAKE_SOURCE_DIR}/tools/fbwire-link)
+foreach(module line fault)
+  set(exe tools_test_link_${module})
+  add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/tools/test_link_${module}.c
+                        ${LINK_TOOL_DIR}/line.c ${LINK_TOOL_DIR}/fault.c ${LINK_TOOL_DIR}/units.c)
+  target_include_directories(${exe} PRIVATE ${LINK_TOOL_DIR})
+  target_link_libraries(${exe} PRIVATE fbwire_testsupport)
+  add_test(NAME ${exe} COMMAND ${exe})
+  set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
+endforeach()
 if(TARGET integ_test_sql_tool AND TARGET fbwire-sql)
   add_dependencies(integ_test_sql_tool fbwire-sql)
 endif()
@@ -84,6 +96,23 @@ if(TARGET fbwire-cpu)
   add_test(NAME tools_fbwire_cpu
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-cpu.sh $<TARGET_FILE:fbwire-cpu>)
   set_tests_properties(tools_fbwire_cpu PROPERTIES LABELS unit TIMEOUT 60)
+endif()
+
+# fbwire-link, the program, against an echo server written in the test (no database server):
+# byte-for-byte relay, 600 connections, delay, rate, every fault mode, a short --self-test.
+if(TARGET fbwire-link)
+  add_test(NAME tools_fbwire_link
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-link.py $<TARGET_FILE:fbwire-link>)
+  set_tests_properties(tools_fbwire_link PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+
+# A real Firebird session (fbwire-sql against FB3 and FB4) through fbwire-link in 1-byte slices:
+# output byte for byte the direct one.
+if(TARGET fbwire-link AND TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_link_sql
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-link-sql.sh $<TARGET_FILE:fbwire-link>
+                   $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_link_sql PROPERTIES LABELS integ TIMEOUT 300)
 endif()
 
 # libfbwire installed into a scratch prefix: exports, headers, the docs/library.md example built

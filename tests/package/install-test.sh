@@ -75,14 +75,16 @@ for dep in sysbench libssl3 zlib1g libpcap0.8 libjansson4 libluajit-5.1-2; do
   in_root dpkg-query -W -f='${db:Status-Status}' "$dep" 2>/dev/null | grep -qx installed &&
     ok "dependency $dep installed by apt" || fail "dependency $dep not installed"
 done
+out=$(in_root fbwire-link --help 2>&1) && grep -q -- '--fault RULE' <<<"$out" &&
+  ok "fbwire-link --help describes the fault rules" || { fail "fbwire-link --help"; head -n 20 <<<"$out"; }
 # The library directory is /usr/lib/x86_64-linux-gnu when configured with prefix /usr, else /usr/lib.
 libdir=/usr/lib
 [ -e "$ROOT/usr/lib/x86_64-linux-gnu/libfbwire.so.0" ] && libdir=/usr/lib/x86_64-linux-gnu
-for f in /usr/bin/fbwire-sql /usr/bin/fbwire-pcap /usr/bin/fbwire-report /usr/bin/fbwire-bench \
+for f in /usr/bin/fbwire-sql /usr/bin/fbwire-pcap /usr/bin/fbwire-report /usr/bin/fbwire-bench /usr/bin/fbwire-link \
          /usr/bin/fbwire-sysbench /usr/lib/libfbwire-sysbench.so /usr/include/fbwire/fbwire.h \
          $libdir/libfbwire.so.0 $libdir/libfbwire.a $libdir/pkgconfig/fbwire.pc \
          $libdir/cmake/fbwire/fbwireConfig.cmake /usr/share/doc/fbwire/README.md \
-         /usr/share/doc/fbwire/library.md; do
+         /usr/share/doc/fbwire/library.md /usr/share/doc/fbwire/fbwire-link.md; do
   [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"
 done
 in_root ldconfig -p | grep -q 'libfbwire.so.0 ' && ok "ld.so finds libfbwire.so.0" || fail "ld.so cache lacks libfbwire.so.0"
