@@ -408,3 +408,29 @@ def test_preset_unknown_and_help():
     assert r.returncode == 2 and "--preset cpu" in r.stderr
     r = subprocess.run([sys.executable, tool, "--preset", "bench", "--help"], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and "--table-size" in r.stdout
+
+
+def test_link_json_read_by_record(tmp_path, fixtures):
+    binary = link_binary()
+    if not link.available(binary):
+        pytest.skip("fbwire-link not built (FBWIRE_LINK overrides): its JSON is not read here")
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    lk = link.Link(binary, ("127.0.0.1", srv.getsockname()[1]), 1.0, None, str(tmp_path / "run.link.json"),
+                   str(tmp_path / "run.link.log"))
+    with socket.create_connection(("127.0.0.1", lk.port), timeout=5) as c:
+        a, _ = srv.accept()
+        c.sendall(b"ping")
+        a.settimeout(5)
+        assert a.recv(4) == b"ping"
+        a.close()
+    assert lk.stop() == 0
+    srv.close()
+    doc = json.load(open(str(tmp_path / "run.link.json")))
+    cpu, _ = record.link_figures(doc)
+    assert cpu is not None and cpu >= 0
+    base = str(tmp_path / "run")
+    shutil.copy(os.path.join(fixtures, "point_select/runs", PS % ("pg", "r1") + ".log"), base + ".log")
+    d = record.record(base, pg_run(1, rtt_ms=1.0, link_rtt_ms=1.05))
+    assert d["link_cpu_us_per_event"] == cpu * 1e6 / d["events"] and d["link_late_us"] == doc.get("late_us")

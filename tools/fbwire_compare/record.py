@@ -166,6 +166,9 @@ def link_figs(out, path, run, events):
     if doc is not None:
         out["files"]["link"] = os.path.basename(path + ".link.json")
     cpu, _ = link_figures(doc)
+    # how late the link delivered after each chunk's due time: its own timer error, apart from
+    # the endpoints' (docs/fbwire-link.md)
+    out["link_late_us"] = doc.get("late_us") if isinstance(doc, dict) else None
     if cpu is not None:
         out["link_cpu_us_per_event"] = cpu * 1e6 / events
     else:
