@@ -144,7 +144,8 @@ if(FBW_DEBIAN_PYTHON3)
 endif()
 
 # tools/fbwire-compare --quick against PostgreSQL, MariaDB, FB3 and FB4 (tests/sysbench/compare.sh:
-# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute.
+# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute, and one
+# more for its --rtt 0,1 stage through fbwire-link.
 if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set(FBW_COMPARE_CPU "")
   if(TARGET fbwire-cpu)
