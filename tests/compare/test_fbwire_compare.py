@@ -390,7 +390,9 @@ def test_link_rtt_through_fbwire_link():
         pytest.skip("fbwire-link not built (tools/fbwire-link of issue 19; FBWIRE_LINK overrides): "
                     "the --rtt path is not tested here")
     got = link.measure_rtt(binary, 2.0, None, pings=10)
-    assert got is not None and 2.0 <= got <= 2.0 * 1.05 + 0.5
+    # never early (the link holds every chunk for its delay); late by at most the link's own
+    # tolerance plus a loaded machine's wake-ups
+    assert got is not None and 2.0 <= got <= 2.0 * 1.05 + 1.0
 
 
 # ---------------------------------------------------------------- presets
