@@ -8,7 +8,7 @@ set -euo pipefail
 DEFAULT_PACKAGES=(
   build-essential cmake pkg-config clang
   libssl-dev zlib1g-dev libluajit-5.1-dev libpcap-dev libcriterion-dev libjansson-dev
-  sysbench libfbclient2 tcpdump debootstrap python3 python3-jsonschema
+  sysbench libfbclient2 tcpdump debootstrap python3 python3-jsonschema python3-pytest python3-matplotlib
   firebird3.0-server firebird3.0-utils
   postgresql-15 mariadb-server mariadb-client openssl
 )

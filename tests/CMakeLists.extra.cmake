@@ -128,12 +128,31 @@ exec ${CMAKE_CURRENT_SOURCE_DIR}/package/install-test.sh fbwire_${PROJECT_VERSIO
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(package_deb PROPERTIES LABELS package TIMEOUT 900)
 
+# Unit tests of the measurement tool (tools/fbwire_compare, Debian's python3-pytest): parser, medians,
+# workload list, build lookup, record, summary and model, charts, CLI; from recorded sysbench output
+# in tests/compare/fixtures. The fbwire-link part runs when that program is built, else it is skipped.
+find_program(FBW_DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(FBW_DEBIAN_PYTHON3)
+  set(FBW_LINK_ENV "")
+  if(TARGET fbwire-link)
+    set(FBW_LINK_ENV FBWIRE_LINK=$<TARGET_FILE:fbwire-link>)
+  endif()
+  add_test(NAME tools_compare_unit
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1 ${FBW_LINK_ENV}
+                   ${FBW_DEBIAN_PYTHON3} -m pytest -q -rs -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/compare)
+  set_tests_properties(tools_compare_unit PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+
 # tools/fbwire-compare --quick against PostgreSQL, MariaDB, FB3 and FB4 (tests/sysbench/compare.sh:
-# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute.
+# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute, and one
+# more for its --rtt 0,1 stage through fbwire-link.
 if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set(FBW_COMPARE_CPU "")
   if(TARGET fbwire-cpu)
     set(FBW_COMPARE_CPU --cpu-tool $<TARGET_FILE:fbwire-cpu>)
+  endif()
+  if(TARGET fbwire-link)
+    list(APPEND FBW_COMPARE_CPU --link-tool $<TARGET_FILE:fbwire-link>)
   endif()
   add_test(NAME sysbench_compare
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/compare.sh

@@ -62,6 +62,15 @@ out=$(in_root fbwire-sql --version 2>&1) && [[ $out == "fbwire-sql "[0-9]* ]] &&
 out=$(in_root fbwire-sysbench --help 2>&1) && grep -q -- '--fbwire-db=STRING' <<<"$out" &&
   grep -q -- '--fbclient-db=STRING' <<<"$out" && ok "fbwire-sysbench --help lists the fbwire and fbclient drivers" ||
   { fail "fbwire-sysbench --help"; head -n 20 <<<"$out"; }
+# fbwire-compare is Python (python3 is recommended, so apt installs it): the command must find its
+# package in /usr/share/fbwire/python and answer --help.
+if in_root test -x /usr/bin/python3; then
+  out=$(in_root fbwire-compare --help 2>&1)
+  grep -q -- 'fbwire-compare OUTDIR' <<<"$out" && grep -q -- '--rtt LIST' <<<"$out" &&
+    ok "fbwire-compare --help (its package found)" || { fail "fbwire-compare --help"; head -n 20 <<<"$out"; }
+else
+  fail "python3 (recommended for fbwire-compare) was not installed by apt"
+fi
 for dep in sysbench libssl3 zlib1g libpcap0.8 libjansson4 libluajit-5.1-2; do
   in_root dpkg-query -W -f='${db:Status-Status}' "$dep" 2>/dev/null | grep -qx installed &&
     ok "dependency $dep installed by apt" || fail "dependency $dep not installed"
@@ -79,5 +88,9 @@ for f in /usr/bin/fbwire-sql /usr/bin/fbwire-pcap /usr/bin/fbwire-report /usr/bi
   [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"
 done
 in_root ldconfig -p | grep -q 'libfbwire.so.0 ' && ok "ld.so finds libfbwire.so.0" || fail "ld.so cache lacks libfbwire.so.0"
+for f in /usr/bin/fbwire-compare /usr/share/fbwire/python/fbwire_compare/cli.py \
+         /usr/share/fbwire/python/fbwire_compare/presets/__init__.py; do
+  [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"
+done
 [ $FAILS -eq 0 ] || { echo "$FAILS failure(s)"; exit 1; }
 echo "package install checks passed"
