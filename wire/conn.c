@@ -789,6 +789,17 @@ static int on_version_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_er
     return FBW_OK;
 }
 
+int fbw_conn_cancel(fbw_conn *c, int kind)
+{
+    if (kind < FBW_CANCEL_DISABLE || kind > FBW_CANCEL_RAISE || c->state != FBW_CS_READY)
+        return FBW_E_USAGE; /* the connection's own error stays as it is: nothing failed */
+    if (c->info.protocol < 12)
+        return FBW_E_UNSUPPORTED;
+    fbw_pkt p = {.op = FBW_OP_CANCEL};
+    p.u.cancel.kind = (uint16_t)kind;
+    return send_pkt(c, &p);
+}
+
 int fbw_conn_query_version(fbw_conn *c)
 {
     static const uint8_t items[] = {ISC_INFO_FIREBIRD_VERSION, ISC_INFO_END};
