@@ -39,6 +39,13 @@ void fbw_session_note_connect(fbw_session *s);
  * FBW_E_USAGE, FBW_E_UNSUPPORTED; or a fatal code (fbw_is_fatal): the connection is gone. */
 int fbw_session_exec(fbw_session *s, const char *sql, size_t len, unsigned line);
 
+/* fbw_session_exec without printing rows or stats, not counted as a statement (a failure is
+ * reported and counted): *rows is how many rows it returned. */
+int fbw_session_count(fbw_session *s, const char *sql, size_t len, unsigned line, uint64_t *rows);
+/* SET STATS ON / OFF: the accounting of each following statement (and the totals at the end). */
+void fbw_session_set_stats(fbw_session *s, int on);
+fbw_client *fbw_session_client(fbw_session *s);
+
 /* Report a failure found before the server was asked (a splitter error), counted as a failed
  * statement. */
 void fbw_session_fail(fbw_session *s, const fbw_err *e, unsigned line);
