@@ -114,3 +114,11 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set_tests_properties(sysbench_compare PROPERTIES LABELS sysbench TIMEOUT 400
                        SKIP_RETURN_CODE 77)
 endif()
+
+# fbwire-sql at a terminal, driven through a pseudo-terminal on FB3 and FB4: prompt, statements on
+# Enter, history (up arrow, history file), Ctrl-C cancelling a long query, EXIT / QUIT / Ctrl-D.
+if(TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_sql_pty
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-sql-pty.py $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_sql_pty PROPERTIES LABELS integ TIMEOUT 180)
+endif()
