@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sb_abi.h - the DB-driver ABI of sysbench 1.0.20 (Debian 12 binary), declared independently.
  *
  * Layouts follow docs/reference sysbench.md §2 and are pinned with static asserts, so a wrong

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # soak.sh - a long sysbench run through fbwire that checks nothing grows or drifts: the sysbench
 # process's memory, the statements and attachments the server holds for it, and the round trips
 # per event. Not part of the default test run (it takes minutes by design).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client.c - blocking loop over conn.c and sock.c. */
 #include "client.h"
 

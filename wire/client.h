@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client.h - the blocking client: runs the sans-I/O connection (conn.c) over a TCP socket (sock.c)
  * with deadlines, and feeds the round-trip accounting its wait events. This and sock.c are the only
  * wire/ files that block or read a clock. */

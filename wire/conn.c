@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conn.c - connection state machine: connect, authenticate, start crypt/compression, attach, then
  * ordered replies. Flows follow shared/reference/proto-connect.md 4-8 (fbclient: inet.cpp INET_analyze,
  * interface.cpp authReceiveResponse; server: server.cpp accept_connection, ServerAuth). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conn.h - one Firebird connection as a sans-I/O state machine: op_connect, authentication (the
  * op_cont_auth loop with plugin switching), wire encryption and compression start, attach/create,
  * then ordered request/reply matching for everything that follows.

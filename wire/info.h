@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* info.h - parsers for info replies (item, 2-byte little-endian length, value; proto-statements.md
  * 2.4-2.7): statement describe data (type, flags, input and output columns with names) with the
  * truncation/continue rule, and affected-row counts. Complete buffers, bounds-checked, no I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ops.c - the op code table. Direction, deferral and first protocol come from
  * shared/reference/proto-connect.md section 2 and proto-statements.md section 5.2. */
 #include "ops.h"

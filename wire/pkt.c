@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pkt.c - XDR layouts of every packet, one static codec per layout family
  * (src/remote/protocol.cpp xdr_protocol; proto-connect.md 2, proto-statements.md). */
 #include "pkt.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stmt.c - statements (proto-statements.md 2, 4, 5). */
 #include "stmt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sql_tool.c - fbwire-sql as a SQL client, run as a user would (popen) against FB3 and FB4:
  * a CRUD script's TSV and "rows affected" lines, blobs, NULL, CSV and table output, a failing
  * statement in the middle (message, SQLSTATE, gds code, the session goes on, exit 1), --bail,

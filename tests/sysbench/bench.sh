@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench.sh - TPS of the upstream sysbench scripts through the plug-in, for docs/sysbench.md.
 #
 #   tests/sysbench/bench.sh [--driver fbwire|fbclient] [--server fb3|fb4]... [--lib LIB.so]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fbwire-cpu against a small local server made here: the command's CPU is measured (children
 # included), the server's CPU during the command is found from its port, a port nobody listens on
 # is "not available" with a reason (never 0), and the command's exit status passes through.

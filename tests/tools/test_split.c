@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_split.c - the statement splitter of fbwire-sql (tools/fbwire-sql/split.c): terminators
  * outside quotes and comments, SET TERM, empty statements, line numbers, and the errors for
  * unterminated quotes and comments. */

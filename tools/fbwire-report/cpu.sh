@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # cpu.sh - client CPU per statement and TPS of fbwire against fbclient, side by side on one server:
 # runs of one upstream workload alternate between fbwire (autocommit shared, its default) and
 # fbclient (autocommit shared, its best), and the medians of each are printed with their ratios.

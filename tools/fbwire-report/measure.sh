@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # measure.sh - round trips per event of every upstream sysbench workload through fbwire and the
 # fbclient baseline (both autocommit modes), one JSON report per run, then one fbwire-report table
 # per workload and server.

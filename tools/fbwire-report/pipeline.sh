@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # pipeline.sh - what a round trip costs, through sysbench: each workload runs with fbwire
 # --fbwire-pipeline=off, fbwire --fbwire-pipeline=transaction and fbclient (autocommit shared, the
 # baseline), interleaved run by run, and the medians of TPS, round trips per event, statements per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.c - the statement loop of fbwire-sql (session.h).
  *
  * Statements are prepared inside a live transaction: Firebird 3 refuses a prepare without one

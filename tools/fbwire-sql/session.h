@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.h - runs SQL statements one at a time on a connected client, the way isql does: prepare,
  * execute with the first fetch in the same write, fetch the rest, read blobs, print rows through
  * format.h, count affected rows, and keep the transaction state (autocommit per statement, or one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* split.c - statement splitter (split.h). The rules follow isql's: a terminator counts only outside
  * quotes and comments, and SET TERM is a client command that the server never sees. */
 #include "split.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* split.h - cut SQL script text into statements the way isql does: on the current terminator
  * (";" at first), outside '...' and "..." quotes (doubled quotes inside), q'<...>' literals and
  * -- / block comments; `SET TERM x` changes the terminator and is not returned.
