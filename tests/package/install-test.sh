@@ -86,7 +86,7 @@ nprogs=$(dpkg-deb -c "$DEB" | awk '$6 ~ /^\.\/usr\/bin\/./' | wc -l)
 [ "$nprogs" -ge 5 ] && ok "$nprogs programs in /usr/bin" || fail "only $nprogs programs in /usr/bin"
 for prog in $(dpkg-deb -c "$DEB" | awk '$6 ~ /^\.\/usr\/bin\// { sub(/^\.\/usr\/bin\//, "", $6); print $6 }'); do
   page=$ROOT/usr/share/man/man1/$prog.1.gz
-  if [ -f "$page" ] && MANWIDTH=80 man -l "$page" 2>/dev/null | grep -A1 '^NAME' | grep -q "^ *$prog - "; then
+  if [ -f "$page" ] && MANWIDTH=200 man -l "$page" 2>/dev/null | grep -A1 "^NAME" | grep -Eq "^ *$prog +- "; then
     ok "man page of $prog installed and renders"
   else
     fail "man page of $prog missing or not rendered"

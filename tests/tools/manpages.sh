@@ -32,7 +32,7 @@ for prog in "$WORK"/p/bin/*; do
   fi
   if [ -s "$WORK/$name.err" ]; then
     fail "$name: man -l warned: $(head -n 3 "$WORK/$name.err")"
-  elif ! grep -A1 '^NAME' "$WORK/$name.txt" | grep -q "^ *$name - "; then
+  elif ! grep -A1 "^NAME" "$WORK/$name.txt" | grep -Eq "^ *$name +- "; then
     fail "$name: NAME section does not name it"; head -n 8 "$WORK/$name.txt"
   elif ! grep -q -- '--[a-z]' "$WORK/$name.txt"; then
     fail "$name: the page lists no options"; head -n 12 "$WORK/$name.txt"
