@@ -34,6 +34,8 @@ for prog in "$WORK"/p/bin/*; do
     fail "$name: man -l warned: $(head -n 3 "$WORK/$name.err")"
   elif ! grep -A1 "^NAME" "$WORK/$name.txt" | grep -Eq "^ *$name +- "; then
     fail "$name: NAME section does not name it"; head -n 8 "$WORK/$name.txt"
+  elif grep -Eq 'Sanitizer|ASan|not found \(set' "$WORK/$name.txt"; then
+    fail "$name: the page holds an error instead of the help:"; grep -E 'Sanitizer|ASan|not found' "$WORK/$name.txt" | head -n 3
   elif ! grep -q -- '--[a-z]' "$WORK/$name.txt"; then
     fail "$name: the page lists no options"; head -n 12 "$WORK/$name.txt"
   else
