@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define HISTORY_MAX 1000
 
@@ -133,6 +134,8 @@ static int run_complete(fbw_session *se, fbw_split *sp, fbw_buf *pend)
 int fbw_interactive_run(fbw_session *se, fbw_split *sp)
 {
     char *hist = history_path();
+    if (!isatty(STDOUT_FILENO))
+        rl_outstream = stderr; /* rows to the file or pipe, prompts and echo to the terminal */
     using_history();
     stifle_history(HISTORY_MAX);
     if (hist)
