@@ -163,17 +163,20 @@ static const char TABLES_SQL[] =
     "select trim(rdb$relation_name) as \"TABLE\" from rdb$relations "
     "where coalesce(rdb$system_flag, 0) = 0 and rdb$view_blr is null order by 1";
 
-static int show(fbw_session *se, const char *p, const char *end, unsigned line)
+static int show(fbw_session *se, const char *args, const char *end, unsigned line)
 {
+    const char *p = args;
     if (word(&p, end, "TABLES") && p == end)
         return fbw_session_exec(se, TABLES_SQL, sizeof TABLES_SQL - 1, line);
+    p = args;
     if (word(&p, end, "TABLE"))
         return p == end ? fbw_session_exec(se, TABLES_SQL, sizeof TABLES_SQL - 1, line)
                         : show_table(se, p, end, line);
+    p = args;
     if (word(&p, end, "DATABASE") && p == end)
         return show_database(se, line);
     return fail(se, line, "unknown SHOW command \"SHOW %.*s\" (there are SHOW TABLES, SHOW TABLE name, "
-                          "SHOW DATABASE)", p, (int)(end - p));
+                          "SHOW DATABASE)", args, (int)(end - args));
 }
 
 int fbw_cmd_run(fbw_session *se, const char *sql, size_t len, unsigned line, int *rc)
