@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the sysbench plug-in (driver/): unit tests of the SQL dialect (tests/driver/test_*.c,
 # Criterion, label "unit") and the end-to-end workload script against real servers (label
 # "sysbench"; needs scripts/fb-servers.sh start and /usr/bin/sysbench).
@@ -169,3 +170,19 @@ endif()
 # when apt installs them into the chroot); like every integ test it fails without the servers.
 add_test(NAME peers_debian13 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peers/debian13.sh)
 set_tests_properties(peers_debian13 PROPERTIES LABELS integ TIMEOUT 300)
+
+# fbwire-sql at a terminal, driven through a pseudo-terminal on FB3 and FB4: prompt, statements on
+# Enter, history (up arrow, history file), Ctrl-C cancelling a long query, EXIT / QUIT / Ctrl-D.
+if(TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_sql_pty
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-sql-pty.py $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_sql_pty PROPERTIES LABELS integ TIMEOUT 180)
+endif()
+
+# Licence: LICENSE is MIT and every tracked source file has an SPDX line (tests/tools/spdx.sh).
+add_test(NAME tools_spdx COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/spdx.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
+
+# A man page for every installed program (help2man at build time), rendered by man -l.
+add_test(NAME tools_manpages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/manpages.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(tools_manpages PROPERTIES LABELS unit TIMEOUT 120)
