@@ -114,3 +114,13 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set_tests_properties(sysbench_compare PROPERTIES LABELS sysbench TIMEOUT 400
                        SKIP_RETURN_CODE 77)
 endif()
+
+# The timeout tests stall a stock server (SIGSTOP, bounded by a watchdog; tests/support/stall.h):
+# the helper for the shell tests, and one lock so two tests never stall the same server at once.
+add_executable(fbwire-test-stall ${CMAKE_CURRENT_SOURCE_DIR}/stall/main.c
+               ${CMAKE_CURRENT_SOURCE_DIR}/support/stall.c)
+target_include_directories(fbwire-test-stall PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
+target_link_libraries(fbwire-test-stall PRIVATE fbwire_core)
+if(TARGET integ_test_stall)
+  set_tests_properties(integ_test_stall PROPERTIES RESOURCE_LOCK fbwire_stock_servers)
+endif()

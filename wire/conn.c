@@ -211,6 +211,23 @@ static int push_reply(fbw_conn *c, int32_t op, const fbw_msgfmt *fmt, fbw_reply_
 
 int fbw_conn_outstanding(const fbw_conn *c) { return (int)c->q_len; }
 
+int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i)
+{
+    return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].op : 0;
+}
+
+int fbw_conn_fail(fbw_conn *c, const fbw_err *why)
+{
+    if (c->state != FBW_CS_FAILED) {
+        c->err = *why;
+        if (c->err.code == FBW_OK)
+            c->err.code = FBW_E_IO;
+    }
+    fbw_buf_reset(&c->out_plain); /* a dead connection writes nothing more */
+    fbw_buf_reset(&c->out_wire);
+    return fail(c, c->err.code);
+}
+
 static int ignore_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err)
 {
     (void)arg, (void)c, (void)reply, (void)err;

@@ -64,6 +64,13 @@ FBW_API void fbw_conn_sent(fbw_conn *c, size_t n);
 FBW_API int fbw_conn_recv(fbw_conn *c, const uint8_t *p, size_t n);
 /* Replies still expected. */
 FBW_API int fbw_conn_outstanding(const fbw_conn *c);
+/* The op code of the i-th outstanding reply, oldest first (i = 0), or 0 when there is none: what a
+ * wait that ends without a reply was waiting for (client.c names it in the timeout error). */
+FBW_API int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i);
+/* The blocking layer gave up on the connection (no reply within the timeout, the socket failed):
+ * the state becomes FBW_CS_FAILED with *why as the error, nothing more is written, and every later
+ * call returns that error. Outstanding replies stay listed (fbw_conn_pending_op) to name them. */
+FBW_API int fbw_conn_fail(fbw_conn *c, const fbw_err *why);
 /* Call before blocking for replies: if every outstanding reply is one the server defers, queue an
  * op_ping so the server flushes them. Returns 1 when there is something to wait for. */
 FBW_API int fbw_conn_before_wait(fbw_conn *c);
