@@ -124,3 +124,10 @@ target_link_libraries(fbwire-test-stall PRIVATE fbwire_core)
 if(TARGET integ_test_stall)
   set_tests_properties(integ_test_stall PROPERTIES RESOURCE_LOCK fbwire_stock_servers)
 endif()
+# fbwire-sql --timeout against a stock server stopped mid-script (about 10 s).
+if(TARGET fbwire-sql)
+  add_test(NAME tools_sql_stall COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/stall.sh
+           --stall $<TARGET_FILE:fbwire-test-stall> --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_sql_stall PROPERTIES LABELS integ TIMEOUT 120
+                       RESOURCE_LOCK fbwire_stock_servers)
+endif()

@@ -77,16 +77,25 @@ static void describe_wait(fbw_client *cl, char *b, size_t n)
         snprintf(b, n, "the server");
         return;
     }
+    /* Name the oldest request the server answers at once: replies it defers (lazy send) to
+     * earlier requests, e.g. op_free_statement, come with that answer but are not what waits. */
+    int first = -1;
     for (int i = 0; i < total; i++) {
         int32_t op = fbw_conn_pending_op(cl->conn, (size_t)i);
         commit |= op == FBW_OP_COMMIT || op == FBW_OP_COMMIT_RETAINING;
+        if (first < 0 && !fbw_conn_pending_deferred(cl->conn, (size_t)i))
+            first = i;
     }
+    if (first < 0)
+        first = 0;
     char name[40];
-    int k = snprintf(b, n, "the reply to %s", fbw_op_name(fbw_conn_pending_op(cl->conn, 0), name,
-                                                          sizeof name));
-    if (total > 1 && k > 0 && (size_t)k < n)
-        k += snprintf(b + k, n - (size_t)k, " (and %d later request%s)", total - 1,
-                      total > 2 ? "s" : "");
+    int k = snprintf(b, n, "the reply to %s", fbw_op_name(fbw_conn_pending_op(cl->conn,
+                                                                              (size_t)first),
+                                                          name, sizeof name));
+    int others = total - 1;
+    if (others > 0 && k > 0 && (size_t)k < n)
+        k += snprintf(b + k, n - (size_t)k, " (%d more request%s outstanding)", others,
+                      others > 1 ? "s" : "");
     if (commit && k > 0 && (size_t)k < n)
         snprintf(b + k, n - (size_t)k, "; a COMMIT was sent and never answered: its outcome is "
                  "unknown (the transaction may or may not have been committed)");

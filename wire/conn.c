@@ -216,6 +216,11 @@ int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i)
     return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].op : 0;
 }
 
+int fbw_conn_pending_deferred(const fbw_conn *c, size_t i)
+{
+    return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].deferred : 0;
+}
+
 int fbw_conn_fail(fbw_conn *c, const fbw_err *why)
 {
     if (c->state != FBW_CS_FAILED) {

@@ -67,6 +67,9 @@ FBW_API int fbw_conn_outstanding(const fbw_conn *c);
 /* The op code of the i-th outstanding reply, oldest first (i = 0), or 0 when there is none: what a
  * wait that ends without a reply was waiting for (client.c names it in the timeout error). */
 FBW_API int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i);
+/* Whether the i-th outstanding reply is one a lazy-send server holds back (op_free_statement,
+ * ...): a wait is really for the first one that is not. 0 when there is no i-th. */
+FBW_API int fbw_conn_pending_deferred(const fbw_conn *c, size_t i);
 /* The blocking layer gave up on the connection (no reply within the timeout, the socket failed):
  * the state becomes FBW_CS_FAILED with *why as the error, nothing more is written, and every later
  * call returns that error. Outstanding replies stay listed (fbw_conn_pending_op) to name them. */
