@@ -109,8 +109,17 @@ static int fail(fbw_be_conn *c, int rc, fbw_err *err)
         fbw_err_set(err, rc, "fbwire: %s", fbw_rc_name(rc));
     /* Once the connection failed (a wait timed out, the socket broke), every later call fails
      * with its own code (e.g. FBW_E_USAGE for a transaction that cannot start): report the loss. */
-    if (fbw_conn_get_state(c->c) == FBW_CS_FAILED && fbw_is_fatal(err->code))
+    if (fbw_conn_get_state(c->c) == FBW_CS_FAILED && fbw_is_fatal(err->code)) {
+        /* A pipelined transaction: name the oldest queued statement still without its reply. */
+        const pipe_ent *p = c->pipe_head;
+        while (p && p->out.done)
+            p = p->next;
+        size_t n = strlen(err->msg);
+        if (p && n < sizeof err->msg)
+            snprintf(err->msg + n, sizeof err->msg - n, " (oldest unanswered: statement %u of "
+                     "the pipelined transaction, '%s')", p->k, p->what);
         return err->code;
+    }
     return rc;
 }
 
