@@ -114,8 +114,8 @@ static int give_up(fbw_client *cl, int rc, int sending)
             fbw_err_set(&cl->err, rc, "the server took no data for %s while requests were sent, "
                         "waiting for %s; the connection was closed", t, what);
         else if (connecting)
-            fbw_err_set(&cl->err, rc, "no reply from the server within the connect timeout of %s, "
-                        "waiting for %s; the connection was closed", t, what);
+            fbw_err_set(&cl->err, rc, "the login timed out: no reply from the server within the "
+                        "connect timeout of %s, waiting for %s; the connection was closed", t, what);
         else
             fbw_err_set(&cl->err, rc, "no reply from the server for %s while waiting for %s; the "
                         "connection was closed", t, what);
