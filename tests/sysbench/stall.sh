@@ -12,6 +12,8 @@
 #     is stopped (SIGSTOP) until sysbench has ended. sysbench must end with an error within
 #     time + timeout + 1 s of its start (and within timeout + 1 s of the stall), the log naming
 #     the wait ("no reply from the server for 3 s while waiting for the reply to op_...").
+#     On fb3s also --fbwire-ignore-errors=network with the server stopped for 4 s: the timed-out
+#     threads reconnect once it answers again and the run ends normally (exit 0, reconnects >= 1).
 #   fbwire-sql: a script of 40000 short queries with --timeout 3, the server stopped 1.5 s in:
 #     it must end (exit 1) within timeout + 1 s of the stall, naming the wait.
 # The server is resumed by the EXIT trap, by fbwire-test-stall's watchdog (at most 15 s after the
@@ -121,6 +123,27 @@ for server in fb3s fb4s; do
       judge "$server sysbench $script --fbwire-pipeline=$pipeline" "$log" \
         "$((TIME + TIMEOUT + 1))" "FATAL: fbwire: connection lost during '.*': $WAIT_PAT"
     done
+    # With network errors ignorable the timeout is a reconnect instead: the server stopped for 4 s
+    # (the watchdog resumes it), the threads time out, reattach once it answers again, and the run
+    # goes on to its end (exit 0, reconnects counted).
+    if [ "$server" = fb3s ]; then
+      log=$WORK/$server-reconnect.log
+      WATCHDOG_MS=4000
+      run_stalled "${!port}" $((TIME + TIMEOUT + 40)) "$log" \
+        "$REPO/tools/fbwire-sysbench" oltp_point_select "${common[@]}" --threads=2 \
+        --time=$((TIME + 2)) --fbwire-timeout=$TIMEOUT --fbwire-connect-timeout=2 \
+        --fbwire-ignore-errors=network run
+      WATCHDOG_MS=15000
+      total=$(sub "$T_END" "$T_START")
+      reconnects=$(sed -n 's/^ *reconnects: *\([0-9]*\).*/\1/p' "$log" | head -n 1)
+      echo "$server sysbench reconnect after the stall: ended ${total} s after the start (exit $RC, reconnects ${reconnects:-none})"
+      if [ "$RC" -eq 0 ] && [ "${reconnects:-0}" -ge 1 ] && le "$total" "$((TIME + 2 + 2))"; then
+        ok "$server sysbench --fbwire-ignore-errors=network reconnects after the timeout"
+      else
+        fail "$server sysbench --fbwire-ignore-errors=network (exit $RC, reconnects ${reconnects:-none}, ${total} s)"
+        tail -n 12 "$log" | sed 's/^/    /'
+      fi
+    fi
     "$REPO/tools/fbwire-sysbench" oltp_read_write "${common[@]}" cleanup >>"$WORK/prep.log" 2>&1
   fi
   if [ -n "$SQL" ]; then
