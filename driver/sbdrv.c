@@ -420,6 +420,7 @@ static sbconn *conn_of(const sb_conn *con)
 #define ISC_WIRECRYPT_INCOMPATIBLE 335545064u
 #define ISC_MISS_WIRECRYPT 335545065u
 #define ISC_WIRECRYPT_PLUGIN 335545067u
+#define ISC_CONNECT_REJECT 335544421u /* also fbclient's word for a connect timeout */
 
 static int has_gds(const fbw_err *e, uint32_t code)
 {
@@ -460,6 +461,9 @@ static void connect_hint(const fbw_sbdrv *d, const fbw_err *e, char *out, size_t
                  p, p, p, d->conf.auth ? d->conf.auth : "the client default Srp256,Srp");
     else if (db_missing(e))
         snprintf(out, cap, " (if the database does not exist, --%s-create-db=on creates it)", p);
+    else if (has_gds(e, ISC_CONNECT_REJECT))
+        snprintf(out, cap, " (fbclient says this too when the server did not answer within "
+                 "--%s-connect-timeout=%d)", p, d->conf.connect_timeout);
 }
 
 /* Create the database when the attach found none and --P-create-db is on. Serialized: sysbench's

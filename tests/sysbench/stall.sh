@@ -14,6 +14,8 @@
 #     the wait ("no reply from the server for 3 s while waiting for the reply to op_...").
 #     On fb3s also --fbwire-ignore-errors=network with the server stopped for 4 s: the timed-out
 #     threads reconnect once it answers again and the run ends normally (exit 0, reconnects >= 1).
+#     On fb4s also a run started while the server is stopped, both drivers with
+#     --P-connect-timeout=2: it must fail within 3 s naming the connect timeout.
 #   fbwire-sql: a script of 40000 short queries with --timeout 3, the server stopped 1.5 s in:
 #     it must end (exit 1) within timeout + 1 s of the stall, naming the wait.
 # The server is resumed by the EXIT trap, by fbwire-test-stall's watchdog (at most 15 s after the
@@ -137,12 +139,36 @@ for server in fb3s fb4s; do
       total=$(sub "$T_END" "$T_START")
       reconnects=$(sed -n 's/^ *reconnects: *\([0-9]*\).*/\1/p' "$log" | head -n 1)
       echo "$server sysbench reconnect after the stall: ended ${total} s after the start (exit $RC, reconnects ${reconnects:-none})"
-      if [ "$RC" -eq 0 ] && [ "${reconnects:-0}" -ge 1 ] && le "$total" "$((TIME + 2 + 2))"; then
+      if [ "$RC" -eq 0 ] && [ "${reconnects:-0}" -ge 1 ] && le "$total" "$((TIME + 2 + TIMEOUT))"; then
         ok "$server sysbench --fbwire-ignore-errors=network reconnects after the timeout"
       else
         fail "$server sysbench --fbwire-ignore-errors=network (exit $RC, reconnects ${reconnects:-none}, ${total} s)"
         tail -n 12 "$log" | sed 's/^/    /'
       fi
+    fi
+    # Connecting to a stopped server: both drivers give up at the connect timeout (fbclient
+    # through isc_dpb_connect_timeout, in its own words plus a hint naming the option).
+    if [ "$server" = fb4s ]; then
+      for drv in fbwire fbclient; do
+        log=$WORK/$server-connect-$drv.log
+        out=$("$STALL" "${!port}" 8000 2>&1) && read -r SERVER_PID WATCHDOG_PID <<<"$out"
+        T_START=$(now)
+        timeout 20 "$REPO/tools/fbwire-sysbench" oltp_point_select --db-driver=$drv \
+          "--$drv-db=$dsn" --tables=1 --time=2 "--$drv-connect-timeout=2" run >"$log" 2>&1
+        RC=$?
+        T_END=$(now)
+        resume
+        total=$(sub "$T_END" "$T_START")
+        echo "$server $drv connect to the stopped server: ended after ${total} s (exit $RC)"
+        grep -m1 "FATAL" "$log" | cut -c1-400 | sed 's/^/    /'
+        if [ -z "${out##* *}" ] && [ "$RC" -ne 0 ] && le "$total" 3 &&
+           grep -Eq "the login timed out: no reply from the server within the connect timeout of 2 s|--fbclient-connect-timeout=2" "$log"; then
+          ok "$server $drv --$drv-connect-timeout=2"
+        else
+          fail "$server $drv --$drv-connect-timeout=2 (exit $RC, ${total} s; $out)"
+          tail -n 5 "$log" | sed 's/^/    /'
+        fi
+      done
     fi
     "$REPO/tools/fbwire-sysbench" oltp_read_write "${common[@]}" cleanup >>"$WORK/prep.log" 2>&1
   fi
