@@ -5,7 +5,8 @@
  * FBW_E_TIMEOUT within the timeout + 1 s with an error naming the request waited for; the
  * connection is then closed (fd -1, later calls fail at once, close does not wait again); an
  * unanswered COMMIT is reported with an unknown outcome; a connect to the stopped server (TCP
- * accepted by the kernel, op_connect never answered) ends at the connect timeout naming op_connect.
+ * accepted by the kernel, op_connect never answered) ends at the connect timeout naming op_connect;
+ * 32 MiB of pipelined requests to the stopped server end at the timeout while sending.
  * About 4 x 3 s per server. */
 #include <criterion/criterion.h>
 
@@ -98,6 +99,44 @@ static void call_times_out(const char *name)
     expect_closed(cl, name);
 }
 
+/* Requests pipelined while the server is stopped fill the socket buffers of both ends: the
+ * send itself must end at the timeout (fbw_sock_send_or_read), naming the wait too. */
+static void send_times_out(const char *name)
+{
+    fbw_server srv;
+    fbw_client *cl = open_stock(name, &srv);
+    fbw_conn *c = fbw_client_conn(cl);
+    fbw_tx tx;
+    fbw_tx_init(&tx, c);
+    fbw_tx_opts to;
+    fbw_tx_opts_init(&to);
+    cr_assert_eq(fbw_tx_start(&tx, &to), FBW_OK);
+    cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
+    fbw_stall st;
+    stall_or_fail(&st, &srv);
+    /* 32 MiB of requests: far more than loopback socket buffers hold (a few MiB each way). */
+    static char sql[1024];
+    memset(sql, ' ', sizeof sql);
+    memcpy(sql, "execute block as begin end", 26);
+    static fbw_exec_result res; /* shared: no reply ever arrives to write it */
+    int rc = FBW_OK;
+    for (int i = 0; i < 32 * 1024 && rc == FBW_OK; i++)
+        rc = fbw_exec_immediate(c, &tx, sql, sizeof sql, &res);
+    cr_assert_eq(rc, FBW_OK, "%s: queueing: %s", name, fbw_rc_name(rc));
+    double t0 = fbw_servers_now();
+    rc = fbw_client_wait(cl);
+    double dt = fbw_servers_now() - t0;
+    fbw_stall_end(&st);
+    const char *msg = fbw_client_error(cl)->msg;
+    printf("%s: 32 MiB of requests to a stopped server ended after %.3f s: %.200s\n", name, dt,
+           msg);
+    cr_expect_eq(rc, FBW_E_TIMEOUT, "%s: %s: %s", name, fbw_rc_name(rc), msg);
+    cr_expect_lt(dt, TIMEOUT_MS / 1000.0 + 1.0, "%s: took %.3f s", name, dt);
+    cr_expect(strstr(msg, "the server took no data for 2 s while requests were sent, waiting for "
+                          "the reply to op_exec_immediate") != NULL, "%s: \"%s\"", name, msg);
+    expect_closed(cl, name);
+}
+
 static void commit_outcome_unknown(const char *name)
 {
     fbw_server srv;
@@ -183,6 +222,8 @@ Test(stall, silent_listener_connect_names_the_wait, .timeout = 20)
 
 Test(stall, fb3s_call_times_out, .timeout = 30) { call_times_out("fb3s"); }
 Test(stall, fb4s_call_times_out, .timeout = 30) { call_times_out("fb4s"); }
+Test(stall, fb3s_send_times_out, .timeout = 30) { send_times_out("fb3s"); }
+Test(stall, fb4s_send_times_out, .timeout = 30) { send_times_out("fb4s"); }
 Test(stall, fb3s_commit_outcome_unknown, .timeout = 30) { commit_outcome_unknown("fb3s"); }
 Test(stall, fb4s_commit_outcome_unknown, .timeout = 30) { commit_outcome_unknown("fb4s"); }
 Test(stall, fb3s_connect_times_out, .timeout = 30) { connect_times_out("fb3s"); }
