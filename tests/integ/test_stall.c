@@ -99,6 +99,45 @@ static void call_times_out(const char *name)
     expect_closed(cl, name);
 }
 
+/* A prepared SELECT executed while the server is stopped: the wait names op_execute, and the
+ * statement (replies still outstanding) is freed at once on the failed connection (an ASan build
+ * would report it leaked otherwise). */
+static void statement_times_out(const char *name)
+{
+    fbw_server srv;
+    fbw_client *cl = open_stock(name, &srv);
+    fbw_conn *c = fbw_client_conn(cl);
+    fbw_tx tx;
+    fbw_tx_init(&tx, c);
+    fbw_tx_opts to;
+    fbw_tx_opts_init(&to);
+    cr_assert_eq(fbw_tx_start(&tx, &to), FBW_OK);
+    cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
+    fbw_stmt *st = NULL;
+    fbw_err err;
+    fbw_err_clear(&err);
+    cr_assert_eq(fbw_stmt_new(c, &st, &err), FBW_OK, "%s", err.msg);
+    static const char sql[] = "select rdb$relation_id from rdb$database";
+    cr_assert_eq(fbw_stmt_prepare(st, &tx, sql, sizeof sql - 1), FBW_OK);
+    cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
+    fbw_stall stall;
+    stall_or_fail(&stall, &srv);
+    cr_assert_eq(fbw_stmt_execute(st, &tx, NULL, 0), FBW_OK);
+    double t0 = fbw_servers_now();
+    int rc = fbw_client_wait(cl);
+    double dt = fbw_servers_now() - t0;
+    fbw_stall_end(&stall);
+    const char *msg = fbw_client_error(cl)->msg;
+    printf("%s: prepared SELECT on a stopped server ended after %.3f s: %s\n", name, dt, msg);
+    cr_expect_eq(rc, FBW_E_TIMEOUT, "%s: %s: %s", name, fbw_rc_name(rc), msg);
+    cr_expect_lt(dt, TIMEOUT_MS / 1000.0 + 1.0, "%s: took %.3f s", name, dt);
+    cr_expect(strstr(msg, "while waiting for the reply to op_execute") != NULL, "%s: \"%s\"",
+              name, msg);
+    cr_expect(fbw_stmt_busy(st), "%s: the execute's replies should still be outstanding", name);
+    fbw_stmt_free(st);
+    expect_closed(cl, name);
+}
+
 /* Requests pipelined while the server is stopped fill the socket buffers of both ends: the
  * send itself must end at the timeout (fbw_sock_send_or_read), naming the wait too. */
 static void send_times_out(const char *name)
@@ -222,6 +261,8 @@ Test(stall, silent_listener_connect_names_the_wait, .timeout = 20)
 
 Test(stall, fb3s_call_times_out, .timeout = 30) { call_times_out("fb3s"); }
 Test(stall, fb4s_call_times_out, .timeout = 30) { call_times_out("fb4s"); }
+Test(stall, fb3s_statement_times_out, .timeout = 30) { statement_times_out("fb3s"); }
+Test(stall, fb4s_statement_times_out, .timeout = 30) { statement_times_out("fb4s"); }
 Test(stall, fb3s_send_times_out, .timeout = 30) { send_times_out("fb3s"); }
 Test(stall, fb4s_send_times_out, .timeout = 30) { send_times_out("fb4s"); }
 Test(stall, fb3s_commit_outcome_unknown, .timeout = 30) { commit_outcome_unknown("fb3s"); }
