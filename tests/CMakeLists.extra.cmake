@@ -186,3 +186,20 @@ set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
 # A man page for every installed program (help2man at build time), rendered by man -l.
 add_test(NAME tools_manpages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/manpages.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(tools_manpages PROPERTIES LABELS unit TIMEOUT 120)
+
+# The timeout tests stall a stock server (SIGSTOP, bounded by a watchdog; tests/support/stall.h):
+# the helper for the shell tests, and one lock so two tests never stall the same server at once.
+add_executable(fbwire-test-stall ${CMAKE_CURRENT_SOURCE_DIR}/stall/main.c
+               ${CMAKE_CURRENT_SOURCE_DIR}/support/stall.c)
+target_include_directories(fbwire-test-stall PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
+target_link_libraries(fbwire-test-stall PRIVATE fbwire_core)
+if(TARGET integ_test_stall)
+  set_tests_properties(integ_test_stall PROPERTIES RESOURCE_LOCK fbwire_stock_servers)
+endif()
+# fbwire-sql --timeout against a stock server stopped mid-script (about 10 s).
+if(TARGET fbwire-sql)
+  add_test(NAME tools_sql_stall COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/stall.sh
+           --stall $<TARGET_FILE:fbwire-test-stall> --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_sql_stall PROPERTIES LABELS integ TIMEOUT 120
+                       RESOURCE_LOCK fbwire_stock_servers)
+endif()
