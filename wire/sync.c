@@ -73,7 +73,7 @@ int fbw_sync_session_op(int from_client, uint32_t op)
     case FBW_OP_BATCH_SYNC: case FBW_OP_BATCH_SET_BPB: case FBW_OP_BATCH_REGBLOB:
     case FBW_OP_DETACH: case FBW_OP_PING: case FBW_OP_CANCEL: case FBW_OP_QUE_EVENTS:
     case FBW_OP_CANCEL_EVENTS: case FBW_OP_SERVICE_INFO: case FBW_OP_SERVICE_START:
-    case FBW_OP_SERVICE_DETACH: case FBW_OP_DROP_DATABASE:
+    case FBW_OP_SERVICE_DETACH: case FBW_OP_DROP_DATABASE: case FBW_OP_DISCONNECT: case FBW_OP_EXIT:
         return from_client;
     default:
         return 0;
@@ -127,14 +127,25 @@ static int chain_ok(const fbw_dec *d, int from_client, const uint8_t *b, size_t 
     return 1;
 }
 
+/* Ops of a single word: small numbers that message data holds all the time, so they never
+ * mark where a message ends. */
+static int bare_op(uint32_t op)
+{
+    return op == FBW_OP_EXIT || op == FBW_OP_DISCONNECT || op == FBW_OP_DUMMY ||
+           op == FBW_OP_PING || op == FBW_OP_BATCH_SYNC;
+}
+
 /* Where the packet of unknown format at pos ends: the first 4-byte step after it from which the
  * rest of the burst decodes, else the burst's end. */
 static size_t boundary(const fbw_dec *d, int from_client, const uint8_t *b, size_t pos,
                        size_t end)
 {
-    for (size_t r = pos + 8; r + 4 <= end; r += 4)
-        if (fbw_sync_session_op(from_client, be32(b + r)) && chain_ok(d, from_client, b + r, end - r))
+    for (size_t r = pos + 8; r + 4 <= end; r += 4) {
+        uint32_t op = be32(b + r);
+        if (!bare_op(op) && fbw_sync_session_op(from_client, op) &&
+            chain_ok(d, from_client, b + r, end - r))
             return r;
+    }
     return end;
 }
 
