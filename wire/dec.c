@@ -467,6 +467,10 @@ int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, 
         rc = unfilter(d, x);
     if (rc == FBW_OK)
         rc = decode_direction(d, from_client, ts_ns);
+    if (rc == FBW_OK && x->blind && fbw_buf_avail(&x->plain) > BLIND_MAX)
+        /* Memory stays bounded: give the burst up and hunt from the next one. */
+        rc = fbw_err_set(&d->err, FBW_E_PROTO, "more than %u MB of packets of unknown format in "
+                         "one burst", BLIND_MAX >> 20);
     /* A compression switch inside this call may have moved bytes back to raw. */
     for (int i = 0; rc == FBW_OK && i < 2; i++)
         if (fbw_buf_avail(&d->dir[i].raw)) {

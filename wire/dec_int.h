@@ -84,6 +84,8 @@ struct fbw_dec {
 
 enum { DEC_START, DEC_STRICT, DEC_HUNT, DEC_LOCKED };
 
+#define BLIND_MAX (16u << 20) /* bytes held waiting for the end of a burst of unknown format */
+
 /* dec.c */
 int fbw_dec_deliver(fbw_dec *d, int from_client, const fbw_pkt *p, size_t used, uint64_t ts);
 int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts);

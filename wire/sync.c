@@ -21,6 +21,7 @@
 static const int layout_lo[NLAYOUTS] = {16, 13, 18, 19, 20, 10};
 static const int layout_hi[NLAYOUTS] = {17, 15, 18, 19, 20, 12};
 
+#define CHAIN_MAX 64                  /* packets a boundary look-ahead decodes at most */
 #define LOCK_PAIRS 32 /* exchanges after which layouts still alive are a tie (replayed, not lost) */
 #define REC_MAX (4u << 20)            /* bytes replayed after a lock; more decides at once */
 #define GIVE_UP_BURSTS 64             /* never locked after this many client bursts ... */
@@ -108,11 +109,15 @@ static const fbw_msgfmt *no_format(void *arg, enum fbw_fmt_kind kind, const fbw_
 }
 
 /* Do b[0..n) decode as packets to their end exactly? A packet whose message cannot be framed
- * without its format ends the look-ahead with yes: nothing past it can be checked. */
+ * without its format ends the look-ahead with yes: nothing past it can be checked; so do
+ * CHAIN_MAX packets in a row (the look-ahead runs at every 4-byte step: keep it linear). */
 static int chain_ok(const fbw_dec *d, int from_client, const uint8_t *b, size_t n)
 {
     fbw_pkt_ctx ctx = {d->ctx.protocol, no_format, NULL};
-    for (size_t off = 0; off < n;) {
+    int count = 0;
+    for (size_t off = 0; off < n; count++) {
+        if (count == CHAIN_MAX)
+            return 1;
         if (n - off < 4 || !fbw_sync_session_op(from_client, be32(b + off)))
             return 0;
         fbw_pkt p;
@@ -267,8 +272,10 @@ static int alive(const dec_hunt *h)
     return n;
 }
 
-static void feed_trials(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts,
-                        int counted)
+/* Record the chunk and feed it to the live trials. 0 when the trials were given up instead
+ * (a burst too long to judge, or no memory), without taking the chunk. */
+static int feed_trials(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts,
+                       int counted)
 {
     dec_hunt *h = d->hunt;
     uint8_t hd[13];
@@ -277,17 +284,19 @@ static void feed_trials(fbw_dec *d, int from_client, const uint8_t *p, size_t n,
         hd[1 + i] = (uint8_t)(ts >> (8 * i));
     for (int i = 0; i < 4; i++)
         hd[9 + i] = (uint8_t)((uint32_t)n >> (8 * i));
-    if (fbw_buf_append(&h->rec, hd, sizeof hd) || fbw_buf_append(&h->rec, p, n)) {
-        h->rec.len = h->rec.start; /* out of memory: give this start up (the turns are lost) */
-        end_trials(d, 1);
-        return;
+    if (fbw_buf_avail(&h->rec) + n > 4 * (size_t)REC_MAX || fbw_buf_reserve(&h->rec, 13 + n)) {
+        end_trials(d, 1); /* memory stays bounded: try again at the next client burst */
+        return 0;
     }
+    fbw_buf_append(&h->rec, hd, sizeof hd);
+    fbw_buf_append(&h->rec, p, n);
     h->fed[from_client] += n;
     for (int i = 0; i < NLAYOUTS; i++)
         if (h->trial[i] && fbw_dec_feed_bytes(h->trial[i], from_client, p, n, ts) != FBW_OK) {
             fbw_dec_free(h->trial[i]);
             h->trial[i] = NULL;
         }
+    return 1;
 }
 
 static void start_trials(fbw_dec *d, size_t n_now)
@@ -386,8 +395,7 @@ int fbw_sync_hunt(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint6
     int burst_start = from_client && d->last_dir != 1;
     d->last_dir = from_client;
     h->bursts += burst_start;
-    if (h->active) {
-        feed_trials(d, from_client, p, n, ts, counted);
+    if (h->active && feed_trials(d, from_client, p, n, ts, counted)) {
         if (burst_start && h->active) {
             int i = choose(h, 0);
             if (i >= 0)
@@ -407,9 +415,13 @@ int fbw_sync_hunt(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint6
     }
     if (burst_start && n) {
         start_trials(d, n);
-        feed_trials(d, from_client, p, n, ts, counted);
-        if (h->active && !alive(h))
+        if (!feed_trials(d, from_client, p, n, ts, counted)) {
+            d->sync.skipped[from_client] += n;
+            if (!counted)
+                fbw_stats_turn(&d->stats, &d->turn, from_client, n, ts);
+        } else if (!alive(h)) {
             end_trials(d, 1);
+        }
     } else {
         d->sync.skipped[from_client] += n;
         if (!counted)

@@ -20,7 +20,7 @@
 #define OUT_MAX (4u << 20)
 #define MAX_RECS 4096
 #define MAX_TRIPS 1024
-#define CUTS_PER_CAPTURE 40
+#define CUTS_PER_CAPTURE 30
 #define MID_PACKET 6 /* bytes the first frame's payload loses in the second cut of each frame */
 
 typedef struct rec {
@@ -238,7 +238,7 @@ static void cut_capture(const char *path, const char *tmpfile, totals *t)
     free(c);
 }
 
-static void cut_dir(const char *dir, const char *tmpfile, totals *t)
+static void cut_dir(const char *dir, const char *tmpfile, totals *t, int skip_twins)
 {
     DIR *d = opendir(dir);
     cr_assert(d, "%s", dir);
@@ -246,8 +246,11 @@ static void cut_dir(const char *dir, const char *tmpfile, totals *t)
         size_t n = strlen(e->d_name);
         if (n < 6 || strcmp(e->d_name + n - 5, ".pcap"))
             continue;
-        char path[1024];
+        char path[1024], twin[1024];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        snprintf(twin, sizeof twin, "%s/pcap/%s", FBWIRE_SOURCE_DIR, e->d_name);
+        if (skip_twins && access(twin, F_OK) == 0)
+            continue; /* a seed that is a copy of a recorded capture: cut once */
         cut_capture(path, tmpfile, t);
     }
     closedir(d);
@@ -263,15 +266,15 @@ Test(pcap_cut, round_trips_equal_turns_at_every_cut)
     cut_trips = calloc(MAX_TRIPS, sizeof *cut_trips);
     cr_assert(full_trips && cut_trips);
     totals t = {0};
-    cut_dir(FBWIRE_SOURCE_DIR "/pcap", tmpfile, &t);
-    cut_dir(FBWIRE_SOURCE_DIR "/tests/fuzz/corpus/fuzz_capture", tmpfile, &t);
+    cut_dir(FBWIRE_SOURCE_DIR "/pcap", tmpfile, &t, 0);
+    cut_dir(FBWIRE_SOURCE_DIR "/tests/fuzz/corpus/fuzz_capture", tmpfile, &t, 1);
     unlink(tmpfile);
     printf("cut points: %d (%d compared, %d before op_crypt without a key); recognised at %d "
            "(%d locked on mid-session); round trips after lock-on equal to the whole capture's: "
            "%lld of %lld\n",
            t.cuts, t.compared, t.encrypted, t.recognised, t.locked, t.trips_matched, t.trips);
-    cr_assert_gt(t.cuts, 500, "too few cut points: the captures are missing?");
-    cr_assert_gt(t.locked, 200);
+    cr_assert_gt(t.cuts, 400, "too few cut points: the captures are missing?");
+    cr_assert_gt(t.locked, 100);
     free(full_trips);
     free(cut_trips);
 }
