@@ -114,3 +114,14 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set_tests_properties(sysbench_compare PROPERTIES LABELS sysbench TIMEOUT 400
                        SKIP_RETURN_CODE 77)
 endif()
+
+# A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
+# build tree by the script) runs its own session on FB3 and FB4 under tcpdump, and fbwire-pcap's
+# stats, dump and replay --list are checked against it (tests/node/). Skipped (exit 77, with the
+# reason) without npm/node, root or registry access.
+if(TARGET fbwire-pcap)
+  add_test(NAME integ_node_firebird
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/node/node-firebird.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(integ_node_firebird PROPERTIES LABELS integ TIMEOUT 300
+                       SKIP_RETURN_CODE 77)
+endif()
