@@ -5,8 +5,11 @@ capture (tests/node/node-firebird.sh) against what tests/node/session.js printed
 connection is the one whose op_connect names DBFILE (other tests' sessions may share the port).
 Exit 0 when every check holds, 1 with one line per failed check."""
 import json
+import os
+import struct
 import subprocess
 import sys
+import tempfile
 
 tool, pcap, session_file, crypt, dbfile = sys.argv[1:6]
 failed = []
@@ -88,6 +91,66 @@ else:
           f"replay --list lists the {s['inserts']} inserts (found {out.count(ins)}): {err[-300:]}")
     print(f"{dbfile}: {st['round_trips']} round trips, {st['packets_sent']} packets sent, "
           f"{len(prepared)} prepares, {execs} executes, protocol {st['protocol']}")
+
+
+
+def write_cut(src, dst, k, skip):
+    """Records k.. of a classic pcap; skip > 0 drops that many payload bytes of the first frame
+    (IP length and TCP sequence adjusted): the capture starts inside a packet."""
+    b = open(src, "rb").read()
+    e = "<" if struct.unpack("<I", b[:4])[0] in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+    ip = {1: 14, 113: 16, 276: 20, 0: 4, 108: 4}.get(struct.unpack(e + "I", b[20:24])[0], 0)
+    recs, o = [], 24
+    while o + 16 <= len(b):
+        cl = struct.unpack(e + "I", b[o + 8:o + 12])[0]
+        recs.append([b[o:o + 8], bytearray(b[o + 16:o + 16 + cl]), struct.unpack(e + "I", b[o + 12:o + 16])[0]])
+        o += 16 + cl
+    rs = recs[k:]
+    if skip and rs:
+        f = rs[0][1]
+        v6 = f[ip] >> 4 == 6
+        th = ip + (40 if v6 else (f[ip] & 15) * 4)
+        pay = th + (f[th + 12] >> 4) * 4
+        n = min(skip, len(f) - pay)
+        if n > 0:
+            del f[pay:pay + n]
+            lf = ip + 4 if v6 else ip + 2
+            f[lf:lf + 2] = struct.pack(">H", struct.unpack(">H", f[lf:lf + 2])[0] - n)
+            f[th + 4:th + 8] = struct.pack(">I", (struct.unpack(">I", f[th + 4:th + 8])[0] + n) & 0xFFFFFFFF)
+            rs[0][2] -= n
+    with open(dst, "wb") as out:
+        out.write(b[:24])
+        for h, f, ln in rs:
+            out.write(h + struct.pack(e + "II", len(f), ln) + bytes(f))
+    return len(recs)
+
+
+# Start anywhere: the capture cut at 30 frames, also 6 bytes into a packet; round trips must equal
+# turnarounds (+-1) and the session must be locked on to whenever 3 turnarounds remain.
+if crypt != "1":
+    fd, cut = tempfile.mkstemp(suffix=".pcap")
+    os.close(fd)
+    n = write_cut(pcap, cut, 0, 0)
+    cuts = locked = 0
+    for k in range(1, n - 1, max(1, n // 30)):
+        for skip in (0, 6):
+            write_cut(pcap, cut, k, skip)
+            c = [x for x in json.loads(run("stats", cut, "--json", "--port", port)[1])["connections"]
+                 if x["client"] == st["client"]]
+            t = [x for x in json.loads(run("turns", cut, "--json", "--port", port)[1])["connections"]
+                 if x["client"] == st["client"]]
+            if not t:
+                continue
+            cuts += 1
+            rt = c[0]["round_trips"] if c else 0
+            check(abs(rt - t[0]["round_trips"]) <= 1,
+                  f"cut at frame {k + 1}+{skip}: {rt} round trips, {t[0]['round_trips']} turnarounds")
+            if t[0]["round_trips"] >= 3:
+                ok = bool(c) and c[0]["recognised"] in ("op_connect", "mid-session")
+                check(ok, f"cut at frame {k + 1}+{skip}: not recognised")
+                locked += ok
+    os.unlink(cut)
+    print(f"{dbfile}: {cuts} cuts, recognised at {locked}")
 
 for f in failed:
     print("FAIL: " + f)
