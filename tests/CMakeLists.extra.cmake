@@ -202,4 +202,14 @@ if(TARGET fbwire-sql)
            --stall $<TARGET_FILE:fbwire-test-stall> --sql $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(tools_sql_stall PROPERTIES LABELS integ TIMEOUT 120
                        RESOURCE_LOCK fbwire_stock_servers)
+
+# A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
+# build tree by the script) runs its own session on FB3 and FB4 under tcpdump, and fbwire-pcap's
+# stats, dump and replay --list are checked against it (tests/node/). Skipped (exit 77, with the
+# reason) without npm/node, root or registry access.
+if(TARGET fbwire-pcap)
+  add_test(NAME integ_node_firebird
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/node/node-firebird.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(integ_node_firebird PROPERTIES LABELS integ TIMEOUT 300
+                       SKIP_RETURN_CODE 77)
 endif()
