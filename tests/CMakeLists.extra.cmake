@@ -202,6 +202,7 @@ if(TARGET fbwire-sql)
            --stall $<TARGET_FILE:fbwire-test-stall> --sql $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(tools_sql_stall PROPERTIES LABELS integ TIMEOUT 120
                        RESOURCE_LOCK fbwire_stock_servers)
+endif()
 
 # A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
 # build tree by the script) runs its own session on FB3 and FB4 under tcpdump, and fbwire-pcap's
