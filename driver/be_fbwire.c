@@ -33,16 +33,6 @@
 
 #define ISC_READ_ONLY_TRANS 335544361u /* a SELECT that writes: retried in a read-write transaction */
 #define BULK_CHUNK 500                 /* rows per wait in a pipelined bulk insert */
-#define PIPE_MAX_REPLIES 2048          /* pipelined transaction: replies in flight before a sync */
-#define PIPE_MAX_BYTES ((size_t)1 << 20) /* ... and request bytes queued before a sync */
-
-/* One queued execution of a pipelined transaction: its own result, and what names it. */
-typedef struct pipe_ent {
-    struct pipe_ent *next;
-    fbw_exec_out out;
-    unsigned k;          /* its place in the transaction, from 1 */
-    char what[100];      /* the statement's SQL (start of) */
-} pipe_ent;
 
 struct fbw_be_conn {
     const fbw_be_conf *conf;
@@ -59,14 +49,9 @@ struct fbw_be_conn {
     fbw_tx_opts rw, ro, ac;
     fbw_buf text;        /* scratch for result text */
     struct fbw_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */
-    /* pipelined transaction (--fbwire-pipeline=transaction) */
-    pipe_ent *pipe_head, *pipe_tail; /* queued in this transaction, not yet checked */
-    pipe_ent *pipe_spare;            /* checked entries for reuse */
-    unsigned pipe_n;                 /* executions queued in this transaction */
-    int pipe_writes;                 /* one of them may write: COMMIT only after checking */
-    int pipe_failed;                 /* a queued statement failed: report, never commit */
-    fbw_err pipe_err;
-    pipe_ent *reader;                /* the latest execution: its rows may still be read */
+    /* pipelined transaction (--fbwire-pipeline=transaction): the library's pipeline (pipe.h) */
+    fbw_pipe *pipe;
+    unsigned reader;                 /* the latest execution's number: its rows may still be read */
     struct fbw_be_stmt *reader_bs;
 };
 
@@ -168,7 +153,17 @@ static int open_conn(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw
         return rc;
     }
     c->c = fbw_client_conn(c->cl);
+    fbw_pipe_opts po;
+    fbw_pipe_opts_init(&po);
+    po.wait = fbw_client_pipe_wait;
+    po.wait_arg = c->cl;
+    if ((rc = fbw_pipe_new(c->c, &po, &c->pipe, err)) != FBW_OK) {
+        fbw_client_close(c->cl);
+        free(c);
+        return rc;
+    }
     fbw_tx_init(&c->exp, c->c);
+    fbw_pipe_begin(c->pipe, &c->exp); /* pipelined transactions are explicit ones */
     fbw_tx_init(&c->own, c->c);
     fbw_tx_init(&c->shared[0], c->c);
     fbw_tx_init(&c->shared[1], c->c);
@@ -200,7 +195,6 @@ static int tx_live(const fbw_tx *t) { return t->state == FBW_TX_STARTING || t->s
 
 static void stmt_free(fbw_be_stmt *bs);
 static void release_query(fbw_be_conn *c);
-static void pipe_free_all(fbw_be_conn *c);
 
 static void fbwire_disconnect(fbw_be_conn *c)
 {
@@ -218,7 +212,7 @@ static void fbwire_disconnect(fbw_be_conn *c)
         fbw_client_abort(c->cl);
     }
     fbw_buf_free(&c->text);
-    pipe_free_all(c);
+    fbw_pipe_free(c->pipe);
     free(c);
 }
 
@@ -256,7 +250,6 @@ static int end_checked(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
 }
 
 static int pipe_sync(fbw_be_conn *c, fbw_err *err);
-static int pipe_error(const fbw_be_conn *c, fbw_err *err);
 static void pipe_reset(fbw_be_conn *c);
 static int fbwire_commit(fbw_be_conn *c, fbw_err *err);
 
@@ -273,29 +266,11 @@ static int fbwire_begin(fbw_be_conn *c, fbw_err *err)
     return FBW_OK;
 }
 
-/* COMMIT of a pipelined transaction (a sync point). */
+/* COMMIT of a pipelined transaction (a sync point): the library's rules (pipe.h) decide whether
+ * it rides along or waits for every reply to be checked. */
 static int pipe_commit(fbw_be_conn *c, fbw_err *err)
 {
-    int rc;
-    if (!c->pipe_failed && !c->pipe_writes && tx_live(&c->exp)) {
-        /* Only SELECTs were queued: the COMMIT rides along, one round trip; a failed SELECT
-         * is still reported (the event restarts), and nothing was written that could be lost. */
-        rc = fbw_tx_commit(&c->exp);
-        rc = rc ? fail(c, rc, err) : pipe_sync(c, err);
-        if (rc == FBW_OK)
-            rc = c->pipe_failed ? pipe_error(c, err) : end_checked(c, &c->exp, 1, err);
-    } else {
-        /* Every reply is checked before the COMMIT is sent: a failed statement rolls back. */
-        rc = pipe_sync(c, err);
-        if (rc == FBW_OK && c->pipe_failed) {
-            rc = pipe_error(c, err);
-            fbw_err keep = *err;
-            end_tx(c, &c->exp, 0, err);
-            *err = keep;
-        } else if (rc == FBW_OK) {
-            rc = end_tx(c, &c->exp, 1, err);
-        }
-    }
+    int rc = fbw_pipe_commit(c->pipe, err);
     pipe_reset(c);
     return rc;
 }
@@ -311,9 +286,7 @@ static int fbwire_rollback(fbw_be_conn *c, fbw_err *err)
 {
     c->exp_open = 0;
     if (c->conf->pipeline == FBW_PIPE_TRANSACTION) {
-        int rc = end_tx(c, &c->exp, 0, err); /* also answers whatever was queued */
-        if (rc == FBW_OK)
-            rc = pipe_sync(c, err);
+        int rc = fbw_pipe_rollback(c->pipe, err); /* also answers whatever was queued */
         pipe_reset(c);
         return rc;
     }
@@ -389,7 +362,7 @@ static int fbwire_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_st
 {
     release_query(c);
     *out = NULL;
-    if (c->pipe_head) { /* a sync point; a queued statement's failure is reported later */
+    if (fbw_pipe_queued(c->pipe)) { /* a sync point; a queued statement's failure is reported later */
         int rc = pipe_sync(c, err);
         if (rc)
             return rc;
@@ -607,15 +580,12 @@ static int execute_in(fbw_be_conn *c, exec_call *x, fbw_be_result *res, fbw_err 
 }
 
 /* ---- pipelined transactions (--fbwire-pipeline=transaction) ----
- * Inside BEGIN ... COMMIT an execution of a prepared SELECT, INSERT, UPDATE or DELETE is queued
- * with its own fbw_exec_out and not waited for. Everything queued is written and answered at a
- * sync point: COMMIT/ROLLBACK, fetch_rows (the script reads a result), a request that must wait
- * (a statement handle still unknown, SQL text, a prepare, another statement type), or the caps on
- * replies and bytes in flight. The replies are checked there; the first failure (named by its
- * place and SQL, with its own gds codes and SQLSTATE) is reported by the sync point if it can
- * report (an execute, COMMIT), else by the next execute/exec/commit. A failed transaction is rolled
- * back, never committed; one that queued only SELECTs lets its COMMIT ride along (nothing to
- * lose), one that may have written sends COMMIT only after every reply was checked. */
+ * Inside BEGIN ... COMMIT an execution of a prepared SELECT, INSERT, UPDATE or DELETE goes into the
+ * library's pipeline (pipe.h: queue, sync points, caps, first error, commit after the check) and
+ * is not waited for. Sync points here: COMMIT/ROLLBACK, fetch_rows (the script reads a result),
+ * and a request that cannot be pipelined (SQL text, a prepare, another statement type). The first
+ * failure is reported by the sync point if it can report (an execute, COMMIT), else by the next
+ * execute/exec/commit. */
 
 static int pipe_on(const fbw_be_conn *c)
 {
@@ -628,51 +598,22 @@ static int pipe_kind(int st)
            st == FBW_STMT_UPDATE || st == FBW_STMT_DELETE;
 }
 
-/* Check the answered entries: the first error becomes the transaction's; the entries are done. */
-static void pipe_collect(fbw_be_conn *c)
-{
-    for (pipe_ent *e = c->pipe_head; e; e = e->next) {
-        if (e->out.err.code == FBW_OK || c->pipe_failed)
-            continue;
-        c->pipe_failed = 1;
-        c->pipe_err = e->out.err;
-        fbw_err_prefix(&c->pipe_err, "statement %u of %u of the pipelined transaction (%s)",
-                       e->k, c->pipe_n, e->what);
-    }
-    if (c->pipe_head) {
-        c->pipe_tail->next = c->pipe_spare;
-        c->pipe_spare = c->pipe_head;
-        c->pipe_head = c->pipe_tail = NULL;
-    }
-}
+/* Write what is queued, wait for every reply and check them. Only a lost connection (or a local
+ * failure) is returned; a statement's error is the pipeline's (pipe_failed). */
+static int pipe_sync(fbw_be_conn *c, fbw_err *err) { return fbw_pipe_sync(c->pipe, err); }
 
-/* Write what is queued and wait for every reply, then check them. Only a lost connection (or a
- * local failure) is returned; statement errors are in pipe_failed/pipe_err. */
-static int pipe_sync(fbw_be_conn *c, fbw_err *err)
-{
-    if (!c->pipe_head && fbw_conn_outstanding(c->c) == 0)
-        return FBW_OK;
-    int rc = wait_all(c, err);
-    if (rc == FBW_OK)
-        pipe_collect(c);
-    return rc;
-}
+static int pipe_failed(const fbw_be_conn *c) { return fbw_pipe_error(c->pipe)->code != FBW_OK; }
 
 static int pipe_error(const fbw_be_conn *c, fbw_err *err)
 {
-    *err = c->pipe_err;
-    return c->pipe_err.code ? c->pipe_err.code : FBW_E_SERVER;
+    *err = *fbw_pipe_error(c->pipe);
+    return err->code ? err->code : FBW_E_SERVER;
 }
 
-/* The transaction ended: forget its pipeline (entries stay for reuse). */
+/* The transaction ended (the pipeline forgot it): no result is left to read. */
 static void pipe_reset(fbw_be_conn *c)
 {
-    pipe_collect(c);
-    c->pipe_n = 0;
-    c->pipe_writes = 0;
-    c->pipe_failed = 0;
-    fbw_err_clear(&c->pipe_err);
-    c->reader = NULL;
+    c->reader = 0;
     c->reader_bs = NULL;
 }
 
@@ -685,91 +626,31 @@ static int pipe_settle(fbw_be_conn *c, fbw_err *err)
     int rc = pipe_sync(c, err);
     if (rc)
         return rc;
-    return c->pipe_failed ? pipe_error(c, err) : FBW_OK;
-}
-
-static pipe_ent *pipe_take(fbw_be_conn *c)
-{
-    pipe_ent *e = c->pipe_spare;
-    if (e)
-        c->pipe_spare = e->next;
-    else if (!(e = malloc(sizeof *e)))
-        return NULL;
-    memset(e, 0, sizeof *e);
-    return e;
-}
-
-static void pipe_put_back(fbw_be_conn *c, pipe_ent *e)
-{
-    e->next = c->pipe_spare;
-    c->pipe_spare = e;
-}
-
-static void pipe_free_all(fbw_be_conn *c)
-{
-    pipe_reset(c);
-    while (c->pipe_spare) {
-        pipe_ent *e = c->pipe_spare;
-        c->pipe_spare = e->next;
-        free(e);
-    }
-}
-
-static int pipe_over_caps(fbw_be_conn *c)
-{
-    const uint8_t *p;
-    size_t n = 0;
-    if (fbw_conn_outstanding(c->c) >= PIPE_MAX_REPLIES)
-        return 1;
-    return fbw_conn_pending(c->c, &p, &n) != FBW_OK || n >= PIPE_MAX_BYTES;
+    return pipe_failed(c) ? pipe_error(c, err) : FBW_OK;
 }
 
 /* Queue one execution of bs (values bound) in the explicit transaction; res is deferred. */
 static int pipe_execute(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
 {
     fbw_be_conn *c = bs->c;
-    if (c->pipe_failed)
+    if (pipe_failed(c))
         return pipe_error(c, err);
-    if (c->reader) /* the previous result can no longer be read: drop its rows as they come */
-        c->reader->out.drop_rows = 1;
-    c->reader = NULL;
-    pipe_ent *e = pipe_take(c);
-    if (!e)
-        return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
-    int rc;
-    while ((rc = fbw_stmt_execute_out(bs->s, &c->exp, bs->vals, 0, &e->out)) == FBW_AGAIN) {
-        rc = pipe_sync(c, err); /* a handle is not known yet: this request must wait */
-        if (rc == FBW_OK && c->pipe_failed)
-            rc = pipe_error(c, err);
-        if (rc) {
-            pipe_put_back(c, e);
-            return rc;
-        }
-    }
-    if (rc) {
-        pipe_put_back(c, e);
-        return fail(c, rc, err);
-    }
-    e->k = ++c->pipe_n;
-    snprintf(e->what, sizeof e->what, "%s", bs->what);
-    if (c->pipe_tail)
-        c->pipe_tail->next = e;
-    else
-        c->pipe_head = e;
-    c->pipe_tail = e;
+    fbw_exec_out *prev = c->reader ? fbw_pipe_result(c->pipe, c->reader) : NULL;
+    if (prev) /* the previous result can no longer be read: drop its rows as they come */
+        prev->drop_rows = 1;
+    c->reader = 0;
+    unsigned k = 0;
+    int rc = fbw_pipe_execute(c->pipe, bs->s, bs->vals, 0, bs->what, &k, err);
+    if (k == 0) /* not queued */
+        return rc;
     int st = fbw_stmt_type(bs->s);
-    if (st != FBW_STMT_SELECT)
-        c->pipe_writes = 1;
-    c->reader = e;
+    c->reader = k;
     c->reader_bs = bs;
     res->deferred = 1;
     res->deferred_write = st == FBW_STMT_INSERT || st == FBW_STMT_UPDATE || st == FBW_STMT_DELETE;
     if (fbw_stmt_has_cursor(bs->s) || fbw_stmt_output(bs->s)->n > 0)
         fbw_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
-    if (!pipe_over_caps(c))
-        return FBW_OK;
-    rc = pipe_sync(c, err);
-    return rc ? rc : c->pipe_failed ? pipe_error(c, err) : FBW_OK;
+    return rc; /* a sync at the caps may already report a failure */
 }
 
 /* The script reads the latest result: a sync point. */
@@ -778,14 +659,15 @@ static int fbwire_fetch_rows(fbw_be_conn *c, fbw_be_result *res, fbw_err *err)
     if (!res->deferred)
         return FBW_OK;
     res->deferred = 0;
-    pipe_ent *e = c->reader;
+    unsigned k = c->reader;
     fbw_be_stmt *bs = c->reader_bs;
     int rc = pipe_sync(c, err);
     if (rc)
         return rc;
+    const fbw_exec_out *e = k ? fbw_pipe_result(c->pipe, k) : NULL;
     if (!e || !bs)
         return fbw_err_set(err, FBW_E_USAGE, "fbwire: no pipelined result to read");
-    if (c->pipe_failed)
+    if (pipe_failed(c))
         return pipe_error(c, err);
     while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
         rc = run(c, q_fetch, bs->s, err); /* more rows than the first fetch brought */
@@ -793,7 +675,7 @@ static int fbwire_fetch_rows(fbw_be_conn *c, fbw_be_result *res, fbw_err *err)
         rc = server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK && res->has_set)
         rc = fill_result(bs, res, err);
-    res->affected = e->out.affected;
+    res->affected = e->affected;
     return rc;
 }
 
@@ -917,12 +799,12 @@ static int fbwire_execute(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_
 static void fbwire_close(fbw_be_stmt *s)
 {
     fbw_be_conn *c = s->c;
-    if (c->pipe_head) { /* its queued executions are answered first (their errors kept) */
+    if (fbw_pipe_queued(c->pipe)) { /* its queued executions are answered first (their errors kept) */
         fbw_err ignored;
         pipe_sync(c, &ignored);
     }
     if (c->reader_bs == s) {
-        c->reader = NULL;
+        c->reader = 0;
         c->reader_bs = NULL;
     }
     stmt_free(s);
