@@ -205,6 +205,13 @@ static void answer(fbw_script *s, const fbw_pkt *p, int *exec_failed, fbw_buf *o
         break;
     case FBW_OP_TRANSACTION:
         s->starts++;
+        cr_assert(p->u.sttr.tpb.n <= sizeof s->tpb);
+        memcpy(s->tpb, p->u.sttr.tpb.p, p->u.sttr.tpb.n);
+        s->tpb_len = p->u.sttr.tpb.n;
+        if (fails(s->starts, s->fail_start, 0)) {
+            response(out, 0, NULL, 335544343u); /* invalid request BLR: any error will do */
+            break;
+        }
         s->tx_handle = s->next_handle++;
         response(out, s->tx_handle, NULL, 0);
         break;
@@ -231,6 +238,9 @@ static void answer(fbw_script *s, const fbw_pkt *p, int *exec_failed, fbw_buf *o
                                                                               : p->u.sqldata.tr,
                  NULL, *exec_failed ? FBW_SCRIPT_GDS_UNIQUE : 0);
         break;
+    case FBW_OP_EXEC_IMMEDIATE: /* success names the transaction, which is still alive */
+        response(out, p->u.sqlst.tr == FBW_INVALID_OBJECT ? s->tx_handle : p->u.sqlst.tr, NULL, 0);
+        break;
     case FBW_OP_FETCH:
         s->fetches++;
         if (*exec_failed) /* the cursor of a failed execute is not open */
@@ -245,10 +255,12 @@ static void answer(fbw_script *s, const fbw_pkt *p, int *exec_failed, fbw_buf *o
         break;
     case FBW_OP_COMMIT:
         s->commits++;
+        s->end_object = p->u.rlse.object;
         response(out, 0, NULL, fails(s->commits, s->fail_commit, 0) ? FBW_SCRIPT_GDS_DEADLOCK : 0);
         break;
     case FBW_OP_ROLLBACK:
         s->rollbacks++;
+        s->end_object = p->u.rlse.object;
         response(out, 0, NULL, 0);
         break;
     case FBW_OP_CREATE_BLOB2: {

@@ -32,6 +32,7 @@ typedef struct fbw_script {
     unsigned fail_prepare;                /* op_prepare_statement number n fails */
     unsigned fail_commit;                 /* op_commit number n fails */
     unsigned fail_blob;                   /* op_create_blob2 number n fails */
+    unsigned fail_start;                  /* op_transaction number n fails */
     size_t chunk;                         /* answers fed in pieces of this many bytes (0: whole) */
     /* what happened */
     unsigned waits;                       /* waits that sent something: round trips */
@@ -39,6 +40,9 @@ typedef struct fbw_script {
     int32_t log[FBW_SCRIPT_MAX_LOG];      /* every client op in order (op_ping excluded) */
     unsigned nlog;
     int64_t last_param;                   /* first parameter of the latest op_execute */
+    uint8_t tpb[64];                      /* the latest op_transaction's TPB */
+    size_t tpb_len;
+    uint16_t end_object;                  /* the handle the latest op_commit/op_rollback named */
     /* internal */
     fbw_msgfmt infmt;
     fbw_buf sent;                         /* client bytes not decoded yet */
