@@ -46,7 +46,8 @@ int fbw_pipe_new(fbw_conn *c, const fbw_pipe_opts *o, fbw_pipe **out, fbw_err *e
 {
     *out = NULL;
     if (!c || !o || !o->wait)
-        return fbw_err_set(err, FBW_E_USAGE, "pipeline: a connection and a wait callback are needed");
+        return fbw_err_set(err, FBW_E_USAGE,
+                           "pipeline: a connection and a wait callback are needed");
     fbw_pipe *p = calloc(1, sizeof *p);
     if (!p)
         return fbw_err_set(err, FBW_E_NOMEM, "pipeline: out of memory");
@@ -140,9 +141,9 @@ static void collect(fbw_pipe *p)
             continue;
         p->failed = 1;
         p->err = *x;
+        const char *open = e->what[0] ? " (" : "", *close = e->what[0] ? ")" : "";
         fbw_err_prefix(&p->err, "%s %u of %u of the pipelined transaction%s%s%s",
-                       e->is_blob ? "blob" : "statement", e->k, p->n, e->what[0] ? " (" : "", e->what,
-                       e->what[0] ? ")" : "");
+                       e->is_blob ? "blob" : "statement", e->k, p->n, open, e->what, close);
     }
     for (ent *e = p->queued.head; e; e = e->next)
         e->blob = NULL; /* checked: the caller may free it from now on */

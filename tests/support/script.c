@@ -10,7 +10,8 @@
 
 #define PROTOCOL 17
 
-static const fbw_msgfmt *exec_format(void *arg, enum fbw_fmt_kind kind, const fbw_pkt *p, fbw_err *err)
+static const fbw_msgfmt *exec_format(void *arg, enum fbw_fmt_kind kind, const fbw_pkt *p,
+                                     fbw_err *err)
 {
     (void)p;
     fbw_script *s = arg;
@@ -124,7 +125,8 @@ static void side(fbw_buf *b, uint8_t section, const fbw_col *cols, uint16_t n)
 static void describe(const fbw_script *s, fbw_buf *b)
 {
     item(b, FBW_INFO_SQL_STMT_TYPE, (uint32_t)s->stmt_type, 4);
-    item(b, FBW_INFO_SQL_STMT_FLAGS, s->stmt_type == FBW_STMT_SELECT ? FBW_STMT_FLAG_HAS_CURSOR : 0, 4);
+    int cursor = s->stmt_type == FBW_STMT_SELECT;
+    item(b, FBW_INFO_SQL_STMT_FLAGS, cursor ? FBW_STMT_FLAG_HAS_CURSOR : 0, 4);
     side(b, FBW_INFO_SQL_BIND, s->in, s->nin);
     side(b, FBW_INFO_SQL_SELECT, s->out, s->nout);
     uint8_t end = FBW_INFO_END;

@@ -170,7 +170,7 @@ static void fail_at(int dml, unsigned n, unsigned k)
     cr_assert_eq(err.gds[0], FBW_SCRIPT_GDS_UNIQUE, "the server's own code");
     cr_assert_str_eq(err.sqlstate, "23000");
     if (dml) {
-        cr_assert_eq(f.s.commits, 0, "a writing transaction with a failed request is never committed");
+        cr_assert_eq(f.s.commits, 0, "a writing transaction with a failed request: no commit");
         cr_assert_eq(f.s.rollbacks, 1);
         cr_assert_eq(f.s.waits, 2);
     } else {
@@ -343,8 +343,8 @@ static void blob_in_pipe(unsigned fail_blob)
     int rc = fbw_pipe_commit(f.p, &err);
     if (fail_blob) {
         cr_assert_eq(rc, FBW_E_SERVER);
-        cr_assert(strstr(err.msg, "blob 2 of 2 of the pipelined transaction (a blob)") != NULL, "%s",
-                  err.msg);
+        const char *want = "blob 2 of 2 of the pipelined transaction (a blob)";
+        cr_assert(strstr(err.msg, want) != NULL, "%s", err.msg);
         cr_assert_eq(f.s.commits, 0);
     } else {
         cr_assert_eq(rc, FBW_OK, "%s", err.msg);

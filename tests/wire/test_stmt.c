@@ -148,7 +148,8 @@ Test(stmt, failed_execute_keeps_its_own_error)
     cr_assert_eq(fbw_stmt_execute_out(st, &t, &v, 0, &o), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(fbw_script_count(&s, FBW_OP_FETCH), 1, "the fetch went out with the execute");
-    cr_assert_eq(fbw_stmt_error(st)->gds[0], FBW_SCRIPT_GDS_UNIQUE, "the execute's error, not the fetch's");
+    cr_assert_eq(fbw_stmt_error(st)->gds[0], FBW_SCRIPT_GDS_UNIQUE,
+                 "the execute's error, not the fetch's");
     cr_assert_str_eq(fbw_stmt_error(st)->sqlstate, "23000");
     cr_assert_eq(o.err.gds[0], FBW_SCRIPT_GDS_UNIQUE);
     cr_assert(o.done && o.eof);

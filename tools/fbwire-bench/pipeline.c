@@ -3,13 +3,13 @@
  * One prepared point SELECT (--sql, default sysbench's `SELECT c FROM sbtest1 WHERE id=?`) in a
  * read-only transaction. Each round queues K executions of it with random ids 1..--ids in the
  * library's pipeline (pipe.h: each with its own result; execute + first fetch + the previous
- * execution's close), then syncs once: K statements per round trip. For every K of --k the rounds run for
- * --seconds; the K values alternate within each of --runs runs so drift hits them alike. Printed
- * per K, medians over the runs: statements/s, client CPU per statement (getrusage of this
- * process) and server CPU per statement (the server process found from the connection's socket,
- * wire/srvcpu.h: user+system, children included; "n/a" with the reason when the server is not on
- * this machine). The server's figure counts everything that server did meanwhile: run it on an
- * otherwise idle server. Every execution must return exactly one row. */
+ * execution's close), then syncs once: K statements per round trip. For every K of --k the
+ * rounds run for --seconds; the K values alternate within each of --runs runs so drift hits them
+ * alike. Printed per K, medians over the runs: statements/s, client CPU per statement (getrusage
+ * of this process) and server CPU per statement (the server process found from the connection's
+ * socket, wire/srvcpu.h: user+system, children included; "n/a" with the reason when the server
+ * is not on this machine). The server's figure counts everything that server did meanwhile: run
+ * it on an otherwise idle server. Every execution must return exactly one row. */
 #include "bench.h"
 #include "srvcpu.h"
 
