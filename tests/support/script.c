@@ -385,6 +385,9 @@ void fbw_script_open(fbw_script *s)
 
 void fbw_script_close(fbw_script *s)
 {
+    /* Answer what is still queued (a freed statement's drop, say): objects freed while replies
+     * were due are released by those replies. */
+    fbw_script_wait_ok(s);
     fbw_conn_free(s->c);
     fbw_buf_free(&s->sent);
 }

@@ -53,6 +53,7 @@ typedef struct fbw_script {
 /* A connection at READY (protocol 17, lazy send) with the default script: a SELECT with one
  * INTEGER parameter and one VARCHAR(100) UTF8 column, 1 row per fetch of 10 bytes, affected 1. */
 void fbw_script_open(fbw_script *s);
+/* Answers whatever is still queued, then frees the connection. */
 void fbw_script_close(fbw_script *s);
 /* Describe INSERT/UPDATE/DELETE (no output, no cursor) with the same parameter. */
 void fbw_script_dml(fbw_script *s, int stmt_type);
