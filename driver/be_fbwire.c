@@ -23,6 +23,7 @@
  * This file is the connection and the vtable; the other parts are listed in be_fbwire.h. */
 #include "be_fbwire.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -52,13 +53,12 @@ int fbw_bew_fail(fbw_be_conn *c, int rc, fbw_err *err)
      * with its own code (e.g. FBW_E_USAGE for a transaction that cannot start): report the loss. */
     if (fbw_conn_get_state(c->c) == FBW_CS_FAILED && fbw_is_fatal(err->code)) {
         /* A pipelined transaction: name the oldest queued statement still without its reply. */
-        const pipe_ent *p = c->pipe_head;
-        while (p && p->out.done)
-            p = p->next;
+        const char *what = NULL;
+        unsigned k = c->pipe ? fbw_pipe_oldest_unanswered(c->pipe, &what) : 0;
         size_t n = strlen(err->msg);
-        if (p && n < sizeof err->msg)
+        if (k && n < sizeof err->msg)
             snprintf(err->msg + n, sizeof err->msg - n, " (oldest unanswered: statement %u of "
-                     "the pipelined transaction, '%s')", p->k, p->what);
+                     "the pipelined transaction, '%s')", k, what ? what : "");
         return err->code;
     }
     return rc;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* be_fbwire.h - the native backend's parts (driver/be_fbwire*.c) and what they share: the
  * attachment and statement records and the calls one part makes into another. Internal to the
  * sysbench driver; the backend's contract is backend.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* be_fbwire_bulk.c - the native backend's multi-row INSERT: the batch API on protocol 16+, else
  * single-row executes queued in chunks; inside BEGIN under a savepoint, else in a transaction of
  * its own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* be_fbwire_pipe.c - the native backend's pipelined transactions (--fbwire-pipeline=transaction):
  * a thin user of the library's pipeline mode (wire/pipe.h), which holds the engine. */
 #include "be_fbwire.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* be_fbwire_stmt.c - the native backend's statements: prepare (in the transaction prepare_tx
  * picks), binding sysbench values to described parameters, results as text cells, execution and
  * fetch, and the unprepared fast path for plain INSERT/UPDATE/DELETE text. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* be_fbwire_tx.c - the native backend's transactions: BEGIN (queued, it rides along with the
  * first statement), COMMIT and ROLLBACK, and where a statement outside BEGIN runs
  * (--fbwire-autocommit: the shared autocommit transaction restarted now and then, its own

@@ -186,6 +186,19 @@ unsigned fbw_pipe_queued(const fbw_pipe *p) { return p->nqueued; }
 unsigned fbw_pipe_count(const fbw_pipe *p) { return p->n; }
 int fbw_pipe_writes(const fbw_pipe *p) { return p->writes; }
 
+unsigned fbw_pipe_oldest_unanswered(const fbw_pipe *p, const char **what)
+{
+    for (const ent *e = p->queued.head; e; e = e->next)
+        if (e->is_blob || !e->out.done) {
+            if (what)
+                *what = e->what;
+            return e->k;
+        }
+    if (what)
+        *what = NULL;
+    return 0;
+}
+
 static ent *find(const list *l, unsigned k)
 {
     if (l->tail && l->tail->k == k)

@@ -81,6 +81,12 @@ FBW_API unsigned fbw_pipe_count(const fbw_pipe *p);
 /* Whether a request may have written (anything but a SELECT or a blob read was queued). */
 FBW_API int fbw_pipe_writes(const fbw_pipe *p);
 
+/* The oldest queued request whose reply has not arrived: its number, and (what may be NULL) the
+ * text that names it; 0 when every queued request was answered. A blob counts as unanswered
+ * until its sync. After a lost connection this names the first request the server may or may not
+ * have run. */
+FBW_API unsigned fbw_pipe_oldest_unanswered(const fbw_pipe *p, const char **what);
+
 /* The result of execution k once a sync checked it (done, rows, affected, its own error), or NULL
  * when k is not an execution or no longer held: results are held from the sync that answered them
  * until the next request is queued after it (fbw_pipe_execute may sync by itself at a cap). Set

@@ -88,7 +88,12 @@ static void ordering(size_t chunk)
     cr_assert_eq(fbw_pipe_queued(f.p), 5);
     for (unsigned i = 0; i < 5; i++)
         cr_assert_eq(ks[i], i + 1, "requests are numbered in order");
+    const char *what = NULL;
+    cr_assert_eq(fbw_pipe_oldest_unanswered(f.p, &what), 1, "nothing answered yet: the first");
+    cr_assert_str_eq(what, "id 1");
     cr_assert_eq(fbw_pipe_sync(f.p, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_pipe_oldest_unanswered(f.p, &what), 0, "every reply arrived");
+    cr_assert_null(what);
     cr_assert_eq(f.s.waits, 1, "five executions, one round trip");
     cr_assert_eq(fbw_pipe_queued(f.p), 0);
     cr_assert_eq(fbw_pipe_count(f.p), 5);
