@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the sysbench plug-in (driver/): unit tests of the SQL dialect (tests/driver/test_*.c,
 # Criterion, label "unit") and the end-to-end workload script against real servers (label
 # "sysbench"; needs scripts/fb-servers.sh start and /usr/bin/sysbench).
@@ -187,3 +188,47 @@ endif()
 # when apt installs them into the chroot); like every integ test it fails without the servers.
 add_test(NAME peers_debian13 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peers/debian13.sh)
 set_tests_properties(peers_debian13 PROPERTIES LABELS integ TIMEOUT 300)
+
+# fbwire-sql at a terminal, driven through a pseudo-terminal on FB3 and FB4: prompt, statements on
+# Enter, history (up arrow, history file), Ctrl-C cancelling a long query, EXIT / QUIT / Ctrl-D.
+if(TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_sql_pty
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-sql-pty.py $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_sql_pty PROPERTIES LABELS integ TIMEOUT 180)
+endif()
+
+# Licence: LICENSE is MIT and every tracked source file has an SPDX line (tests/tools/spdx.sh).
+add_test(NAME tools_spdx COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/spdx.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
+
+# A man page for every installed program (help2man at build time), rendered by man -l.
+add_test(NAME tools_manpages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/manpages.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(tools_manpages PROPERTIES LABELS unit TIMEOUT 120)
+
+# The timeout tests stall a stock server (SIGSTOP, bounded by a watchdog; tests/support/stall.h):
+# the helper for the shell tests, and one lock so two tests never stall the same server at once.
+add_executable(fbwire-test-stall ${CMAKE_CURRENT_SOURCE_DIR}/stall/main.c
+               ${CMAKE_CURRENT_SOURCE_DIR}/support/stall.c)
+target_include_directories(fbwire-test-stall PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
+target_link_libraries(fbwire-test-stall PRIVATE fbwire_core)
+if(TARGET integ_test_stall)
+  set_tests_properties(integ_test_stall PROPERTIES RESOURCE_LOCK fbwire_stock_servers)
+endif()
+# fbwire-sql --timeout against a stock server stopped mid-script (about 10 s).
+if(TARGET fbwire-sql)
+  add_test(NAME tools_sql_stall COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/stall.sh
+           --stall $<TARGET_FILE:fbwire-test-stall> --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_sql_stall PROPERTIES LABELS integ TIMEOUT 120
+                       RESOURCE_LOCK fbwire_stock_servers)
+endif()
+
+# A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
+# build tree by the script) runs its own session on FB3 and FB4 under tcpdump, and fbwire-pcap's
+# stats, dump and replay --list are checked against it (tests/node/). Skipped (exit 77, with the
+# reason) without npm/node, root or registry access.
+if(TARGET fbwire-pcap)
+  add_test(NAME integ_node_firebird
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/node/node-firebird.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(integ_node_firebird PROPERTIES LABELS integ TIMEOUT 300
+                       SKIP_RETURN_CODE 77)
+endif()

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # compare.sh - tools/fbwire-compare --quick (its oltp_point_select half) against all four engines (PostgreSQL, MariaDB, FB3 and
 # FB4; one extra target through --target's pass-through of driver options), then checks:
 #   - summary.md, summary.json and the charts exist, every case has its TPS;

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """rt_check.py - checks of the wire statistics report for tests/sysbench/rt-accounting.sh.
 
   rt_check.py schema SCHEMA REPORT.json...          validate against docs/report.schema.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run-workloads.sh - the upstream sysbench scripts end to end through the plug-in, plus the Lua
 # API test (api_test.lua) and the connection-loss check (check_tables.lua reconnect).
 #
