@@ -4,6 +4,7 @@
  * request order, so a FIFO of those requests pairs each reply with its slot. */
 #include "workload.h"
 
+#include "info.h"
 #include "status.h"
 #include "value.h"
 
@@ -18,6 +19,15 @@ typedef struct fbw_wl_wait {
     int32_t op;
     int slot;
 } wl_wait;
+
+/* Per statement slot: its prepare and current execute steps (1-based) and the row format the
+ * client last gave in an op_fetch or op_execute2 BLR. */
+typedef struct fbw_wl_slot {
+    size_t prepare, exec;
+    fbw_col *cols;
+    uint16_t n;
+    int have_fmt;
+} wl_slot;
 
 static const char *const step_names[FBW_STEP_KINDS] = {
     "start",   "commit",  "commit_retaining", "rollback", "rollback_retaining", "prepare",
@@ -41,6 +51,8 @@ static void step_free(fbw_step *s)
         free(s->params[i].text);
     free(s->params);
     free(s->problem);
+    free(s->msg_cols);
+    free(s->msg);
 }
 
 void fbw_workload_free(fbw_workload *w)
@@ -52,6 +64,10 @@ void fbw_workload_free(fbw_workload *w)
     free(w->sth);
     free(w->fetch_step);
     free(w->wait);
+    for (size_t i = 0; i < w->slot_cap; i++)
+        free(w->slot[i].cols);
+    free(w->slot);
+    free(w->info_wait);
     memset(w, 0, sizeof *w);
 }
 
@@ -83,6 +99,12 @@ static fbw_step *add_step(fbw_workload *w, int kind, uint64_t packet)
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->packet = packet;
+    s->t_req = w->now;
+    s->think = w->t_last && w->now > w->t_last ? w->now - w->t_last : 0;
+    s->owner = w->n;
+    s->result.rows = -1;
+    s->result.affected = -1;
+    w->cur = w->n;
     return s;
 }
 
@@ -120,7 +142,8 @@ static int copy_bytes(fbw_workload *w, fbw_step *s, fbw_bytes b)
 static int new_stmt_slot(fbw_workload *w)
 {
     int slot = w->nstmt + 1;
-    if (grow(w, (void **)&w->fetch_step, &w->fetch_cap, (size_t)slot + 1, sizeof *w->fetch_step))
+    if (grow(w, (void **)&w->fetch_step, &w->fetch_cap, (size_t)slot + 1, sizeof *w->fetch_step) ||
+        grow(w, (void **)&w->slot, &w->slot_cap, (size_t)slot + 1, sizeof *w->slot))
         return 0;
     w->nstmt = slot;
     return slot;
@@ -220,6 +243,18 @@ static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_byte
         return;
     }
     s->nparams = f->n;
+    s->msg_cols = malloc(f->n * sizeof *s->msg_cols);
+    s->msg = malloc(msg.n ? msg.n : 1);
+    if (!s->msg_cols || !s->msg) {
+        w->nomem = 1;
+    } else {
+        memcpy(s->msg_cols, f->cols, f->n * sizeof *s->msg_cols);
+        if (msg.n)
+            memcpy(s->msg, msg.p, msg.n);
+        s->msg_n = f->n;
+        s->msg_len = msg.n;
+        s->msg_protocol = fbw_dec_protocol(d);
+    }
     if (fbw_msg_decode(msg, f, fbw_dec_protocol(d), v, &err) != FBW_OK) {
         set_problem(w, s, "parameters cannot be decoded: %s", err.msg);
         s->nparams = 0;
@@ -295,8 +330,38 @@ static void on_prepare(fbw_workload *w, const fbw_pkt *p)
     step_stmt(w, s, p->u.sqlst.stmt);
     step_tx(w, s, p->u.sqlst.tr);
     copy_bytes(w, s, p->u.sqlst.sql);
-    if (s->stmt)
+    if (s->stmt) {
         w->fetch_step[s->stmt] = 0;
+        w->slot[s->stmt].prepare = w->n;
+        w->slot[s->stmt].exec = 0;
+        w->slot[s->stmt].have_fmt = 0;
+    }
+}
+
+/* The row format the client asks for in a BLR (op_fetch, op_execute2): rows are decoded with it. */
+static void take_format(fbw_workload *w, int slot, fbw_bytes blr)
+{
+    if (slot <= 0 || blr.n == 0)
+        return;
+    wl_slot *sl = &w->slot[slot];
+    uint16_t n = 0;
+    fbw_err err;
+    if (fbw_blr_count(blr.p, blr.n, &n, &err) != FBW_OK)
+        return;
+    fbw_col *cols = calloc(n ? n : 1, sizeof *cols);
+    if (!cols) {
+        w->nomem = 1;
+        return;
+    }
+    fbw_msgfmt f = {cols, 0, n};
+    if (fbw_blr_parse(blr.p, blr.n, &f, &err) != FBW_OK) {
+        free(cols);
+        return;
+    }
+    free(sl->cols);
+    sl->cols = cols;
+    sl->n = f.n;
+    sl->have_fmt = 1;
 }
 
 static void on_execute(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
@@ -308,16 +373,28 @@ static void on_execute(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     step_tx(w, s, p->u.sqldata.tr);
     if (p->u.sqldata.messages)
         take_params(w, s, d, p->u.sqldata.msg);
-    if (s->stmt)
+    if (s->stmt) {
         w->fetch_step[s->stmt] = 0;
+        w->slot[s->stmt].exec = w->n;
+        s->sql_step = w->slot[s->stmt].prepare;
+        if (p->op == FBW_OP_EXECUTE2) {
+            take_format(w, s->stmt, p->u.sqldata.out_blr);
+            w->fetching = s->stmt;
+        }
+    }
 }
 
 /* Consecutive op_fetch of one cursor are one step: the replay fetches to the end anyway. */
 static void on_fetch(fbw_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.sqldata.stmt, w->last_stmt);
+    if (slot > 0) {
+        take_format(w, slot, p->u.sqldata.blr);
+        w->fetching = slot;
+    }
     if (slot > 0 && w->fetch_step[slot]) {
         w->steps[w->fetch_step[slot] - 1].fetches++;
+        w->cur = (size_t)w->fetch_step[slot];
         return;
     }
     fbw_step *s = add_step(w, FBW_STEP_FETCH, w->packets);
@@ -325,8 +402,41 @@ static void on_fetch(fbw_workload *w, const fbw_pkt *p)
         return;
     s->fetches = 1;
     step_stmt(w, s, p->u.sqldata.stmt);
-    if (s->stmt)
+    if (s->stmt) {
         w->fetch_step[s->stmt] = (int)w->n;
+        if (w->slot[s->stmt].exec) {
+            s->owner = w->slot[s->stmt].exec;
+            s->sql_step = w->slot[s->stmt].prepare;
+        }
+    }
+}
+
+/* op_info_sql: replies come in request order; one asking for isc_info_sql_records gives the
+ * affected rows of the statement's current execution. */
+static void on_info_sql(fbw_workload *w, const fbw_pkt *p)
+{
+    int slot = 0;
+    if (memchr(p->u.info.items.p, FBW_INFO_SQL_RECORDS, p->u.info.items.n)) {
+        slot = lookup(w->sth, w->nsth, p->u.info.object, w->last_stmt);
+        if (slot > 0 && w->slot[slot].exec)
+            w->cur = w->slot[slot].exec;
+    }
+    if (w->info_len == w->info_cap) {
+        size_t cap = w->info_cap ? w->info_cap * 2 : 16;
+        int *q = malloc(cap * sizeof *q);
+        if (!q) {
+            w->nomem = 1;
+            return;
+        }
+        for (size_t i = 0; i < w->info_len; i++)
+            q[i] = w->info_wait[(w->info_head + i) % w->info_cap];
+        free(w->info_wait);
+        w->info_wait = q;
+        w->info_cap = cap;
+        w->info_head = 0;
+    }
+    w->info_wait[(w->info_head + w->info_len) % w->info_cap] = slot > 0 ? slot : 0;
+    w->info_len++;
 }
 
 static void on_free(fbw_workload *w, const fbw_pkt *p)
@@ -382,6 +492,11 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     case FBW_OP_FETCH: on_fetch(w, p); break;
     case FBW_OP_FREE_STATEMENT: on_free(w, p); break;
     case FBW_OP_EXEC_IMMEDIATE: on_immediate(w, p); break;
+    case FBW_OP_INFO_SQL: on_info_sql(w, p); break;
+    case FBW_OP_DETACH: case FBW_OP_DISCONNECT:
+        if (!w->detach_think)
+            w->detach_think = w->t_last && w->now > w->t_last ? w->now - w->t_last : 0;
+        break;
     default:
         if (!session_op(p->op) && p->op >= 0 && p->op <= FBW_OP_MAX)
             w->not_replayed[p->op]++;
@@ -389,10 +504,97 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     }
 }
 
-/* ---- server packets: the replies that name handles ---- */
+/* ---- server packets: results, and the replies that name handles ---- */
+
+uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f)
+{
+    uint64_t h = 1469598103934665603u;
+    fbw_buf t;
+    fbw_buf_init(&t);
+    for (uint16_t i = 0; i < f->n; i++) {
+        fbw_err err;
+        fbw_buf_reset(&t);
+        if (v[i].is_null || f->cols[i].type == FBW_SQL_NULL)
+            fbw_buf_append(&t, "\0", 1);
+        else if (fbw_value_to_text(&v[i], &f->cols[i], NULL, &t, &err) != FBW_OK)
+            fbw_buf_puts(&t, "?");
+        fbw_buf_append(&t, "\x1f", 1);
+        const uint8_t *b = fbw_buf_head(&t);
+        for (size_t k = 0; k < fbw_buf_avail(&t); k++)
+            h = (h ^ b[k]) * 1099511628211u;
+    }
+    fbw_buf_free(&t);
+    return h;
+}
+
+/* A row of the slot's current execution, decoded with the format the client asked for. */
+static void take_row(fbw_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
+{
+    fbw_result *r = &w->steps[w->slot[slot].exec - 1].result;
+    r->rows = r->rows < 0 ? 1 : r->rows + 1;
+    wl_slot *sl = &w->slot[slot];
+    if (!sl->have_fmt) {
+        r->unknown = 1;
+        return;
+    }
+    fbw_value *v = calloc(sl->n ? sl->n : 1, sizeof *v);
+    fbw_msgfmt f = {sl->cols, sl->n, sl->n};
+    fbw_err err;
+    if (!v) {
+        w->nomem = 1;
+        return;
+    }
+    if (fbw_msg_decode(msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK)
+        r->hash += fbw_row_hash(v, &f);
+    else
+        r->unknown = 1;
+    free(v);
+}
+
+static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+{
+    int slot = w->fetching;
+    if (slot <= 0 || !w->slot[slot].exec)
+        return;
+    fbw_result *r = &w->steps[w->slot[slot].exec - 1].result;
+    if (p->op == FBW_OP_FETCH_RESPONSE && p->u.sqldata.status == 100) {
+        r->eof = 1;
+        if (r->rows < 0)
+            r->rows = 0;
+    } else if (p->u.sqldata.messages) {
+        take_row(w, d, slot, p->u.sqldata.msg);
+    } else if (p->op == FBW_OP_FETCH_RESPONSE && r->rows < 0) {
+        r->rows = 0;
+    }
+    if (p->op == FBW_OP_SQL_RESPONSE) {
+        r->eof = 1;
+        if (r->rows < 0)
+            r->rows = 0;
+    }
+}
+
+static void server_info(fbw_workload *w, const fbw_pkt *p)
+{
+    if (w->info_len == 0)
+        return;
+    int slot = w->info_wait[w->info_head];
+    w->info_head = (w->info_head + 1) % w->info_cap;
+    w->info_len--;
+    if (slot <= 0 || !w->slot[slot].exec || !fbw_status_is_success(p->u.resp.status))
+        return;
+    uint64_t affected = 0, selected = 0;
+    fbw_err err;
+    if (fbw_info_records(p->u.resp.data.p, p->u.resp.data.n, &affected, &selected, &err) ==
+        FBW_OK)
+        w->steps[w->slot[slot].exec - 1].result.affected = (int64_t)affected;
+}
 
 static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
+    if (p->op == FBW_OP_FETCH_RESPONSE || p->op == FBW_OP_SQL_RESPONSE)
+        server_result(w, d, p);
+    if (p->op == FBW_OP_RESPONSE && fbw_dec_answering(d) == FBW_OP_INFO_SQL)
+        server_info(w, p);
     if (p->op != FBW_OP_RESPONSE || w->wait_len == 0)
         return;
     const wl_wait *q = &w->wait[w->wait_head];
@@ -410,11 +612,25 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         bind(w, &w->txh, &w->ntxh, &w->txh_cap, obj, x.slot);
 }
 
-void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p)
+void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
+                         uint64_t ts_ns)
 {
     w->packets++;
-    if (from_client)
+    w->now = ts_ns;
+    if (!w->t_first)
+        w->t_first = ts_ns;
+    if (from_client) {
         client_packet(w, d, p);
-    else
+    } else {
         server_packet(w, d, p);
+        if (w->cur) {
+            fbw_step *s = &w->steps[w->cur - 1];
+            if (w->last_from_client)
+                s->round_trips++;
+            if (ts_ns >= s->t_req)
+                s->t_end = ts_ns;
+        }
+    }
+    w->last_from_client = from_client;
+    w->t_last = ts_ns;
 }
