@@ -48,6 +48,7 @@ typedef struct rconn {
     int copy;             /* 0 the first replay of it, 1.. the fan-out copies */
     int seen;
     int run;              /* to be replayed */
+    atomic_int finished;  /* its replay thread is done */
     pthread_t thread;
     uint64_t *rep_ns;     /* per step: replay latency */
     uint32_t *rep_rt;     /* per step: replay round trips */
@@ -772,11 +773,25 @@ static void set_not_run(fbw_replay *rp, rconn *c, const char *fmt, ...)
     c->not_run = dup_str(rp, tmp);
 }
 
+/* A connection that began after another one ended in the capture begins after it in the replay
+ * too (its SQL may need what the other committed, e.g. a table). */
+static void wait_predecessors(fbw_replay *rp, const rconn *c)
+{
+    for (size_t i = 0; i < rp->njobs; i++) {
+        const rconn *o = rp->jobs[i];
+        if (o == c || o->wl->t_last >= c->wl->t_first)
+            continue;
+        while (!atomic_load(&o->finished))
+            sleep_until(now_ns() + 1000000u);
+    }
+}
+
 static void replay_conn(fbw_replay *rp, rconn *c)
 {
     if (!rp->o.pace_none)
         sleep_until(rp->start_ns +
                     (uint64_t)((double)(c->wl->t_first - rp->cap_t0) / rp->o.speed));
+    wait_predecessors(rp, c);
     fbw_client_opts o;
     fbw_client_opts_init(&o);
     o.conn.user = rp->o.user;
@@ -1238,6 +1253,7 @@ static void *conn_thread(void *arg)
 {
     rconn *c = arg;
     replay_conn(c->rp, c);
+    atomic_store(&c->finished, 1);
     atomic_fetch_add(&c->rp->done_conns, 1);
     return NULL;
 }
@@ -1322,7 +1338,10 @@ static void run_jobs(fbw_replay *rp)
     rp->start_ns = now_ns();
     for (; started < rp->njobs; started++)
         if (pthread_create(&rp->jobs[started]->thread, NULL, conn_thread, rp->jobs[started])) {
-            set_not_run(rp, rp->jobs[started], "cannot start a thread for it");
+            for (size_t k = started; k < rp->njobs; k++) {
+                set_not_run(rp, rp->jobs[k], "cannot start a thread for it");
+                atomic_store(&rp->jobs[k]->finished, 1);
+            }
             break;
         }
     uint64_t next = rp->start_ns + 1000000000u;
