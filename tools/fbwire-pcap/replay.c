@@ -699,19 +699,22 @@ static void do_step(run *r, size_t i)
     }
 }
 
-/* The client's think time before a step, as the pace asks. */
-static void think(const fbw_replay *rp, uint64_t capture_ns)
+/* Wait until the request's time comes: its offset from the capture's start, scaled. A client's
+ * think time is kept as long as the replay keeps up; when a reply came later than in the capture,
+ * the next request goes at once (catching up, as pgreplay does) instead of every delay adding to
+ * the next, so the load keeps the capture's rate. */
+static void pace(const fbw_replay *rp, uint64_t capture_ts)
 {
-    if (rp->o.pace_none || !capture_ns)
+    if (rp->o.pace_none || capture_ts < rp->cap_t0)
         return;
-    sleep_until(now_ns() + (uint64_t)((double)capture_ns / rp->o.speed));
+    sleep_until(rp->start_ns + (uint64_t)((double)(capture_ts - rp->cap_t0) / rp->o.speed));
 }
 
 static void run_steps(run *r, const fbw_workload *w)
 {
     for (size_t i = 0; i < w->n && !r->broken; i++) {
         r->s = &w->steps[i];
-        think(r->rp, r->s->think);
+        pace(r->rp, r->s->t_req);
         uint64_t before = fbw_conn_stats(r->c)->round_trips;
         uint64_t t0 = now_ns();
         r->rc->kinds[r->s->kind].steps++;
@@ -788,9 +791,7 @@ static void wait_predecessors(fbw_replay *rp, const rconn *c)
 
 static void replay_conn(fbw_replay *rp, rconn *c)
 {
-    if (!rp->o.pace_none)
-        sleep_until(rp->start_ns +
-                    (uint64_t)((double)(c->wl->t_first - rp->cap_t0) / rp->o.speed));
+    pace(rp, c->wl->t_first);
     wait_predecessors(rp, c);
     fbw_client_opts o;
     fbw_client_opts_init(&o);
@@ -827,7 +828,7 @@ static void replay_conn(fbw_replay *rp, rconn *c)
         fbw_client_abort(r.cl);
         return;
     }
-    think(rp, c->wl->detach_think);
+    pace(rp, c->wl->t_detach);
     if (fbw_conn_detach(r.c) == FBW_OK)
         fbw_client_wait(r.cl); /* the capture's detach is counted too: count ours */
     c->stats = *fbw_conn_stats(r.c);

@@ -100,7 +100,6 @@ static fbw_step *add_step(fbw_workload *w, int kind, uint64_t packet)
     s->kind = kind;
     s->packet = packet;
     s->t_req = w->now;
-    s->think = w->t_last && w->now > w->t_last ? w->now - w->t_last : 0;
     s->owner = w->n;
     s->result.rows = -1;
     s->result.affected = -1;
@@ -497,8 +496,8 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         w->not_replayed[p->op]++; /* the replay asks for its own record counts, nothing else */
         break;
     case FBW_OP_DETACH: case FBW_OP_DISCONNECT:
-        if (!w->detach_think)
-            w->detach_think = w->t_last && w->now > w->t_last ? w->now - w->t_last : 0;
+        if (!w->t_detach)
+            w->t_detach = w->now;
         break;
     default:
         if (!session_op(p->op) && p->op >= 0 && p->op <= FBW_OP_MAX)

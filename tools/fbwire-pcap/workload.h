@@ -69,7 +69,6 @@ typedef struct fbw_step {
     /* timing in the capture: request (first client packet) and the last reply before the next
      * step's request, in capture ns; round trips the capture spent on the step */
     uint64_t t_req, t_end;
-    uint64_t think;       /* ns from the packet before the request to the request */
     uint32_t round_trips;
     size_t owner;       /* the step this one belongs to (1-based): a fetch its execute, else itself */
     size_t sql_step;    /* execute/fetch: the prepare step of its statement (1-based), 0 unknown */
@@ -106,7 +105,7 @@ typedef struct fbw_workload {
     int last_from_client;
     uint64_t t_first, t_last;   /* capture time of the first and last packet */
     uint64_t now;               /* capture time of the packet being handled */
-    uint64_t detach_think;      /* ns before the client's op_detach (0 if none) */
+    uint64_t t_detach;          /* capture time of the client's op_detach (0 if none) */
 } fbw_workload;
 
 void fbw_workload_init(fbw_workload *w);
