@@ -121,3 +121,11 @@ endif()
 # when apt installs them into the chroot); like every integ test it fails without the servers.
 add_test(NAME peers_debian13 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peers/debian13.sh)
 set_tests_properties(peers_debian13 PROPERTIES LABELS integ TIMEOUT 300)
+
+# Unit test of fbwire-pcap's statement fingerprints and latency table (pure, label "unit").
+add_executable(tools_test_fpstats ${CMAKE_CURRENT_SOURCE_DIR}/tools/test_fpstats.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/fpstats.c)
+target_include_directories(tools_test_fpstats PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+target_link_libraries(tools_test_fpstats PRIVATE fbwire_testsupport)
+add_test(NAME tools_test_fpstats COMMAND tools_test_fpstats)
+set_tests_properties(tools_test_fpstats PROPERTIES LABELS unit TIMEOUT 120)
