@@ -957,8 +957,9 @@ static fbw_run ld_replay(const fbw_servers *s, const char *cap, const char *port
     return r;
 }
 
-/* Run the four clients on src while tcpdump records; keep only their connections in cap. */
-static void ld_capture(const fbw_servers *s, const char *tmp, const char *src, const char *src_dsn,
+/* Run the four clients on src while tcpdump records; keep only their connections in cap.
+ * Returns 0 when tcpdump lost the start of one of them (then nothing is in cap). */
+static int ld_capture(const fbw_servers *s, const char *tmp, const char *src, const char *src_dsn,
                        const char *raw, const char *cap)
 {
     const fbw_server *from = &s->srv[FBW_SRV_FB4];
@@ -989,8 +990,12 @@ static void ld_capture(const fbw_servers *s, const char *tmp, const char *src, c
     int ports[LD_THREADS + 1];
     size_t np = our_ports(d.out, src, ports, LD_THREADS + 1);
     fbw_run_free(&d);
-    cr_assert_eq(np, LD_THREADS, "expected %d connections in the capture, found %zu", LD_THREADS,
-                 np);
+    if (np != LD_THREADS) {
+        fprintf(stderr, "expected %d connections in the capture, found %zu\n", LD_THREADS, np);
+        unlink(raw);
+        unlink(errlog);
+        return 0;
+    }
     char keep[200];
     snprintf(keep, sizeof keep,
              "tcp port %d and (tcp port %d or tcp port %d or tcp port %d or tcp port %d)",
@@ -1000,6 +1005,7 @@ static void ld_capture(const fbw_servers *s, const char *tmp, const char *src, c
     unlink(raw);
     unlink(errlog);
     unlink(tdout);
+    return 1;
 }
 
 Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .timeout = 180)
@@ -1034,7 +1040,8 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
             drop_db(&s, src_dsn);
         db_path(from, tag, src, sizeof src, src_dsn, sizeof src_dsn);
         ld_db(&s, src_dsn, 1);
-        ld_capture(&s, tmp, src, src_dsn, raw, cap);
+        if (!ld_capture(&s, tmp, src, src_dsn, raw, cap))
+            continue;
         const char *list_argv[] = {"replay", cap, "--port", port, "--list", NULL};
         fbw_run l = pcap_tool(list_argv);
         no_crash(&l, "--list");
