@@ -960,7 +960,7 @@ static fbw_run ld_replay(const fbw_servers *s, const char *cap, const char *port
 /* Run the four clients on src while tcpdump records; keep only their connections in cap.
  * Returns 0 when tcpdump lost the start of one of them (then nothing is in cap). */
 static int ld_capture(const fbw_servers *s, const char *tmp, const char *src, const char *src_dsn,
-                       const char *raw, const char *cap)
+                       const char *raw, const char *cap, unsigned long *dropped)
 {
     const fbw_server *from = &s->srv[FBW_SRV_FB4];
     char errlog[700], filter[64], port[16], tdout[700];
@@ -986,9 +986,12 @@ static int ld_capture(const fbw_servers *s, const char *tmp, const char *src, co
         cr_assert_str_empty(cl[i].failed, "%s", cl[i].failed);
     FILE *f = fopen(errlog, "r"); /* tcpdump's counts: did the kernel drop packets? */
     char line[256];
+    *dropped = 0;
     while (f && fgets(line, sizeof line, f))
-        if (strstr(line, "dropped"))
+        if (strstr(line, "dropped by kernel")) {
             fprintf(stderr, "capture: tcpdump: %s", line);
+            *dropped = strtoul(line, NULL, 10);
+        }
     if (f)
         fclose(f);
 
@@ -1040,6 +1043,7 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
      * its end (the tool says so); capture again on a fresh source database (at most 5 times) */
     static char lines[8192][512];
     size_t nsteps = 0;
+    int lossy = 0; /* captures in which tcpdump reported drops */
     for (int attempt = 0; attempt < 5 && !nsteps; attempt++) {
         char tag[16];
         snprintf(tag, sizeof tag, "src%d", attempt);
@@ -1047,7 +1051,10 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
             drop_db(&s, src_dsn);
         db_path(from, tag, src, sizeof src, src_dsn, sizeof src_dsn);
         ld_db(&s, src_dsn, 1);
-        if (!ld_capture(&s, tmp, src, src_dsn, raw, cap))
+        unsigned long dropped = 0;
+        int whole = ld_capture(&s, tmp, src, src_dsn, raw, cap, &dropped);
+        lossy += dropped > 0;
+        if (!whole)
             continue;
         const char *list_argv[] = {"replay", cap, "--port", port, "--list", NULL};
         fbw_run l = pcap_tool(list_argv);
@@ -1058,6 +1065,15 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
             fprintf(stderr, "capture %d cannot be replayed whole (lost packets?):\n%.600s\n",
                     attempt + 1, l.out);
         fbw_run_free(&l);
+    }
+    if (!nsteps && lossy == 5) {
+        drop_db(&s, src_dsn);
+        for (int i = 0; i < 3; i++)
+            drop_db(&s, dst_dsn[i]);
+        unlink(cap);
+        rmdir(tmp);
+        cr_skip_test("tcpdump dropped packets in each of 5 captures (a busy machine): nothing to "
+                     "replay whole");
     }
     cr_assert_gt(nsteps, 100, "%zu steps", nsteps);
 
