@@ -1385,6 +1385,32 @@ static void copies_text(fbw_replay *rp, fbw_buf *b, totals *t)
     }
 }
 
+static void copies_json(fbw_replay *rp, fbw_buf *b, totals *t)
+{
+    put(b, ",\"copies\":[");
+    size_t shown = 0;
+    for (size_t i = 0; i < rp->njobs; i++) {
+        rconn *c = rp->jobs[i];
+        if (!c->copy)
+            continue;
+        uint64_t steps = 0, failed = 0;
+        for (int k = 0; k < FBW_STEP_KINDS; k++) {
+            steps += c->kinds[k].steps;
+            failed += c->kinds[k].failed;
+        }
+        putf(b, "%s{\"id\":%d,\"copy\":%d,\"steps\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"error\":",
+             shown++ ? "," : "", c->id, c->copy, steps, failed);
+        quote_cstr(b, c->not_run);
+        put(b, ",\"failures\":");
+        failures_json(b, c);
+        differences(rp, b, c, t, 1);
+        put(b, "}");
+        t->steps += steps;
+        t->failed += failed;
+    }
+    put(b, "]");
+}
+
 static int copies_bad(const fbw_replay *rp)
 {
     for (size_t i = 0; i < rp->njobs; i++)
@@ -1500,15 +1526,22 @@ int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary
                 rp->o.connection, count);
         bad = 1;
     }
+    fbw_buf copies;
+    fbw_buf_init(&copies);
     if (!rp->o.json && f)
         copies_text(rp, &b, &t);
+    else if (f)
+        copies_json(rp, &copies, &t);
     bad |= copies_bad(rp);
     for (size_t i = 0; f && i < rp->njobs; i++)
         if (add_job(f, rp, rp->jobs[i]))
             atomic_store(&rp->nomem, 1);
     bad |= t.different > 0;
     if (rp->o.json) {
-        put(&b, "],");
+        put(&b, "]");
+        if (fbw_buf_avail(&copies))
+            fbw_buf_append(&b, fbw_buf_head(&copies), fbw_buf_avail(&copies));
+        put(&b, ",");
         totals_json(rp, &b, &t);
         if (f)
             load_json(rp, &b, f, &t);
@@ -1519,6 +1552,7 @@ int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary
             load_text(rp, &b, f, &t);
     }
     flush(rp, &b);
+    fbw_buf_free(&copies);
     fbw_fpstats_free(f);
     free(ci);
     free(why);
