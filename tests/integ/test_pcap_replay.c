@@ -946,11 +946,13 @@ static void check_schema(const char *tmp, const char *json)
     unlink(out);
 }
 
+/* json: 1 --json, 2 --progress (text), 0 neither */
 static fbw_run ld_replay(const fbw_servers *s, const char *cap, const char *port, const char *dsn,
                          const char *pace, int json)
 {
     const char *argv[] = {"replay", cap, "--port", port, "--db", dsn, "--user", s->user,
-                          "--password", s->password, "--pace", pace, json ? "--json" : NULL, NULL};
+                          "--password", s->password, "--pace", pace,
+                          json == 1 ? "--json" : json == 2 ? "--progress" : NULL, NULL};
     fbw_run r = pcap_tool(argv);
     no_crash(&r, "load replay");
     cr_expect(!strstr(r.out, s->password) && !strstr(r.err, s->password), "password printed");
@@ -1155,9 +1157,14 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
     cr_expect(wall_none > 0 && wall_none < wall, "--pace none took %.3f s, paced %.3f s",
               wall_none, wall);
 
-    /* other content: the differences are listed with their statement, and the exit status is 1 */
-    r = ld_replay(&s, cap, port, dst_dsn[2], "none", 0);
+    /* other content: the differences are listed with their statement, and the exit status is 1;
+     * --progress ends with its final line on stderr */
+    r = ld_replay(&s, cap, port, dst_dsn[2], "none", 2);
     cr_expect_eq(r.status, 1, "exit %d:\n%s", r.status, r.out);
+    char done[96];
+    snprintf(done, sizeof done, "connections open, %d done, %zu steps, 0 failed\n", LD_THREADS,
+             nsteps);
+    cr_expect(strstr(r.err, "\rreplay: ") && strstr(r.err, done), "progress: %s", r.err);
     cr_expect(strstr(r.out, "different: step ") &&
                   strstr(r.out, "\"SELECT ID, K, C, D FROM LD_T WHERE ID = ?\": capture 1 rows"),
               "%s", r.out);
