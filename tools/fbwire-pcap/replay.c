@@ -12,6 +12,7 @@
  * atomic progress counters; each writes only its own rconn, read after it is joined. */
 #include "replay.h"
 
+#include "blob.h"
 #include "client.h"
 #include "fpstats.h"
 #include "stmt.h"
@@ -262,6 +263,9 @@ static void step_text(fbw_buf *b, size_t i, const fbw_step *s)
     case FBW_STEP_FETCH:
         putf(b, " op_fetch=%" PRIu32, s->fetches);
         break;
+    case FBW_STEP_BLOB:
+        putf(b, " bytes=%zu%s", s->len, s->cancelled ? " cancelled" : "");
+        break;
     default:
         break;
     }
@@ -296,6 +300,8 @@ static void step_json(fbw_buf *b, size_t i, const fbw_step *s)
         put(b, "]");
     } else if (s->kind == FBW_STEP_FETCH) {
         putf(b, ",\"op_fetch\":%" PRIu32, s->fetches);
+    } else if (s->kind == FBW_STEP_BLOB) {
+        putf(b, ",\"bytes\":%zu,\"cancelled\":%s", s->len, s->cancelled ? "true" : "false");
     }
     put(b, ",\"problem\":");
     quote_cstr(b, s->problem);
@@ -343,6 +349,9 @@ typedef struct run {
     size_t *tx_start;   /* by slot: its start step (1-based) while its reply is unchecked */
     fbw_stmt **st;      /* by statement slot */
     size_t *slot_exec;  /* by statement slot: its current execute step (1-based) */
+    fbw_value *blob_ids; /* by step: the id of the blob a blob step created in the replay */
+    fbw_blob *blob;     /* the blob being written */
+    int blob_stage;     /* 0 create, 1 write, 2 close: where a FBW_AGAIN resumes */
     const fbw_workload *w;
     const fbw_step *s;  /* the step being queued */
     fbw_value *vals;
@@ -499,6 +508,18 @@ static int bind_as_sent(run *r, size_t i)
         add_failure(r, i, s, &e, "the captured parameters cannot be decoded");
         return -1;
     }
+    for (uint16_t k = 0; s->blob_steps && k < f.n; k++) {
+        size_t b = s->blob_steps[k];
+        if (!b)
+            continue;
+        if (r->blob_ids[b - 1].type == 0) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "parameter %u: its blob (step %zu) was not created", k + 1, b);
+            add_failure(r, i, s, NULL, msg);
+            return -1;
+        }
+        r->vals[k].u.quad = r->blob_ids[b - 1].u.quad; /* the replay's blob, same contents */
+    }
     if (fbw_stmt_set_input(r->st[s->stmt], &f) != FBW_OK) {
         add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
         return -1;
@@ -621,6 +642,47 @@ static void do_fetch(run *r, size_t i)
     fbw_stmt_clear_rows(st);
 }
 
+static int q_blob(void *arg)
+{
+    run *r = arg;
+    const fbw_step *s = r->s;
+    int rc = FBW_OK;
+    if (r->blob_stage == 0 && (rc = fbw_blob_create(r->blob, tx_of(r, s->tx), s->bpb, s->bpb_len)) == FBW_OK)
+        r->blob_stage = 1;
+    if (rc == FBW_OK && r->blob_stage == 1 && (rc = fbw_blob_write(r->blob, s->data, s->len)) == FBW_OK)
+        r->blob_stage = 2;
+    if (rc == FBW_OK && r->blob_stage == 2 && (rc = fbw_blob_close(r->blob)) == FBW_OK)
+        r->blob_stage = 3;
+    return rc;
+}
+
+/* The client's blob written again from the captured segments (as one stream: fbwire cuts its own
+ * segments); its new id replaces the captured one in the executes that send it. */
+static void do_blob(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    fbw_err e;
+    fbw_err_clear(&e);
+    if (s->cancelled)
+        return; /* the client discarded it: nothing uses its id */
+    if (fbw_blob_new(r->c, &r->blob, &e)) {
+        add_failure(r, i, s, &e, "cannot make a blob");
+        return;
+    }
+    r->blob_stage = 0;
+    int rc = run_step(r, q_blob, &e);
+    if (rc == FBW_OK && !fbw_blob_error(r->blob)->code)
+        rc = fbw_client_wait(r->cl); /* the close reply: the id is usable once it is in */
+    if (fbw_blob_error(r->blob)->code)
+        add_failure(r, i, s, fbw_blob_error(r->blob), "blob write failed");
+    else if (rc)
+        add_failure(r, i, s, &e, "blob write failed");
+    else if (fbw_blob_id(r->blob, &r->blob_ids[i - 1]) != FBW_OK)
+        add_failure(r, i, s, NULL, "the replayed blob has no id");
+    fbw_blob_free(r->blob);
+    r->blob = NULL;
+}
+
 static void do_free(run *r, size_t i)
 {
     const fbw_step *s = r->s;
@@ -695,6 +757,7 @@ static void do_step(run *r, size_t i)
     case FBW_STEP_FETCH: do_fetch(r, i); break;
     case FBW_STEP_CLOSE: case FBW_STEP_DROP: do_free(r, i); break;
     case FBW_STEP_IMMEDIATE: do_immediate(r, i); break;
+    case FBW_STEP_BLOB: do_blob(r, i); break;
     default: break;
     }
 }
@@ -738,7 +801,8 @@ static int alloc_slots(run *r, const fbw_workload *w)
     r->tx_start = calloc((size_t)w->ntx + 1, sizeof *r->tx_start);
     r->st = calloc((size_t)w->nstmt + 1, sizeof *r->st);
     r->slot_exec = calloc((size_t)w->nstmt + 1, sizeof *r->slot_exec);
-    if (!r->tx || !r->tx_start || !r->st || !r->slot_exec)
+    r->blob_ids = calloc(w->n ? w->n : 1, sizeof *r->blob_ids);
+    if (!r->tx || !r->tx_start || !r->st || !r->slot_exec || !r->blob_ids)
         return -1;
     for (int t = 1; t <= w->ntx; t++) {
         r->tx[t] = malloc(sizeof *r->tx[t]);
@@ -761,6 +825,7 @@ static void free_slots(run *r, const fbw_workload *w)
     free(r->tx);
     free(r->tx_start);
     free(r->slot_exec);
+    free(r->blob_ids);
     free(r->vals);
 }
 

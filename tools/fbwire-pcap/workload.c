@@ -4,6 +4,7 @@
  * request order, so a FIFO of those requests pairs each reply with its slot. */
 #include "workload.h"
 
+#include "blob.h"
 #include "info.h"
 #include "status.h"
 #include "value.h"
@@ -31,7 +32,7 @@ typedef struct fbw_wl_slot {
 
 static const char *const step_names[FBW_STEP_KINDS] = {
     "start",   "commit",  "commit_retaining", "rollback", "rollback_retaining", "prepare",
-    "execute", "fetch",   "close",            "drop",     "immediate",
+    "execute", "fetch",   "close",            "drop",     "immediate",          "blob",
 };
 
 const char *fbw_step_name(int kind)
@@ -53,6 +54,8 @@ static void step_free(fbw_step *s)
     free(s->problem);
     free(s->msg_cols);
     free(s->msg);
+    free(s->blob_steps);
+    free(s->bpb);
 }
 
 void fbw_workload_free(fbw_workload *w)
@@ -62,6 +65,7 @@ void fbw_workload_free(fbw_workload *w)
     free(w->steps);
     free(w->txh);
     free(w->sth);
+    free(w->blh);
     free(w->fetch_step);
     free(w->wait);
     for (size_t i = 0; i < w->slot_cap; i++)
@@ -221,6 +225,27 @@ static int blobish(uint16_t type)
     return type == FBW_SQL_BLOB || type == FBW_SQL_ARRAY || type == FBW_SQL_QUAD;
 }
 
+/* A blob id parameter: the blob step that created it (the latest with that id), remembered so the
+ * replay sends the id of the blob it created from the same contents. */
+static int blob_param(fbw_workload *w, fbw_step *s, uint16_t k, const fbw_value *v)
+{
+    for (size_t i = w->n; i-- > 0;) {
+        const fbw_step *b = &w->steps[i];
+        if (b->kind != FBW_STEP_BLOB || b->cancelled || b->blob_hi != v->u.quad.high ||
+            b->blob_lo != v->u.quad.low)
+            continue;
+        if (!s->blob_steps)
+            s->blob_steps = calloc(s->nparams, sizeof *s->blob_steps);
+        if (!s->blob_steps) {
+            w->nomem = 1;
+            return 0;
+        }
+        s->blob_steps[k] = i + 1;
+        return 1;
+    }
+    return 0;
+}
+
 /* Decode the execute message with the format the decoder framed it with; each value becomes its
  * canonical text (replay parses it again for the type the replayed statement describes). */
 static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_bytes msg)
@@ -266,8 +291,10 @@ static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_byte
         pa->is_null = v[i].is_null || f->cols[i].type == FBW_SQL_NULL;
         if (pa->is_null)
             continue;
-        if (blobish(f->cols[i].type))
-            set_problem(w, s, "parameter %u is a BLOB/ARRAY id: blob contents are not replayed",
+        if (blobish(f->cols[i].type) && !blob_param(w, s, i, &v[i]))
+            set_problem(w, s,
+                        "parameter %u is a BLOB/ARRAY id the capture did not create: its contents "
+                        "are not replayed",
                         i + 1);
         fbw_buf t;
         fbw_buf_init(&t);
@@ -299,6 +326,7 @@ static void on_transaction(fbw_workload *w, const fbw_pkt *p)
     copy_bytes(w, s, p->u.sttr.tpb);
     w->last_tx = s->tx;
     w->last_stmt = 0; /* 0xFFFF now names the transaction */
+    w->last_blob = 0;
     wait_push(w, FBW_OP_TRANSACTION, s->tx);
 }
 
@@ -318,6 +346,7 @@ static void on_allocate(fbw_workload *w)
         return;
     w->last_stmt = slot;
     w->last_tx = 0; /* 0xFFFF now names the statement */
+    w->last_blob = 0;
     wait_push(w, FBW_OP_ALLOCATE_STATEMENT, slot);
 }
 
@@ -464,6 +493,87 @@ static void on_immediate(fbw_workload *w, const fbw_pkt *p)
     }
 }
 
+/* ---- blobs written by the client ---- */
+
+static void on_create_blob(fbw_workload *w, const fbw_pkt *p)
+{
+    fbw_step *s = add_step(w, FBW_STEP_BLOB, w->packets);
+    if (!s)
+        return;
+    step_tx(w, s, p->u.blob.tr);
+    if (p->u.blob.bpb.n) {
+        s->bpb = malloc(p->u.blob.bpb.n);
+        if (!s->bpb)
+            w->nomem = 1;
+        else
+            memcpy(s->bpb, p->u.blob.bpb.p, p->u.blob.bpb.n);
+        s->bpb_len = s->bpb ? p->u.blob.bpb.n : 0;
+    }
+    w->last_blob = (int)w->n; /* 0xFFFF now names the blob */
+    w->last_tx = 0;
+    w->last_stmt = 0;
+    wait_push(w, p->op, (int)w->n);
+}
+
+static fbw_step *blob_step(fbw_workload *w, uint16_t handle)
+{
+    int i = lookup(w->blh, w->nblh, handle, w->last_blob);
+    return i > 0 && (size_t)i <= w->n ? &w->steps[i - 1] : NULL;
+}
+
+static void blob_append(fbw_workload *w, fbw_step *s, const uint8_t *p, size_t n)
+{
+    if (s->len + n + 1 > s->data_cap) {
+        size_t cap = s->data_cap ? s->data_cap : 256;
+        while (cap < s->len + n + 1)
+            cap *= 2;
+        uint8_t *d = realloc(s->data, cap);
+        if (!d) {
+            w->nomem = 1;
+            return;
+        }
+        s->data = d;
+        s->data_cap = cap;
+    }
+    if (n)
+        memcpy(s->data + s->len, p, n);
+    s->len += n;
+    s->data[s->len] = 0;
+}
+
+/* op_put_segment carries one segment; op_batch_segments several, each with its 2-byte length. */
+static void on_segment(fbw_workload *w, const fbw_pkt *p)
+{
+    fbw_step *s = blob_step(w, p->u.sgmt.blob);
+    if (!s) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    if (p->op == FBW_OP_PUT_SEGMENT) {
+        blob_append(w, s, p->u.sgmt.segment.p, p->u.sgmt.segment.n);
+        return;
+    }
+    fbw_buf out;
+    fbw_buf_init(&out);
+    fbw_err err;
+    if (fbw_blob_segments_parse(p->u.sgmt.segment.p, p->u.sgmt.segment.n, &out, NULL, &err))
+        set_problem(w, s, "op_batch_segments: %s", err.msg);
+    else
+        blob_append(w, s, fbw_buf_head(&out), fbw_buf_avail(&out));
+    fbw_buf_free(&out);
+}
+
+static void on_blob_end(fbw_workload *w, const fbw_pkt *p)
+{
+    fbw_step *s = blob_step(w, p->u.rlse.object);
+    if (!s) {
+        w->not_replayed[p->op]++; /* a blob opened for reading */
+        return;
+    }
+    if (p->op == FBW_OP_CANCEL_BLOB)
+        s->cancelled = 1;
+}
+
 /* Connection setup and teardown: the replay does its own (to --db). */
 static int session_op(int32_t op)
 {
@@ -491,6 +601,9 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     case FBW_OP_FETCH: on_fetch(w, p); break;
     case FBW_OP_FREE_STATEMENT: on_free(w, p); break;
     case FBW_OP_EXEC_IMMEDIATE: on_immediate(w, p); break;
+    case FBW_OP_CREATE_BLOB: case FBW_OP_CREATE_BLOB2: on_create_blob(w, p); break;
+    case FBW_OP_PUT_SEGMENT: case FBW_OP_BATCH_SEGMENTS: on_segment(w, p); break;
+    case FBW_OP_CLOSE_BLOB: case FBW_OP_CANCEL_BLOB: on_blob_end(w, p); break;
     case FBW_OP_INFO_SQL:
         on_info_sql(w, p);
         w->not_replayed[p->op]++; /* the replay asks for its own record counts, nothing else */
@@ -518,6 +631,8 @@ uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f)
         fbw_buf_reset(&t);
         if (v[i].is_null || f->cols[i].type == FBW_SQL_NULL)
             fbw_buf_append(&t, "\0", 1);
+        else if (blobish(f->cols[i].type))
+            fbw_buf_puts(&t, "<blob>"); /* an id: each server gives its own */
         else if (fbw_value_to_text(&v[i], &f->cols[i], NULL, &t, &err) != FBW_OK)
             fbw_buf_puts(&t, "?");
         fbw_buf_append(&t, "\x1f", 1);
@@ -608,9 +723,13 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     uint16_t obj = p->u.resp.object;
     if (!fbw_status_is_success(p->u.resp.status) || obj == 0)
         return;
-    if (x.op == FBW_OP_ALLOCATE_STATEMENT)
+    if (x.op == FBW_OP_ALLOCATE_STATEMENT) {
         bind(w, &w->sth, &w->nsth, &w->sth_cap, obj, x.slot);
-    else
+    } else if (x.op == FBW_OP_CREATE_BLOB || x.op == FBW_OP_CREATE_BLOB2) {
+        bind(w, &w->blh, &w->nblh, &w->blh_cap, obj, x.slot);
+        w->steps[x.slot - 1].blob_hi = p->u.resp.blob_hi;
+        w->steps[x.slot - 1].blob_lo = p->u.resp.blob_lo;
+    } else
         bind(w, &w->txh, &w->ntxh, &w->txh_cap, obj, x.slot);
 }
 

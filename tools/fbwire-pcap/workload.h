@@ -28,6 +28,7 @@ enum fbw_step_kind {
     FBW_STEP_CLOSE,              /* op_free_statement DSQL_close (or unprepare) */
     FBW_STEP_DROP,               /* op_free_statement DSQL_drop */
     FBW_STEP_IMMEDIATE,          /* op_exec_immediate: data = SQL */
+    FBW_STEP_BLOB,               /* op_create_blob(2) + its segments: data = contents, bpb */
     FBW_STEP_KINDS
 };
 
@@ -73,6 +74,13 @@ typedef struct fbw_step {
     size_t owner;       /* the step this one belongs to (1-based): a fetch its execute, else itself */
     size_t sql_step;    /* execute/fetch: the prepare step of its statement (1-based), 0 unknown */
     fbw_result result;  /* execute steps */
+    /* execute: per parameter, the blob step (1-based) that created the blob id it sends, or 0 */
+    size_t *blob_steps;
+    /* blob steps: the BPB, the id the server gave, content capacity, cancelled by the client */
+    uint8_t *bpb;
+    size_t bpb_len, data_cap;
+    uint32_t blob_hi, blob_lo;
+    int cancelled;
 } fbw_step;
 
 typedef struct fbw_handle_slot {
@@ -88,8 +96,9 @@ typedef struct fbw_workload {
     uint64_t packets;                      /* decoded packets seen, both directions */
     int nomem;
     /* handle tracking */
-    fbw_handle_slot *txh, *sth; /* live handle -> slot bindings */
-    size_t ntxh, nsth, txh_cap, sth_cap;
+    fbw_handle_slot *txh, *sth, *blh; /* live handle -> slot bindings (blobs: step) */
+    size_t ntxh, nsth, txh_cap, sth_cap, nblh, blh_cap;
+    int last_blob;              /* blob step (1-based) 0xFFFF names after a create */
     int last_tx, last_stmt;     /* what 0xFFFF names */
     int *fetch_step;            /* per statement slot: its open fetch step (index + 1) or 0 */
     size_t fetch_cap;
