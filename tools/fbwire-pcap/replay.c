@@ -1262,6 +1262,7 @@ static void differences(const fbw_replay *rp, fbw_buf *b, const rconn *c, totals
 static const char *const end_names[FBW_STEP_KINDS] = {
     [FBW_STEP_COMMIT] = "COMMIT", [FBW_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
     [FBW_STEP_ROLLBACK] = "ROLLBACK", [FBW_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
+    [FBW_STEP_BLOB] = "(blob write)",
 };
 
 static int is_execution(int kind)
