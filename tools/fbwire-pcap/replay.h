@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay.h - `fbwire-pcap replay`: rebuild each captured connection's SQL workload (workload.h)
  * and either list it (--list, offline) or run it as a load: every connection at once on its own
  * thread and fbwire blocking client, each from its offset in the capture and keeping the client's

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* workload.c - rebuild a captured client's SQL workload from its decoded packets (workload.h).
  * Replies matter only where they name a handle (op_transaction, op_allocate_statement, and
  * op_exec_immediate when SQL such as SET TRANSACTION started a transaction); replies come in
  * request order, so a FIFO of those requests pairs each reply with its slot. */
 #include "workload.h"
 
+#include "batch.h"
 #include "blob.h"
 #include "info.h"
 #include "status.h"
@@ -28,6 +30,11 @@ typedef struct fbw_wl_slot {
     fbw_col *cols;
     uint16_t n;
     int have_fmt;
+    fbw_col *batch_cols;   /* op_batch_create's message format */
+    uint16_t batch_n;
+    int have_batch;
+    size_t batch_from;     /* first step of the messages the next op_batch_exec runs (1-based) */
+    size_t run_from, run_to; /* the steps the last op_batch_exec ran, for its op_batch_cs */
 } wl_slot;
 
 static const char *const step_names[FBW_STEP_KINDS] = {
@@ -68,8 +75,10 @@ void fbw_workload_free(fbw_workload *w)
     free(w->blh);
     free(w->fetch_step);
     free(w->wait);
-    for (size_t i = 0; i < w->slot_cap; i++)
+    for (size_t i = 0; i < w->slot_cap; i++) {
         free(w->slot[i].cols);
+        free(w->slot[i].batch_cols);
+    }
     free(w->slot);
     free(w->info_wait);
     memset(w, 0, sizeof *w);
@@ -248,9 +257,17 @@ static int blob_param(fbw_workload *w, fbw_step *s, uint16_t k, const fbw_value 
 
 /* Decode the execute message with the format the decoder framed it with; each value becomes its
  * canonical text (replay parses it again for the type the replayed statement describes). */
+static void take_params_fmt(fbw_workload *w, fbw_step *s, const fbw_msgfmt *f, int protocol,
+                            fbw_bytes msg);
+
 static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_bytes msg)
 {
-    const fbw_msgfmt *f = fbw_dec_message_format(d);
+    take_params_fmt(w, s, fbw_dec_message_format(d), fbw_dec_protocol(d), msg);
+}
+
+static void take_params_fmt(fbw_workload *w, fbw_step *s, const fbw_msgfmt *f, int protocol,
+                            fbw_bytes msg)
+{
     if (!f) {
         set_problem(w, s, "no parameter format known");
         return;
@@ -277,9 +294,9 @@ static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_byte
             memcpy(s->msg, msg.p, msg.n);
         s->msg_n = f->n;
         s->msg_len = msg.n;
-        s->msg_protocol = fbw_dec_protocol(d);
+        s->msg_protocol = protocol;
     }
-    if (fbw_msg_decode(msg, f, fbw_dec_protocol(d), v, &err) != FBW_OK) {
+    if (fbw_msg_decode(msg, f, protocol, v, &err) != FBW_OK) {
         set_problem(w, s, "parameters cannot be decoded: %s", err.msg);
         s->nparams = 0;
         free(v);
@@ -574,6 +591,101 @@ static void on_blob_end(fbw_workload *w, const fbw_pkt *p)
         s->cancelled = 1;
 }
 
+/* ---- FB4 batches: each message becomes an execute of the statement ---- */
+
+static void on_batch_create(fbw_workload *w, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.batch_create.stmt, w->last_stmt);
+    fbw_bytes blr = p->u.batch_create.blr;
+    uint16_t n = 0;
+    fbw_err err;
+    if (slot <= 0 || fbw_blr_count(blr.p, blr.n, &n, &err) != FBW_OK) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    wl_slot *sl = &w->slot[slot];
+    fbw_col *cols = calloc(n ? n : 1, sizeof *cols);
+    fbw_msgfmt f = {cols, 0, n};
+    if (!cols || fbw_blr_parse(blr.p, blr.n, &f, &err) != FBW_OK) {
+        free(cols);
+        w->not_replayed[p->op]++;
+        return;
+    }
+    free(sl->batch_cols);
+    sl->batch_cols = cols;
+    sl->batch_n = f.n;
+    sl->have_batch = 1;
+    sl->batch_from = 0;
+}
+
+/* The messages of op_batch_msg, framed one by one with op_batch_create's format. */
+static void on_batch_msg(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.batch_msg.stmt, w->last_stmt);
+    if (slot <= 0 || !w->slot[slot].have_batch) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    wl_slot *sl = &w->slot[slot];
+    fbw_msgfmt f = {sl->batch_cols, sl->batch_n, sl->batch_n};
+    fbw_rd r;
+    fbw_rd_init(&r, p->u.batch_msg.data.p, p->u.batch_msg.data.n, FBW_E_PROTO);
+    for (uint32_t i = 0; i < p->u.batch_msg.count; i++) {
+        fbw_bytes raw;
+        fbw_step *s = add_step(w, FBW_STEP_EXECUTE, w->packets);
+        if (!s)
+            return;
+        s->stmt = slot;
+        s->sql_step = sl->prepare;
+        if (!sl->batch_from)
+            sl->batch_from = w->n;
+        if (fbw_msg_frame(&r, &f, fbw_dec_protocol(d), &raw) != FBW_OK) {
+            set_problem(w, s, "batch message %u cannot be framed", i + 1);
+            return;
+        }
+        take_params_fmt(w, s, &f, fbw_dec_protocol(d), raw);
+    }
+}
+
+/* op_batch_exec names the transaction the messages since the last one run in. */
+static void on_batch_exec(fbw_workload *w, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.batch_exec.stmt, w->last_stmt);
+    if (slot <= 0 || !w->slot[slot].batch_from) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    for (size_t i = w->slot[slot].batch_from; i <= w->n; i++) {
+        fbw_step *s = &w->steps[i - 1];
+        if (s->kind == FBW_STEP_EXECUTE && s->stmt == slot && !s->tx)
+            step_tx(w, s, p->u.batch_exec.tr);
+    }
+    w->slot[slot].run_from = w->slot[slot].batch_from;
+    w->slot[slot].run_to = w->n;
+    w->slot[slot].batch_from = 0;
+}
+
+/* op_batch_cs: the affected rows of each message, in order (with TAG_RECORD_COUNTS). */
+static void on_batch_cs(fbw_workload *w, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.batch_cs.stmt, w->last_stmt);
+    if (slot <= 0 || !w->slot[slot].run_from)
+        return;
+    fbw_batch_cs cs;
+    fbw_err err;
+    if (fbw_batch_cs_parse(p, &cs, &err) != FBW_OK)
+        return;
+    uint32_t k = 0;
+    for (size_t i = w->slot[slot].run_from; i <= w->slot[slot].run_to && k < cs.nupdates; i++) {
+        fbw_step *s = &w->steps[i - 1];
+        if (s->kind == FBW_STEP_EXECUTE && s->stmt == slot && cs.updates[k] >= 0)
+            s->result.affected = cs.updates[k];
+        k += s->kind == FBW_STEP_EXECUTE && s->stmt == slot;
+    }
+    fbw_batch_cs_free(&cs);
+    w->slot[slot].run_from = 0;
+}
+
 /* Connection setup and teardown: the replay does its own (to --db). */
 static int session_op(int32_t op)
 {
@@ -604,6 +716,9 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     case FBW_OP_CREATE_BLOB: case FBW_OP_CREATE_BLOB2: on_create_blob(w, p); break;
     case FBW_OP_PUT_SEGMENT: case FBW_OP_BATCH_SEGMENTS: on_segment(w, p); break;
     case FBW_OP_CLOSE_BLOB: case FBW_OP_CANCEL_BLOB: on_blob_end(w, p); break;
+    case FBW_OP_BATCH_CREATE: on_batch_create(w, p); break;
+    case FBW_OP_BATCH_MSG: on_batch_msg(w, d, p); break;
+    case FBW_OP_BATCH_EXEC: on_batch_exec(w, p); break;
     case FBW_OP_INFO_SQL:
         on_info_sql(w, p);
         w->not_replayed[p->op]++; /* the replay asks for its own record counts, nothing else */
@@ -712,6 +827,8 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         server_result(w, d, p);
     if (p->op == FBW_OP_RESPONSE && fbw_dec_answering(d) == FBW_OP_INFO_SQL)
         server_info(w, p);
+    if (p->op == FBW_OP_BATCH_CS)
+        on_batch_cs(w, p);
     if (p->op != FBW_OP_RESPONSE || w->wait_len == 0)
         return;
     const wl_wait *q = &w->wait[w->wait_head];
