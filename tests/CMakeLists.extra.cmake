@@ -164,6 +164,24 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
                        SKIP_RETURN_CODE 77)
 endif()
 
+# scripts/main.sh's last step, `fbwire-compare --preset glance`, with 1 s runs of 1,000 rows on FB3:
+# every row of its table measured, round trips per event as README.md and docs/sysbench.md give
+# them (tests/sysbench/glance_check.py). No capture, so no root; about 30 s.
+if(FBW_DEBIAN_PYTHON3 AND TARGET fbwire-sysbench AND TARGET fbwire-link)
+  set(FBW_GLANCE_ENV FBWIRE_SYSBENCH_LIB=$<TARGET_FILE:fbwire-sysbench> FBWIRE_LINK=$<TARGET_FILE:fbwire-link>)
+  if(TARGET fbwire-cpu)
+    list(APPEND FBW_GLANCE_ENV FBWIRE_CPU=$<TARGET_FILE:fbwire-cpu>)
+  endif()
+  if(TARGET fbwire-report)
+    list(APPEND FBW_GLANCE_ENV FBWIRE_REPORT=$<TARGET_FILE:fbwire-report>)
+  endif()
+  add_test(NAME sysbench_glance
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1 ${FBW_GLANCE_ENV}
+                   ${FBW_DEBIAN_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/glance_check.py
+                   ${CMAKE_SOURCE_DIR}/tools/fbwire-compare ${CMAKE_SOURCE_DIR})
+  set_tests_properties(sysbench_glance PROPERTIES LABELS sysbench TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+
 # PostgreSQL 17 and MariaDB 11.8 in the Debian 13 chroot (scripts/peer-servers.sh pg17,
 # mariadb118): versions, the settings of docs/compare.md and TLS, through the host's psql and
 # mariadb clients (tests/peers/debian13.sh). As root it starts them (about 25 s the first time,

@@ -318,6 +318,20 @@ int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg)
     }
 }
 
+int fbw_client_pipe_wait(void *arg, fbw_err *err)
+{
+    fbw_client *cl = arg;
+    int rc = fbw_client_wait(cl);
+    if (rc == FBW_OK)
+        return FBW_OK;
+    const fbw_err *e = cl->err.code != FBW_OK ? &cl->err : fbw_conn_error(cl->conn);
+    if (e->code != FBW_OK)
+        *err = *e;
+    else
+        fbw_err_set(err, rc, "fbwire: %s", fbw_rc_name(rc));
+    return rc;
+}
+
 static int connected(void *arg)
 {
     fbw_conn_state s = fbw_conn_get_state(arg);

@@ -35,6 +35,9 @@ FBW_API int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *
  * first (then this waits and calls it again), and wait until nothing is outstanding. Returns the
  * first error of either. */
 FBW_API int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg);
+/* fbw_client_wait(cl) as a wait callback (pipe.h fbw_pipe_opts.wait, with wait_arg = cl): on
+ * failure err gets the client's error (or the connection's). */
+FBW_API int fbw_client_pipe_wait(void *cl, fbw_err *err);
 /* Detach and disconnect politely (bounded by the timeout), then free. NULL is fine. */
 FBW_API int fbw_client_close(fbw_client *cl);
 /* Drop the connection without talking to the server, then free. */
