@@ -1312,6 +1312,21 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
     cr_expect(res && !strstr(res, " 0 different"), "%s", res ? res : r.out);
     fbw_run_free(&r);
 
+    /* --connections 8: each captured connection replayed twice (the copies collide with the
+     * originals' rows, so only the shape is checked, with --results ignore) */
+    const char *fan_argv[] = {"replay", cap, "--port", port, "--db", dst_dsn[1], "--user", s.user,
+                              "--password", s.password, "--pace", "none", "--connections", "8",
+                              "--results", "ignore", NULL};
+    r = pcap_tool(fan_argv);
+    no_crash(&r, "--connections 8");
+    char fan[160];
+    snprintf(fan, sizeof fan, "\ntotal: %d connections, %d replayed, %zu steps, ", LD_THREADS,
+             LD_THREADS, 2 * nsteps);
+    cr_expect(strstr(r.out, fan) && strstr(r.out, "\nconnection 4 copy 1: ") &&
+                  strstr(r.out, "(--results ignore)") && strstr(r.out, ", 8 connections\n"),
+              "want \"%s\" and 4 copies:\n%s", fan, r.out);
+    fbw_run_free(&r);
+
     drop_db(&s, src_dsn);
     for (int i = 0; i < 3; i++)
         drop_db(&s, dst_dsn[i]);
