@@ -232,3 +232,11 @@ if(TARGET fbwire-pcap)
   set_tests_properties(integ_node_firebird PROPERTIES LABELS integ TIMEOUT 300
                        SKIP_RETURN_CODE 77)
 endif()
+
+# Unit test of fbwire-pcap's statement fingerprints and latency table (pure, label "unit").
+add_executable(tools_test_fpstats ${CMAKE_CURRENT_SOURCE_DIR}/tools/test_fpstats.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/fpstats.c)
+target_include_directories(tools_test_fpstats PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+target_link_libraries(tools_test_fpstats PRIVATE fbwire_testsupport)
+add_test(NAME tools_test_fpstats COMMAND tools_test_fpstats)
+set_tests_properties(tools_test_fpstats PROPERTIES LABELS unit TIMEOUT 120)
