@@ -247,44 +247,62 @@ Test(sqltok, long_input, .timeout = 20)
     free(s);
 }
 
-static fbw_stmt_kind kind(const char *sql) { return fbw_sql_stmt_kind(sql, strlen(sql), NULL); }
+typedef struct kind_case {
+    const char *sql;
+    fbw_stmt_kind kind;
+} kind_case;
+
+static void expect_kinds(const kind_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        cr_expect_eq(fbw_sql_stmt_kind(c[i].sql, strlen(c[i].sql), NULL), c[i].kind, "%s",
+                     c[i].sql);
+}
+
+#define EXPECT_KINDS(cases) expect_kinds(cases, sizeof cases / sizeof cases[0])
 
 /* The cases the dialect's and the report's rules each knew, now one rule. */
 Test(sqlkind, transaction_control)
 {
-    cr_expect_eq(kind("BEGIN"), FBW_STMT_BEGIN);
-    cr_expect_eq(kind("  begin work ;  "), FBW_STMT_BEGIN);
-    cr_expect_eq(kind("BEGIN TRANSACTION"), FBW_STMT_BEGIN);
-    cr_expect_eq(kind("/* c */ START TRANSACTION"), FBW_STMT_BEGIN);
-    cr_expect_eq(kind("COMMIT"), FBW_STMT_COMMIT);
-    cr_expect_eq(kind("commit WORK"), FBW_STMT_COMMIT);
-    cr_expect_eq(kind("-- x\nROLLBACK;"), FBW_STMT_ROLLBACK);
-    cr_expect_eq(kind("rollback work"), FBW_STMT_ROLLBACK);
-    cr_expect_eq(kind("ROLLBACK TO SAVEPOINT s1"), FBW_STMT_OTHER);
-    cr_expect_eq(kind("COMMIT RETAIN"), FBW_STMT_OTHER);
-    cr_expect_eq(kind("BEGINNING"), FBW_STMT_OTHER);
-    cr_expect_eq(kind("START"), FBW_STMT_OTHER);
-    cr_expect_eq(kind("START something"), FBW_STMT_OTHER);
-    cr_expect_eq(kind("BEGIN; BEGIN"), FBW_STMT_OTHER);
-    cr_expect_eq(kind("EXECUTE BLOCK AS BEGIN END"), FBW_STMT_OTHER);
+    static const kind_case cases[] = {
+        {"BEGIN", FBW_STMT_BEGIN},
+        {"  begin work ;  ", FBW_STMT_BEGIN},
+        {"BEGIN TRANSACTION", FBW_STMT_BEGIN},
+        {"/* c */ START TRANSACTION", FBW_STMT_BEGIN},
+        {"COMMIT", FBW_STMT_COMMIT},
+        {"commit WORK", FBW_STMT_COMMIT},
+        {"-- x\nROLLBACK;", FBW_STMT_ROLLBACK},
+        {"rollback work", FBW_STMT_ROLLBACK},
+        {"ROLLBACK TO SAVEPOINT s1", FBW_STMT_OTHER},
+        {"COMMIT RETAIN", FBW_STMT_OTHER},
+        {"BEGINNING", FBW_STMT_OTHER},
+        {"START", FBW_STMT_OTHER},
+        {"START something", FBW_STMT_OTHER},
+        {"BEGIN; BEGIN", FBW_STMT_OTHER},
+        {"EXECUTE BLOCK AS BEGIN END", FBW_STMT_OTHER},
+    };
+    EXPECT_KINDS(cases);
 }
 
 Test(sqlkind, statements)
 {
-    cr_expect_eq(kind("SELECT c FROM sbtest1 WHERE id=?"), FBW_STMT_SELECT);
-    cr_expect_eq(kind("(SELECT c FROM t WHERE id=1)"), FBW_STMT_SELECT);
-    cr_expect_eq(kind("WITH x AS (SELECT 1 FROM t) SELECT * FROM x"), FBW_STMT_SELECT);
-    cr_expect_eq(kind("UPDATE sbtest1 SET k=k+1 WHERE id=?"), FBW_STMT_UPDATE);
-    cr_expect_eq(kind("DELETE FROM sbtest1 WHERE id=?"), FBW_STMT_DELETE);
-    cr_expect_eq(kind("CREATE TABLE sbtest1(id INTEGER NOT NULL, PRIMARY KEY (id))"), FBW_STMT_DDL);
-    cr_expect_eq(kind("DROP TABLE IF EXISTS sbtest1"), FBW_STMT_DDL);
-    cr_expect_eq(kind("CREATE INDEX k_1 ON sbtest1(k)"), FBW_STMT_DDL);
-    cr_expect_eq(kind("set generator g to 1"), FBW_STMT_DDL);
-    cr_expect_eq(kind("SET TRANSACTION READ ONLY"), FBW_STMT_OTHER);
-    cr_expect_eq(kind("\"SELECT\" x"), FBW_STMT_OTHER);
-    cr_expect_eq(kind("'COMMIT'"), FBW_STMT_OTHER);
-    cr_expect_eq(kind(""), FBW_STMT_OTHER);
-    cr_expect_eq(kind("   "), FBW_STMT_OTHER);
+    static const kind_case cases[] = {
+        {"SELECT c FROM sbtest1 WHERE id=?", FBW_STMT_SELECT},
+        {"(SELECT c FROM t WHERE id=1)", FBW_STMT_SELECT},
+        {"WITH x AS (SELECT 1 FROM t) SELECT * FROM x", FBW_STMT_SELECT},
+        {"UPDATE sbtest1 SET k=k+1 WHERE id=?", FBW_STMT_UPDATE},
+        {"DELETE FROM sbtest1 WHERE id=?", FBW_STMT_DELETE},
+        {"CREATE TABLE sbtest1(id INTEGER NOT NULL, PRIMARY KEY (id))", FBW_STMT_DDL},
+        {"DROP TABLE IF EXISTS sbtest1", FBW_STMT_DDL},
+        {"CREATE INDEX k_1 ON sbtest1(k)", FBW_STMT_DDL},
+        {"set generator g to 1", FBW_STMT_DDL},
+        {"SET TRANSACTION READ ONLY", FBW_STMT_OTHER},
+        {"\"SELECT\" x", FBW_STMT_OTHER},
+        {"'COMMIT'", FBW_STMT_OTHER},
+        {"", FBW_STMT_OTHER},
+        {"   ", FBW_STMT_OTHER},
+    };
+    EXPECT_KINDS(cases);
     cr_expect_eq(fbw_sql_stmt_kind(NULL, 5, NULL), FBW_STMT_OTHER);
     size_t body = 99;
     cr_expect_eq(fbw_sql_stmt_kind(" ( select 1", 11, &body), FBW_STMT_SELECT);
@@ -295,17 +313,20 @@ Test(sqlkind, statements)
 
 Test(sqlkind, inserts)
 {
-    cr_expect_eq(kind("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)"), FBW_STMT_INSERT);
-    cr_expect_eq(kind("INSERT INTO t (a) VALUES ('x,(y)')"), FBW_STMT_INSERT);
-    cr_expect_eq(kind("INSERT INTO t VALUES ('a),(b')"), FBW_STMT_INSERT);
-    cr_expect_eq(kind("INSERT INTO t VALUES ('it''s', (1))"), FBW_STMT_INSERT);
-    cr_expect_eq(kind("INSERT INTO t (a) SELECT a FROM u"), FBW_STMT_INSERT);
-    cr_expect_eq(kind("INSERT INTO t(\"VALUES\") VALUES (1)"), FBW_STMT_INSERT);
-    cr_expect_eq(kind("INSERT INTO sbtest2 VALUES(1,1),(2,2)"), FBW_STMT_BULK_INSERT);
-    cr_expect_eq(kind("insert into t(k, c) values (1, 'a'), (2, 'b')"), FBW_STMT_BULK_INSERT);
-    cr_expect_eq(kind("INSERT INTO t VALUES (1) /* , */ , -- x\n (2)"), FBW_STMT_BULK_INSERT);
-    cr_expect_eq(kind("INSERT INTO t VALUES (1), 'x'"), FBW_STMT_INSERT);
-    cr_expect_eq(kind("INSERT INTO t VALUES ((1)"), FBW_STMT_INSERT);
+    static const kind_case cases[] = {
+        {"INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)", FBW_STMT_INSERT},
+        {"INSERT INTO t (a) VALUES ('x,(y)')", FBW_STMT_INSERT},
+        {"INSERT INTO t VALUES ('a),(b')", FBW_STMT_INSERT},
+        {"INSERT INTO t VALUES ('it''s', (1))", FBW_STMT_INSERT},
+        {"INSERT INTO t (a) SELECT a FROM u", FBW_STMT_INSERT},
+        {"INSERT INTO t(\"VALUES\") VALUES (1)", FBW_STMT_INSERT},
+        {"INSERT INTO sbtest2 VALUES(1,1),(2,2)", FBW_STMT_BULK_INSERT},
+        {"insert into t(k, c) values (1, 'a'), (2, 'b')", FBW_STMT_BULK_INSERT},
+        {"INSERT INTO t VALUES (1) /* , */ , -- x\n (2)", FBW_STMT_BULK_INSERT},
+        {"INSERT INTO t VALUES (1), 'x'", FBW_STMT_INSERT},
+        {"INSERT INTO t VALUES ((1)", FBW_STMT_INSERT},
+    };
+    EXPECT_KINDS(cases);
     size_t b = 0, e = 0;
     const char *s = "INSERT INTO t(\"values\", v) /* values */ VALUES (1)";
     cr_assert(fbw_sql_find_values(s, strlen(s), &b, &e));
