@@ -107,6 +107,19 @@ static int fail(fbw_be_conn *c, int rc, fbw_err *err)
         *err = *e;
     else
         fbw_err_set(err, rc, "fbwire: %s", fbw_rc_name(rc));
+    /* Once the connection failed (a wait timed out, the socket broke), every later call fails
+     * with its own code (e.g. FBW_E_USAGE for a transaction that cannot start): report the loss. */
+    if (fbw_conn_get_state(c->c) == FBW_CS_FAILED && fbw_is_fatal(err->code)) {
+        /* A pipelined transaction: name the oldest queued statement still without its reply. */
+        const pipe_ent *p = c->pipe_head;
+        while (p && p->out.done)
+            p = p->next;
+        size_t n = strlen(err->msg);
+        if (p && n < sizeof err->msg)
+            snprintf(err->msg + n, sizeof err->msg - n, " (oldest unanswered: statement %u of "
+                     "the pipelined transaction, '%s')", p->k, p->what);
+        return err->code;
+    }
     return rc;
 }
 
@@ -162,6 +175,10 @@ static int open_conn(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw
                                                       : FBW_WIRE_CRYPT_ENABLED;
     o.conn.create = create;
     o.conn.page_size = conf->page_size;
+    if (conf->connect_timeout > 0)
+        o.connect_timeout_ms = conf->connect_timeout * 1000;
+    if (conf->timeout > 0)
+        o.timeout_ms = conf->timeout * 1000;
     int rc = fbw_client_connect(conf->db, &o, &c->cl, err);
     if (rc) {
         free(c);

@@ -150,3 +150,19 @@ endif()
 # when apt installs them into the chroot); like every integ test it fails without the servers.
 add_test(NAME peers_debian13 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peers/debian13.sh)
 set_tests_properties(peers_debian13 PROPERTIES LABELS integ TIMEOUT 300)
+# The timeout tests stall a stock server (SIGSTOP, bounded by a watchdog; tests/support/stall.h):
+# the helper for the shell tests, and one lock so two tests never stall the same server at once.
+add_executable(fbwire-test-stall ${CMAKE_CURRENT_SOURCE_DIR}/stall/main.c
+               ${CMAKE_CURRENT_SOURCE_DIR}/support/stall.c)
+target_include_directories(fbwire-test-stall PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
+target_link_libraries(fbwire-test-stall PRIVATE fbwire_core)
+if(TARGET integ_test_stall)
+  set_tests_properties(integ_test_stall PROPERTIES RESOURCE_LOCK fbwire_stock_servers)
+endif()
+# fbwire-sql --timeout against a stock server stopped mid-script (about 10 s).
+if(TARGET fbwire-sql)
+  add_test(NAME tools_sql_stall COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/stall.sh
+           --stall $<TARGET_FILE:fbwire-test-stall> --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_sql_stall PROPERTIES LABELS integ TIMEOUT 120
+                       RESOURCE_LOCK fbwire_stock_servers)
+endif()
