@@ -80,9 +80,10 @@ int fbw_link_start(fbw_link *l, const char *host, int port, const char *const *o
     snprintf(l->dir, sizeof l->dir, "%s/fbwire-link-test.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(l->dir))
         return fbw_err_set_errno(err, errno, "mkdtemp %s", l->dir);
-    char to[300], flog[300];
+    char to[300], flog[300], json[300];
     snprintf(to, sizeof to, "%s:%d", host, port);
     path_in(l, "faults.jsonl", flog, sizeof flog);
+    path_in(l, "summary.json", json, sizeof json);
     const char *argv[MAX_OPTS + 10];
     int n = 0;
     argv[n++] = fbw_link_program();
@@ -92,6 +93,8 @@ int fbw_link_start(fbw_link *l, const char *host, int port, const char *const *o
     argv[n++] = to;
     argv[n++] = "--fault-log";
     argv[n++] = flog;
+    argv[n++] = "--json";
+    argv[n++] = json;
     for (int i = 0; opts && opts[i] && i < MAX_OPTS; i++)
         argv[n++] = opts[i];
     argv[n] = NULL;
@@ -173,9 +176,32 @@ int fbw_link_faults(const fbw_link *l, fbw_link_fault *out, int max)
     return n;
 }
 
+int fbw_link_first_conn(const fbw_link *l, fbw_link_conn *out)
+{
+    char json[300], text[8192];
+    path_in(l, "summary.json", json, sizeof json);
+    FILE *f = fopen(json, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    const char *c = strstr(text, "\"per_connection\":[");
+    const char *up = c ? strstr(c, "\"up\":{") : NULL;
+    const char *down = up ? strstr(up, "\"down\":{") : NULL;
+    if (!down)
+        return FBW_E_USAGE;
+    out->up_bytes = num_after(up, "\"bytes\":");
+    out->up_chunks = num_after(up, "\"chunks\":");
+    out->down_bytes = num_after(down, "\"bytes\":");
+    out->down_chunks = num_after(down, "\"chunks\":");
+    return FBW_OK;
+}
+
 void fbw_link_cleanup(fbw_link *l)
 {
     char p[300];
+    path_in(l, "summary.json", p, sizeof p);
+    unlink(p);
     path_in(l, "err.txt", p, sizeof p);
     unlink(p);
     path_in(l, "faults.jsonl", p, sizeof p);
