@@ -181,3 +181,11 @@ if(TARGET fbwire-link)
     set_tests_properties(integ_ledger_${srv} PROPERTIES LABELS integ TIMEOUT 90)
   endforeach()
 endif()
+# The sysbench driver (both pipeline modes) and fbwire-sql through fbwire-link faults on FB3 and
+# FB4: a reset mid-run, 1-byte slices, 1 Mbit/s, a reply cut or held mid-rows (about 50 s).
+if(TARGET fbwire-link AND TARGET fbwire-sysbench AND TARGET fbwire-sql)
+  add_test(NAME tools_link_faults COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/link-faults.sh
+           --link $<TARGET_FILE:fbwire-link> --lib $<TARGET_FILE:fbwire-sysbench>
+           --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_link_faults PROPERTIES LABELS integ TIMEOUT 300)
+endif()
