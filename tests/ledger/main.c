@@ -72,7 +72,7 @@ static double now_s(void)
 
 static void sleep_ms(int ms)
 {
-    struct timespec ts = {0, (long)ms * 1000000L};
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
            threads, seconds, fault, seed, sh.table);
     worker *wk = calloc((size_t)threads, sizeof *wk);
     long rss0 = rss_kib(), rss_first = -1, rss_max = 0, rss_last = 0;
-    int fd0 = open_fds(), fd_first = -1, fd_max = 0, fd_last = 0;
+    int fd0 = open_fds(), fd_first = -1, fd_max = 0, fd_last = 0, samples = 0;
     double t0 = now_s();
     sh.deadline = t0 + seconds;
     for (int i = 0; i < threads; i++) {
@@ -506,7 +506,7 @@ int main(int argc, char **argv)
         fd_max = f > fd_max ? f : fd_max;
         rss_last = r;
         fd_last = f;
-        if (seconds >= 60 && (long)(now_s() - t0) % 60 == 0)
+        if (seconds >= 60 && ++samples % 60 == 0)
             printf("  t=%.0f s: RSS %ld KiB, %d fds\n", now_s() - t0, r, f);
     }
     for (int i = 0; i < threads; i++)
