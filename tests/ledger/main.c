@@ -414,7 +414,7 @@ int main(int argc, char **argv)
     const char *server = NULL, *prob = "0.02", *seed = "15";
     double seconds = 10;
     int threads = 4;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
             return usage();
@@ -430,7 +430,6 @@ int main(int argc, char **argv)
             seed = v;
         else
             return usage();
-        i++;
     }
     if (!server || (strcmp(server, "fb3") && strcmp(server, "fb4")) || seconds <= 0 ||
         seconds > 86400 || threads < 1 || threads > 64)
