@@ -436,6 +436,7 @@ int main(int argc, char **argv)
         return usage();
     /* The whole run is bounded: a hang anywhere ends the process (ctest reports the signal). */
     alarm((unsigned)seconds + 120);
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a soak's minute lines show as they come */
     signal(SIGPIPE, SIG_IGN);
 
     fbw_servers srv;
