@@ -185,6 +185,7 @@ static int tx_explicit(worker *wk, session *s, long id, int pipe, int *fatal)
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
     fbw_exec_out out;
+    memset(&out, 0, sizeof out); /* read below even when the insert was never queued */
     int commit_queued = 0, rc = fbw_tx_start(&t, &to);
     if (rc == FBW_OK && !pipe)
         rc = fbw_client_wait(s->cl);
@@ -215,6 +216,7 @@ static void tx_auto(worker *wk, session *s, long *ids, uint8_t **outcome, int ro
 {
     fbw_value v[AUTO_PIPE_ROWS][2];
     fbw_exec_out out[AUTO_PIPE_ROWS];
+    memset(out, 0, sizeof out);
     int queued = 0, rc = FBW_OK;
     for (int i = 0; i < rows && rc == FBW_OK; i++) {
         if (params_for(wk, s, ids[i], v[i])) {
