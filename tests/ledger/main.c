@@ -125,7 +125,8 @@ static int session_begin(worker *wk, session *s)
     return FBW_E_TIMEOUT;
 }
 
-static uint8_t *slot(worker *wk)
+/* A new row: its index in wk->out (an index, not a pointer: the array grows). */
+static size_t slot(worker *wk)
 {
     if (wk->n == wk->cap) {
         size_t cap = wk->cap ? wk->cap * 2 : 1024;
@@ -136,7 +137,7 @@ static uint8_t *slot(worker *wk)
         wk->out = p;
         wk->cap = cap;
     }
-    return &wk->out[wk->n++];
+    return wk->n++;
 }
 
 static int params_for(worker *wk, session *s, long id, fbw_value v[2])
@@ -212,7 +213,7 @@ static int tx_explicit(worker *wk, session *s, long id, int pipe, int *fatal)
 }
 
 /* rows inserts in the autocommit transaction, queued together (one write when rows > 1). */
-static void tx_auto(worker *wk, session *s, long *ids, uint8_t **outcome, int rows, int *fatal)
+static void tx_auto(worker *wk, session *s, long *ids, uint8_t *outcome, int rows, int *fatal)
 {
     fbw_value v[AUTO_PIPE_ROWS][2];
     fbw_exec_out out[AUTO_PIPE_ROWS];
@@ -235,11 +236,11 @@ static void tx_auto(worker *wk, session *s, long *ids, uint8_t **outcome, int ro
     }
     for (int i = 0; i < rows; i++) {
         if (i >= queued)
-            *outcome[i] = O_FAILED; /* never sent */
+            outcome[i] = O_FAILED; /* never sent */
         else if (out[i].done)
-            *outcome[i] = out[i].err.code == FBW_OK ? O_ACK : O_FAILED;
+            outcome[i] = out[i].err.code == FBW_OK ? O_ACK : O_FAILED;
         else
-            *outcome[i] = lib == O_NONE ? O_FAILED : (uint8_t)lib;
+            outcome[i] = lib == O_NONE ? O_FAILED : (uint8_t)lib;
         if (i < queued && out[i].done && out[i].err.code)
             snprintf(wk->last_error, sizeof wk->last_error, "%s", out[i].err.msg);
     }
@@ -256,17 +257,18 @@ static void *run_worker(void *arg)
         int mode = (int)(step % M_COUNT), fatal = 0;
         int rows = mode == M_AUTO_PIPE ? AUTO_PIPE_ROWS : 1;
         long ids[AUTO_PIPE_ROWS];
-        uint8_t *outc[AUTO_PIPE_ROWS];
+        uint8_t outc[AUTO_PIPE_ROWS] = {O_NONE};
+        size_t at[AUTO_PIPE_ROWS];
         for (int i = 0; i < rows; i++) {
             ids[i] = wk->w + (long)wk->sh->threads * (long)wk->n;
-            outc[i] = slot(wk);
+            at[i] = slot(wk);
         }
         if (mode == M_EXPLICIT || mode == M_EXPLICIT_PIPE)
-            *outc[0] = (uint8_t)tx_explicit(wk, &s, ids[0], mode == M_EXPLICIT_PIPE, &fatal);
+            outc[0] = (uint8_t)tx_explicit(wk, &s, ids[0], mode == M_EXPLICIT_PIPE, &fatal);
         else
             tx_auto(wk, &s, ids, outc, rows, &fatal);
         for (int i = 0; i < rows; i++)
-            wk->by_mode[mode][*outc[i]]++;
+            wk->by_mode[mode][wk->out[at[i]] = outc[i]]++;
         if (fatal) {
             session_end(&s);
             wk->reconnects++;
@@ -587,6 +589,8 @@ int main(int argc, char **argv)
     int ok = 1;
     if (lost || phantom)
         ok = 0, printf("FAIL: lost %lu, phantom %lu\n", lost, phantom);
+    if (count[O_NONE])
+        ok = 0, printf("FAIL: %lu rows with no outcome recorded\n", count[O_NONE]);
     if (inconsistent || local)
         ok = 0, printf("FAIL: %lu unknown outcomes with no commit queued, %lu local errors\n",
                        inconsistent, local);
