@@ -26,28 +26,28 @@
 #include <string.h>
 
 enum { ST_LOGIN, ST_BIG, ST_PREPARE, ST_FETCH, ST_PIPE, ST_EXPLICIT, ST_COMMIT, ST_COUNT };
-static const char *const step_names[] = {"login", "big prepare", "prepare", "fetch",
-                                         "pipelined transaction", "explicit transaction",
+static const char *const step_names[] = {"login", "big prepare",           "prepare",
+                                         "fetch", "pipelined transaction", "explicit transaction",
                                          "commit"};
 
 typedef struct run {
-    int failed_step;        /* ST_COUNT when every step passed */
-    int rc;                 /* the failing call's code */
+    int failed_step; /* ST_COUNT when every step passed */
+    int rc;          /* the failing call's code */
     char msg[FBW_ERR_MSG_MAX + 32];
-    int unknown;            /* fbw_conn_outcome_unknown after the failure */
-    int fd_after;           /* fbw_client_fd after the failure */
-    double seconds;         /* the failing step's duration */
+    int unknown;                                   /* fbw_conn_outcome_unknown after the failure */
+    int fd_after;                                  /* fbw_client_fd after the failure */
+    double seconds;                                /* the failing step's duration */
     uint64_t up[ST_COUNT + 1], down[ST_COUNT + 1]; /* wire bytes before each step (and at end) */
-    size_t rows;            /* rows fetched */
-    fbw_buf text;           /* results as text: rows, then the transactions' outcomes */
+    size_t rows;                                   /* rows fetched */
+    fbw_buf text; /* results as text: rows, then the transactions' outcomes */
 } run;
 
 typedef struct ctx {
     fbw_server_id id;
-    fbw_sqlt q;             /* direct connection: setup and checks */
+    fbw_sqlt q; /* direct connection: setup and checks */
     char table[32];
     char big_sql[3600];
-    int serial;             /* ids of inserted rows: 1000 + 10 * serial + k */
+    int serial; /* ids of inserted rows: 1000 + 10 * serial + k */
 } ctx;
 
 static void setup(ctx *x, fbw_server_id id)
@@ -66,8 +66,8 @@ static void setup(ctx *x, fbw_server_id id)
              "test' FROM R",
              x->table);
     fbw_sqlt_ddl_ok(&x->q, sql);
-    int k = snprintf(x->big_sql, sizeof x->big_sql, "SELECT COUNT(*) FROM %s WHERE S <> '",
-                     x->table);
+    int k =
+        snprintf(x->big_sql, sizeof x->big_sql, "SELECT COUNT(*) FROM %s WHERE S <> '", x->table);
     memset(x->big_sql + k, 'x', 3000);
     snprintf(x->big_sql + k + 3000, sizeof x->big_sql - (size_t)k - 3000, "'");
 }
@@ -115,7 +115,10 @@ static void mark(run *r, sess *s, int step)
     r->down[step] = st->wire_bytes_received;
 }
 
-static int wait_ok(sess *s) { return fbw_client_wait(s->cl); }
+static int wait_ok(sess *s)
+{
+    return fbw_client_wait(s->cl);
+}
 
 /* Queue an insert of (id, text) in t. */
 static int insert(sess *s, fbw_tx *t, int id)
@@ -192,8 +195,7 @@ static void scenario(ctx *x, const char *dsn, int timeout_ms, int last, run *r)
             break;
         }
         case ST_PREPARE:
-            snprintf(sql, sizeof sql, "SELECT ID, S FROM %s WHERE ID <= 100 ORDER BY ID",
-                     x->table);
+            snprintf(sql, sizeof sql, "SELECT ID, S FROM %s WHERE ID <= 100 ORDER BY ID", x->table);
             rc = fbw_stmt_prepare(s.sel, &s.tx, sql, strlen(sql));
             if (rc == FBW_OK)
                 rc = wait_ok(&s);
@@ -296,8 +298,8 @@ static fbw_link_conn probe(ctx *x, int last, run *r)
     char dsn[1400];
     dsn_of(x, l.port, dsn, sizeof dsn);
     scenario(x, dsn, FBW_TEST_TIMEOUT_MS, last, r);
-    cr_assert_eq(r->failed_step, ST_COUNT, "%s: probe failed at %s: %s",
-                 fbw_server_name(x->id), step_names[r->failed_step], r->msg);
+    cr_assert_eq(r->failed_step, ST_COUNT, "%s: probe failed at %s: %s", fbw_server_name(x->id),
+                 step_names[r->failed_step], r->msg);
     fbw_link_stop(&l);
     fbw_link_conn c;
     cr_assert_eq(fbw_link_first_conn(&l, &c), FBW_OK, "no relay summary");
@@ -350,8 +352,10 @@ static int64_t count_ids(ctx *x, int lo, int hi)
 
 static void expect_lost_msg(fbw_server_id id, const run *r, const char *op)
 {
-    cr_expect(strstr(r->msg, "connection") != NULL, "%s: \"%s\" does not say the connection "
-              "was lost", fbw_server_name(id), r->msg);
+    cr_expect(strstr(r->msg, "connection") != NULL,
+              "%s: \"%s\" does not say the connection "
+              "was lost",
+              fbw_server_name(id), r->msg);
     cr_expect(strstr(r->msg, op) != NULL, "%s: \"%s\" does not name %s", fbw_server_name(id),
               r->msg, op);
 }
@@ -421,9 +425,9 @@ static void reset_fetching(fbw_server_id id)
               (unsigned long long)at);
     cr_expect(r.rows >= 10 && r.rows < 100, "%zu rows before the reset", r.rows);
     /* The rows that came are the direct run's first ones, exactly. */
-    cr_expect_eq(memcmp(r.text.data + r.text.start, p1.text.data + p1.text.start,
-                        r.text.len - r.text.start),
-                 0, "the rows before the reset differ from the fault-free run's");
+    cr_expect_eq(
+        memcmp(r.text.data + r.text.start, p1.text.data + p1.text.start, r.text.len - r.text.start),
+        0, "the rows before the reset differ from the fault-free run's");
     expect_lost_msg(id, &r, "op_fetch");
     cr_expect_eq(r.unknown, 0);
     printf("%s: %zu of 100 rows arrived before the reset\n", fbw_server_name(id), r.rows);
@@ -500,8 +504,7 @@ static void stall_commit_reply(fbw_server_id id)
     cr_expect_eq(r.rc, FBW_E_TIMEOUT, "%s", fbw_rc_name(r.rc));
     cr_expect(r.seconds >= 1.4, "timed out after %.3f s", r.seconds);
     cr_expect(strstr(r.msg, "no reply from the server for 1500 ms") != NULL &&
-                  strstr(r.msg, "op_commit") != NULL &&
-                  strstr(r.msg, "outcome is unknown") != NULL,
+                  strstr(r.msg, "op_commit") != NULL && strstr(r.msg, "outcome is unknown") != NULL,
               "\"%s\"", r.msg);
     cr_expect_eq(r.unknown, 1);
     teardown(&x);
@@ -541,9 +544,8 @@ static void shaped(fbw_server_id id, const char *const *opts, double *wire_s, do
     *wire_s = (double)(c.up_bytes > c.down_bytes ? c.up_bytes : c.down_bytes) * 8 / 1e6;
     printf("%s: %llu chunks up, %llu down, %llu + %llu bytes, %.3f s (direct run: same %zu "
            "bytes of results)\n",
-           fbw_server_name(id), (unsigned long long)c.up_chunks,
-           (unsigned long long)c.down_chunks, (unsigned long long)c.up_bytes,
-           (unsigned long long)c.down_bytes, *took, n);
+           fbw_server_name(id), (unsigned long long)c.up_chunks, (unsigned long long)c.down_chunks,
+           (unsigned long long)c.up_bytes, (unsigned long long)c.down_bytes, *took, n);
     fbw_buf_free(&d.text);
     fbw_buf_free(&r.text);
     teardown(&x);
@@ -566,19 +568,67 @@ static void slow_link(fbw_server_id id)
               fbw_server_name(id), took, wire);
 }
 
-Test(link_faults, reset_writing_fb3, .timeout = 40) { reset_writing(FBW_SRV_FB3); }
-Test(link_faults, reset_writing_fb4, .timeout = 40) { reset_writing(FBW_SRV_FB4); }
-Test(link_faults, reset_reading_fb3, .timeout = 40) { reset_reading(FBW_SRV_FB3); }
-Test(link_faults, reset_reading_fb4, .timeout = 40) { reset_reading(FBW_SRV_FB4); }
-Test(link_faults, reset_fetching_fb3, .timeout = 40) { reset_fetching(FBW_SRV_FB3); }
-Test(link_faults, reset_fetching_fb4, .timeout = 40) { reset_fetching(FBW_SRV_FB4); }
-Test(link_faults, reset_in_pipeline_fb3, .timeout = 40) { reset_in_pipeline(FBW_SRV_FB3); }
-Test(link_faults, reset_in_pipeline_fb4, .timeout = 40) { reset_in_pipeline(FBW_SRV_FB4); }
-Test(link_faults, reset_after_commit_fb3, .timeout = 40) { reset_after_commit(FBW_SRV_FB3); }
-Test(link_faults, reset_after_commit_fb4, .timeout = 40) { reset_after_commit(FBW_SRV_FB4); }
-Test(link_faults, stall_commit_reply_fb3, .timeout = 40) { stall_commit_reply(FBW_SRV_FB3); }
-Test(link_faults, stall_commit_reply_fb4, .timeout = 40) { stall_commit_reply(FBW_SRV_FB4); }
-Test(link_faults, slices_fb3, .timeout = 60) { slices(FBW_SRV_FB3); }
-Test(link_faults, slices_fb4, .timeout = 60) { slices(FBW_SRV_FB4); }
-Test(link_faults, slow_link_fb3, .timeout = 60) { slow_link(FBW_SRV_FB3); }
-Test(link_faults, slow_link_fb4, .timeout = 60) { slow_link(FBW_SRV_FB4); }
+Test(link_faults, reset_writing_fb3, .timeout = 40)
+{
+    reset_writing(FBW_SRV_FB3);
+}
+Test(link_faults, reset_writing_fb4, .timeout = 40)
+{
+    reset_writing(FBW_SRV_FB4);
+}
+Test(link_faults, reset_reading_fb3, .timeout = 40)
+{
+    reset_reading(FBW_SRV_FB3);
+}
+Test(link_faults, reset_reading_fb4, .timeout = 40)
+{
+    reset_reading(FBW_SRV_FB4);
+}
+Test(link_faults, reset_fetching_fb3, .timeout = 40)
+{
+    reset_fetching(FBW_SRV_FB3);
+}
+Test(link_faults, reset_fetching_fb4, .timeout = 40)
+{
+    reset_fetching(FBW_SRV_FB4);
+}
+Test(link_faults, reset_in_pipeline_fb3, .timeout = 40)
+{
+    reset_in_pipeline(FBW_SRV_FB3);
+}
+Test(link_faults, reset_in_pipeline_fb4, .timeout = 40)
+{
+    reset_in_pipeline(FBW_SRV_FB4);
+}
+Test(link_faults, reset_after_commit_fb3, .timeout = 40)
+{
+    reset_after_commit(FBW_SRV_FB3);
+}
+Test(link_faults, reset_after_commit_fb4, .timeout = 40)
+{
+    reset_after_commit(FBW_SRV_FB4);
+}
+Test(link_faults, stall_commit_reply_fb3, .timeout = 40)
+{
+    stall_commit_reply(FBW_SRV_FB3);
+}
+Test(link_faults, stall_commit_reply_fb4, .timeout = 40)
+{
+    stall_commit_reply(FBW_SRV_FB4);
+}
+Test(link_faults, slices_fb3, .timeout = 60)
+{
+    slices(FBW_SRV_FB3);
+}
+Test(link_faults, slices_fb4, .timeout = 60)
+{
+    slices(FBW_SRV_FB4);
+}
+Test(link_faults, slow_link_fb3, .timeout = 60)
+{
+    slow_link(FBW_SRV_FB3);
+}
+Test(link_faults, slow_link_fb4, .timeout = 60)
+{
+    slow_link(FBW_SRV_FB4);
+}

@@ -8,11 +8,12 @@
  * write), an insert in an isc_tpb_autocommit transaction, and four such inserts pipelined (four
  * transactions in one write). Every transaction is recorded as acknowledged (its commit, or its
  * autocommit insert, was answered), failed (an error reply, or the connection failed with no commit
- * outstanding) or unknown (the connection failed with a commit unanswered: fbw_conn_outcome_unknown);
- * after a fatal error the thread reconnects. Afterwards a direct connection reads the table: every
- * acknowledged row must be there (else lost), no failed one (else phantom), no row never inserted;
- * unknown ones are counted present and absent. RSS and open descriptors are sampled every second
- * and must stay flat (after the first sample, at most +8 MiB and +4 descriptors at the end).
+ * outstanding) or unknown (the connection failed with a commit unanswered:
+ * fbw_conn_outcome_unknown); after a fatal error the thread reconnects. Afterwards a direct
+ * connection reads the table: every acknowledged row must be there (else lost), no failed one (else
+ * phantom), no row never inserted; unknown ones are counted present and absent. RSS and open
+ * descriptors are sampled every second and must stay flat (after the first sample, at most +8 MiB
+ * and +4 descriptors at the end).
  *
  *   fbwire-test-ledger --server fb3|fb4 [--seconds N] [--threads K] [--prob P] [--seed S]
  * Exit 0 when lost = phantom = 0, at least one fault was injected and every outcome occurred
@@ -49,7 +50,7 @@ typedef struct worker {
     pthread_t th;
     int w;
     shared *sh;
-    uint8_t *out;     /* outcome of row n (id = w + threads * n) */
+    uint8_t *out; /* outcome of row n (id = w + threads * n) */
     size_t n, cap;
     unsigned long by_mode[M_COUNT][O_COUNT];
     unsigned long reconnects, connect_failures, inconsistent, local_errors;
@@ -205,9 +206,12 @@ static int tx_explicit(worker *wk, session *s, long id, int pipe, int *fatal)
     if (rc == FBW_OK && commit_queued && t.state == FBW_TX_ENDED && t.err.code == FBW_OK &&
         out.done && out.err.code == FBW_OK)
         return O_ACK;
-    /* An error reply: the row is not committed (a failed insert is undone even if the commit ran). */
+    /* An error reply: the row is not committed (a failed insert is undone even if the commit ran).
+     */
     snprintf(wk->last_error, sizeof wk->last_error, "%s",
-             out.err.code ? out.err.msg : t.err.code ? t.err.msg : fbw_client_error(s->cl)->msg);
+             out.err.code ? out.err.msg
+             : t.err.code ? t.err.msg
+                          : fbw_client_error(s->cl)->msg);
     end_tx_quietly(s, &t);
     return O_FAILED;
 }
@@ -484,8 +488,8 @@ int main(int argc, char **argv)
     }
     snprintf(sh.dsn, sizeof sh.dsn, "127.0.0.1/%d:%s", link.port, S->db);
 
-    printf("ledger on %s: %d threads, %.0f s, link fault '%s' seed %s, table %s\n", server,
-           threads, seconds, fault, seed, sh.table);
+    printf("ledger on %s: %d threads, %.0f s, link fault '%s' seed %s, table %s\n", server, threads,
+           seconds, fault, seed, sh.table);
     worker *wk = calloc((size_t)threads, sizeof *wk);
     long rss0 = rss_kib(), rss_first = -1, rss_max = 0, rss_last = 0;
     int fd0 = open_fds(), fd_first = -1, fd_max = 0, fd_last = 0, samples = 0;
@@ -564,8 +568,8 @@ int main(int argc, char **argv)
     printf("faults injected: %d (link exit %d)\n", faults, link_rc);
     printf("transactions: %lu in %.1f s (%.0f/s): acknowledged %lu, failed %lu, unknown %lu "
            "(present %lu, absent %lu)\n",
-           total, elapsed, (double)total / elapsed, count[O_ACK], count[O_FAILED],
-           count[O_UNKNOWN], unk_present, unk_absent);
+           total, elapsed, (double)total / elapsed, count[O_ACK], count[O_FAILED], count[O_UNKNOWN],
+           unk_present, unk_absent);
     for (int m = 0; m < M_COUNT; m++) {
         unsigned long a = 0, f = 0, u = 0;
         for (int i = 0; i < threads; i++) {

@@ -16,7 +16,10 @@
 
 #define MAX_OPTS 48
 
-const char *fbw_link_program(void) { return FBWIRE_BINARY_DIR "/tools/fbwire-link"; }
+const char *fbw_link_program(void)
+{
+    return FBWIRE_BINARY_DIR "/tools/fbwire-link";
+}
 
 static void path_in(const fbw_link *l, const char *name, char *buf, size_t n)
 {

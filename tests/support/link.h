@@ -3,9 +3,9 @@
  * relay on a loopback port the kernel picks, in front of a real server, with the test's shaping and
  * fault options; its fault log read back so a test can check that a fault hit where it meant it to.
  *
- * The relay's stderr, --json summary and fault log go to files in a directory of their own ($TMPDIR). The child is
- * killed when the test process dies (PR_SET_PDEATHSIG), and fbw_link_stop bounds its end (SIGTERM,
- * then SIGKILL after 5 s). */
+ * The relay's stderr, --json summary and fault log go to files in a directory of their own
+ * ($TMPDIR). The child is killed when the test process dies (PR_SET_PDEATHSIG), and fbw_link_stop
+ * bounds its end (SIGTERM, then SIGKILL after 5 s). */
 #ifndef FBW_TEST_LINK_H
 #define FBW_TEST_LINK_H
 
@@ -14,17 +14,17 @@
 #include <stdint.h>
 
 typedef struct fbw_link {
-    int pid;        /* 0 when not running */
-    int port;       /* where clients connect (127.0.0.1) */
-    char dir[256];  /* the relay's files: err.txt, faults.jsonl, summary.json */
+    int pid;       /* 0 when not running */
+    int port;      /* where clients connect (127.0.0.1) */
+    char dir[256]; /* the relay's files: err.txt, faults.jsonl, summary.json */
 } fbw_link;
 
 /* One line of the fault log. */
 typedef struct fbw_link_fault {
-    unsigned conn;        /* 1-based connection number */
-    char fault[16];       /* "reset", "shutdown", "stall" */
-    char dir[8];          /* "up" or "down" */
-    uint64_t up, down;    /* bytes delivered each way on that connection before the fault */
+    unsigned conn;     /* 1-based connection number */
+    char fault[16];    /* "reset", "shutdown", "stall" */
+    char dir[8];       /* "up" or "down" */
+    uint64_t up, down; /* bytes delivered each way on that connection before the fault */
 } fbw_link_fault;
 
 /* The relay binary of this build. */
@@ -40,7 +40,8 @@ int fbw_link_stop(fbw_link *l);
 /* Parse the fault log into out[0..max); returns the number of faults logged (may exceed max). */
 int fbw_link_faults(const fbw_link *l, fbw_link_fault *out, int max);
 /* The first connection's totals from the relay's --json summary (after fbw_link_stop): bytes and
- * chunks read from the client (up) and from the server (down). FBW_OK or FBW_E_USAGE (no summary). */
+ * chunks read from the client (up) and from the server (down). FBW_OK or FBW_E_USAGE (no summary).
+ */
 typedef struct fbw_link_conn {
     uint64_t up_bytes, up_chunks, down_bytes, down_chunks;
 } fbw_link_conn;
