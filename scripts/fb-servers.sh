@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fb-servers.sh - the real Firebird servers the fbwire integration tests talk to.
 #
 #   scripts/fb-servers.sh start [instance...] | stop | status | env

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fuzz.sh - build the libFuzzer targets with clang (ASan + UBSan) and run each for N seconds.
 #
 #   scripts/fuzz.sh [seconds] [target...]     default 60 s per target; targets: pkt status conn dsn dec capture fault

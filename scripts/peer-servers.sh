@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # peer-servers.sh - the servers Firebird is compared with (tools/fbwire-compare), set up so that
 # the comparison is fair: PostgreSQL 15 and MariaDB 10.11 from the Debian packages, each with its
 # own data directory under the state dir, PostgreSQL 17 and MariaDB 11.8 from Debian 13 inside the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the sysbench plug-in (driver/): unit tests of the SQL dialect (tests/driver/test_*.c,
 # Criterion, label "unit") and the end-to-end workload script against real servers (label
 # "sysbench"; needs scripts/fb-servers.sh start and /usr/bin/sysbench).
@@ -129,12 +130,31 @@ exec ${CMAKE_CURRENT_SOURCE_DIR}/package/install-test.sh fbwire_${PROJECT_VERSIO
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(package_deb PROPERTIES LABELS package TIMEOUT 900)
 
+# Unit tests of the measurement tool (tools/fbwire_compare, Debian's python3-pytest): parser, medians,
+# workload list, build lookup, record, summary and model, charts, CLI; from recorded sysbench output
+# in tests/compare/fixtures. The fbwire-link part runs when that program is built, else it is skipped.
+find_program(FBW_DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(FBW_DEBIAN_PYTHON3)
+  set(FBW_LINK_ENV "")
+  if(TARGET fbwire-link)
+    set(FBW_LINK_ENV FBWIRE_LINK=$<TARGET_FILE:fbwire-link>)
+  endif()
+  add_test(NAME tools_compare_unit
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1 ${FBW_LINK_ENV}
+                   ${FBW_DEBIAN_PYTHON3} -m pytest -q -rs -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/compare)
+  set_tests_properties(tools_compare_unit PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+
 # tools/fbwire-compare --quick against PostgreSQL, MariaDB, FB3 and FB4 (tests/sysbench/compare.sh:
-# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute.
+# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute, and one
+# more for its --rtt 0,1 stage through fbwire-link.
 if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set(FBW_COMPARE_CPU "")
   if(TARGET fbwire-cpu)
     set(FBW_COMPARE_CPU --cpu-tool $<TARGET_FILE:fbwire-cpu>)
+  endif()
+  if(TARGET fbwire-link)
+    list(APPEND FBW_COMPARE_CPU --link-tool $<TARGET_FILE:fbwire-link>)
   endif()
   add_test(NAME sysbench_compare
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/compare.sh
@@ -145,12 +165,47 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
                        SKIP_RETURN_CODE 77)
 endif()
 
+# scripts/main.sh's last step, `fbwire-compare --preset glance`, with 1 s runs of 1,000 rows on FB3:
+# every row of its table measured, round trips per event as README.md and docs/sysbench.md give
+# them (tests/sysbench/glance_check.py). No capture, so no root; about 30 s.
+if(FBW_DEBIAN_PYTHON3 AND TARGET fbwire-sysbench AND TARGET fbwire-link)
+  set(FBW_GLANCE_ENV FBWIRE_SYSBENCH_LIB=$<TARGET_FILE:fbwire-sysbench> FBWIRE_LINK=$<TARGET_FILE:fbwire-link>)
+  if(TARGET fbwire-cpu)
+    list(APPEND FBW_GLANCE_ENV FBWIRE_CPU=$<TARGET_FILE:fbwire-cpu>)
+  endif()
+  if(TARGET fbwire-report)
+    list(APPEND FBW_GLANCE_ENV FBWIRE_REPORT=$<TARGET_FILE:fbwire-report>)
+  endif()
+  add_test(NAME sysbench_glance
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1 ${FBW_GLANCE_ENV}
+                   ${FBW_DEBIAN_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/glance_check.py
+                   ${CMAKE_SOURCE_DIR}/tools/fbwire-compare ${CMAKE_SOURCE_DIR})
+  set_tests_properties(sysbench_glance PROPERTIES LABELS sysbench TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+
 # PostgreSQL 17 and MariaDB 11.8 in the Debian 13 chroot (scripts/peer-servers.sh pg17,
 # mariadb118): versions, the settings of docs/compare.md and TLS, through the host's psql and
 # mariadb clients (tests/peers/debian13.sh). As root it starts them (about 25 s the first time,
 # when apt installs them into the chroot); like every integ test it fails without the servers.
 add_test(NAME peers_debian13 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peers/debian13.sh)
 set_tests_properties(peers_debian13 PROPERTIES LABELS integ TIMEOUT 300)
+
+# fbwire-sql at a terminal, driven through a pseudo-terminal on FB3 and FB4: prompt, statements on
+# Enter, history (up arrow, history file), Ctrl-C cancelling a long query, EXIT / QUIT / Ctrl-D.
+if(TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_sql_pty
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-sql-pty.py $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_sql_pty PROPERTIES LABELS integ TIMEOUT 180)
+endif()
+
+# Licence: LICENSE is MIT and every tracked source file has an SPDX line (tests/tools/spdx.sh).
+add_test(NAME tools_spdx COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/spdx.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
+
+# A man page for every installed program (help2man at build time), rendered by man -l.
+add_test(NAME tools_manpages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/manpages.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(tools_manpages PROPERTIES LABELS unit TIMEOUT 120)
+
 # The timeout tests stall a stock server (SIGSTOP, bounded by a watchdog; tests/support/stall.h):
 # the helper for the shell tests, and one lock so two tests never stall the same server at once.
 add_executable(fbwire-test-stall ${CMAKE_CURRENT_SOURCE_DIR}/stall/main.c
@@ -170,7 +225,7 @@ endif()
 
 # The commit ledger (tests/ledger/main.c, docs/faults.md): threads insert through fbwire-link with
 # seeded random resets; every acknowledged row must be in the table and no failed one. The short
-# seeded run is part of the default suite; the 10-minute soak is scripts/ledger-soak.sh.
+# seeded run is part of the default suite; the 10-minute soak: fbwire-test-ledger --seconds 600.
 if(TARGET fbwire-link)
   find_package(Threads REQUIRED)
   add_executable(fbwire-test-ledger ${CMAKE_CURRENT_SOURCE_DIR}/ledger/main.c)
@@ -188,4 +243,13 @@ if(TARGET fbwire-link AND TARGET fbwire-sysbench AND TARGET fbwire-sql)
            --link $<TARGET_FILE:fbwire-link> --lib $<TARGET_FILE:fbwire-sysbench>
            --sql $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(tools_link_faults PROPERTIES LABELS integ TIMEOUT 300)
+# A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
+# build tree by the script) runs its own session on FB3 and FB4 under tcpdump, and fbwire-pcap's
+# stats, dump and replay --list are checked against it (tests/node/). Skipped (exit 77, with the
+# reason) without npm/node, root or registry access.
+if(TARGET fbwire-pcap)
+  add_test(NAME integ_node_firebird
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/node/node-firebird.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(integ_node_firebird PROPERTIES LABELS integ TIMEOUT 300
+                       SKIP_RETURN_CODE 77)
 endif()

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Seed smoke of every libFuzzer target (label "unit"): each target's corpus runs once through a
 # plain main (smoke_main.c), with any compiler, so scripts/test.sh and CI's ASan/UBSan unit run
 # catch a target that crashes on its own seeds. Fuzzing proper: scripts/fuzz.sh (clang).
