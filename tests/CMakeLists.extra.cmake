@@ -243,6 +243,8 @@ if(TARGET fbwire-link AND TARGET fbwire-sysbench AND TARGET fbwire-sql)
            --link $<TARGET_FILE:fbwire-link> --lib $<TARGET_FILE:fbwire-sysbench>
            --sql $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(tools_link_faults PROPERTIES LABELS integ TIMEOUT 300)
+endif()
+
 # A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
 # build tree by the script) runs its own session on FB3 and FB4 under tcpdump, and fbwire-pcap's
 # stats, dump and replay --list are checked against it (tests/node/). Skipped (exit 77, with the
