@@ -680,6 +680,8 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     rc = request_exec(x, &p, on_execute);
     if (rc)
         return rc;
+    if ((tx && tx->autocommit) || s->type == FBW_STMT_COMMIT)
+        fbw_conn_mark_commits(s->conn);
     if (cursor) {
         s->cursor_open = 1;
         s->cursor_tx = tx;
@@ -810,5 +812,7 @@ int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw
     rc = fbw_conn_request_owned(c, &p, on_immediate, im);
     if (rc)
         free(im);
+    else if (tx && tx->autocommit)
+        fbw_conn_mark_commits(c);
     return rc;
 }
