@@ -8,6 +8,7 @@
 #include "sbreport.h"
 
 #include "classify.h"
+#include "cpuacct.h"
 #include "report.h"
 #include "srvcpu.h"
 #include "tap.h"
@@ -34,6 +35,7 @@ struct fbw_sbrep {
     const char *driver;
     const fbw_backend *be;
     const fbw_be_conf *conf;
+    fbw_cpu_mode cpu_mode;       /* --P-accounting */
     char *json_path;
     fbw_rep *rep;
     pthread_mutex_t lock;        /* facts, interval list, thread start/stop */
@@ -57,7 +59,9 @@ struct fbw_sbrep_conn {
     fbw_rep_conn *acc;
     fbw_tap *tap;
     fbw_be_conn *bc;
-    uint64_t cpu0;               /* thread CPU clock at fbw_sbrep_begin, 0 = not started */
+    fbw_cpu_sampler sampler;     /* which calls have their CPU clock read */
+    fbw_cpu_how how;             /* the call begun: UNTIMED when none */
+    uint64_t cpu0;               /* thread CPU clock at fbw_sbrep_begin, when read */
 };
 
 /* ---------------------------------------------------------------- command line */
@@ -117,9 +121,13 @@ static const char *isolation_name(fbw_be_isolation i)
 
 /* ---------------------------------------------------------------- open */
 
+int fbw_sbrep_accounting(const char *value) { return fbw_cpu_mode_parse(value); }
+
 fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw_backend *be,
-                          const fbw_be_conf *conf, const char *json_path)
+                          const fbw_be_conf *conf, const char *json_path, int accounting)
 {
+    if (accounting < 0)
+        return NULL;
     int argc;
     char *buf;
     char **argv = read_cmdline(&argc, &buf);
@@ -142,6 +150,7 @@ fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw
     r->driver = driver;
     r->be = be;
     r->conf = conf;
+    r->cpu_mode = (fbw_cpu_mode)accounting;
     pthread_mutex_init(&r->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -163,12 +172,11 @@ fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw
 static void fill_now(fbw_sbrep_conn *c)
 {
     fbw_stats *now = fbw_rep_conn_now(c->acc);
-    if (c->tap) {
+    fbw_err e;
+    if (c->tap)
         *now = *fbw_tap_stats(c->tap);
-    } else if (c->bc && c->r->be->stats) {
-        fbw_err e;
-        (void)c->r->be->stats(c->bc, now, &e); /* on failure `now` keeps the last charge */
-    }
+    else if (!c->bc || !c->r->be->stats || c->r->be->stats(c->bc, now, &e) != FBW_OK)
+        fbw_rep_conn_unchanged(c->acc); /* nothing new: the charge adds no traffic */
 }
 
 /* CPU time of the calling thread (user + system): what the driver call cost the client, without
@@ -183,7 +191,10 @@ static uint64_t thread_cpu_ns(void)
 
 void fbw_sbrep_begin(fbw_sbrep_conn *c)
 {
-    if (c)
+    if (!c)
+        return;
+    c->how = fbw_cpu_sampler_next(&c->sampler);
+    if (c->how != FBW_CPU_SKIP)
         c->cpu0 = thread_cpu_ns();
 }
 
@@ -192,16 +203,15 @@ static void charge(fbw_sbrep_conn *c, int cls, int execution)
     if (!c)
         return;
     uint64_t cpu = 0;
-    if (c->cpu0) { /* read before fill_now: the fbclient tap decodes there, off the clock */
+    fbw_cpu_how how = c->how;
+    if (how == FBW_CPU_READ || how == FBW_CPU_SAMPLE) {
+        /* read before fill_now: the fbclient tap decodes there, off the clock */
         uint64_t end = thread_cpu_ns();
         cpu = end > c->cpu0 ? end - c->cpu0 : 0;
-        c->cpu0 = 0;
     }
+    c->how = FBW_CPU_UNTIMED;
     fill_now(c);
-    if (execution)
-        fbw_rep_conn_charge(c->acc, cls, cpu);
-    else
-        fbw_rep_conn_charge_more(c->acc, cls, cpu);
+    fbw_rep_conn_charge_call(c->acc, cls, execution, how, cpu);
 }
 
 void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls) { charge(c, cls, 1); }
@@ -316,6 +326,8 @@ void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **cp, fbw_be_conn *bc, i
         fbw_tap_free(t);
         return;
     }
+    if (!c->r) /* first attach: the sampler lives as long as the connection object */
+        fbw_cpu_sampler_init(&c->sampler, r->cpu_mode, (uint64_t)(uintptr_t)c);
     c->r = r;
     c->bc = bc;
     fbw_tap *handshake = NULL;
@@ -475,6 +487,8 @@ static void report(fbw_sbrep *r)
     server_cpu_of_run(r, &run.server_cpu);
     run.intervals = r->intervals;
     run.nintervals = r->nintervals;
+    run.cpu_method = fbw_cpu_mode_name(r->cpu_mode);
+    run.cpu_sample_every = r->cpu_mode == FBW_CPU_SAMPLED ? FBW_CPU_SAMPLE_EVERY : 1;
 
     char *text = NULL;
     size_t len = 0;
