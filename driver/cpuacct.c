@@ -2,6 +2,8 @@
 /* cpuacct.c - sampling of the client CPU clock and the per-class estimate (see cpuacct.h). */
 #include "cpuacct.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -13,6 +15,10 @@ int fbw_cpu_mode_parse(const char *s)
         return FBW_CPU_EVERY_CALL;
     if (strcasecmp(s, "off") == 0)
         return -2;
+    if (strncasecmp(s, "cost-", 5) == 0) {
+        int m = fbw_cpu_mode_parse(s + 5);
+        return m >= 0 && !(m & FBW_CPU_COST) && s[5] ? m | FBW_CPU_COST : -1;
+    }
     return -1;
 }
 
@@ -113,4 +119,87 @@ uint64_t fbw_cpu_estimate(const fbw_cpu_cls *c)
                   : c->read_calls ? (double)c->read_ns / (double)c->read_calls
                                   : 0.0;
     return measured + (uint64_t)(mean * (double)c->skipped_calls + 0.5);
+}
+
+/* ---------------------------------------------------------------- the accounting's own cost */
+
+int fbw_cost_next_call(fbw_cost_probe *p)
+{
+    if (p->left > 1) {
+        p->left--;
+        return 0;
+    }
+    return 1;
+}
+
+void fbw_cost_block(fbw_cost_probe *p, uint64_t now_ns, fbw_cost_result *res)
+{
+    if (p->left == 0) { /* the first call: start an unaccounted block */
+        p->left = FBW_COST_BLOCK;
+        p->on = 0;
+        p->t0 = now_ns;
+        return;
+    }
+    double per_call = now_ns > p->t0 ? (double)(now_ns - p->t0) / FBW_COST_BLOCK : 0.0;
+    if (p->on) {
+        res->on_ns += now_ns - p->t0;
+        res->on_calls += FBW_COST_BLOCK;
+        if (p->off_per_call > 0) {
+            if (res->n == res->cap) {
+                size_t cap = res->cap ? res->cap * 2 : 256;
+                double *n = realloc(res->ratios, cap * sizeof *n);
+                if (n) {
+                    res->ratios = n;
+                    res->cap = cap;
+                }
+            }
+            if (res->n < res->cap)
+                res->ratios[res->n++] = per_call / p->off_per_call - 1.0;
+        }
+    } else {
+        res->off_ns += now_ns - p->t0;
+        res->off_calls += FBW_COST_BLOCK;
+        p->off_per_call = per_call;
+    }
+    p->on = !p->on;
+    p->left = FBW_COST_BLOCK;
+    p->t0 = now_ns;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *v, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+void fbw_cost_summary(fbw_cost_result *res, const char *method, char *buf, size_t cap)
+{
+    if (res->n == 0) {
+        snprintf(buf, cap, "accounting cost (%s): not measured (fewer than %u driver calls)", method,
+                 2 * FBW_COST_BLOCK);
+        return;
+    }
+    qsort(res->ratios, res->n, sizeof *res->ratios, cmp_double);
+    double on = res->on_calls ? (double)res->on_ns / (double)res->on_calls / 1e3 : 0;
+    double off = res->off_calls ? (double)res->off_ns / (double)res->off_calls / 1e3 : 0;
+    snprintf(buf, cap,
+             "accounting cost (%s): %+.2f%% of client CPU per call, median of %zu paired blocks of %u "
+             "calls (quartiles %+.2f%% .. %+.2f%%); pooled: %.3f us per call accounted, %.3f us not "
+             "(%+.2f%%)",
+             method, 100 * quantile(res->ratios, res->n, 0.5), res->n, FBW_COST_BLOCK,
+             100 * quantile(res->ratios, res->n, 0.25), 100 * quantile(res->ratios, res->n, 0.75),
+             on, off, off > 0 ? 100 * (on / off - 1) : 0.0);
+}
+
+void fbw_cost_free(fbw_cost_result *res)
+{
+    free(res->ratios);
+    memset(res, 0, sizeof *res);
 }

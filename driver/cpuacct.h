@@ -21,6 +21,7 @@
 #ifndef FBW_CPUACCT_H
 #define FBW_CPUACCT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define FBW_CPU_SAMPLE_EVERY 16u
@@ -55,7 +56,9 @@ typedef struct fbw_cpu_sampler {
 } fbw_cpu_sampler;
 
 /* Parse a --P-accounting value: "sampled" (also NULL or ""), "every-call"; "off" gives -2 (no
- * report at all, sbreport.h); anything else -1. */
+ * report at all, sbreport.h); "cost-sampled" / "cost-every-call" give the mode with
+ * FBW_CPU_COST set (measure what that mode costs, below); anything else -1. */
+#define FBW_CPU_COST 0x10
 int fbw_cpu_mode_parse(const char *s);
 const char *fbw_cpu_mode_name(fbw_cpu_mode m);
 
@@ -72,5 +75,39 @@ uint64_t fbw_cpu_measured_calls(const fbw_cpu_cls *c);
 /* The class's CPU in ns: measured plus estimated (equal to the measured sum when nothing was
  * skipped). */
 uint64_t fbw_cpu_estimate(const fbw_cpu_cls *c);
+
+/* ---- What the accounting itself costs, measured inside one sysbench run.
+ *
+ * Runs of separate processes differ by far more than the report costs when the machine is
+ * shared (+-40% between neighbouring runs here), so the comparison is made inside one thread:
+ * blocks of FBW_COST_BLOCK driver calls alternate between no accounting at all and the method
+ * measured. The thread CPU clock is read only at block boundaries (once per block in both
+ * kinds), and each accounted block is compared with the unaccounted block just before it: the
+ * median of those paired ratios is the cost, as a share of the client CPU per call (blocks hold
+ * whole events of the same mix, so it is also the share per event). */
+#define FBW_COST_BLOCK 256u
+
+typedef struct fbw_cost_probe {
+    uint32_t left;       /* calls left in the current block; 0 before the first */
+    int on;              /* the current block is accounted */
+    uint64_t t0;         /* thread CPU at the current block's start */
+    double off_per_call; /* ns per call of the last unaccounted block, 0 when none */
+} fbw_cost_probe;
+
+typedef struct fbw_cost_result {
+    uint64_t on_ns, on_calls, off_ns, off_calls;
+    double *ratios;      /* per pair: accounted / unaccounted CPU per call - 1 */
+    size_t n, cap;
+} fbw_cost_result;
+
+/* At the start of each driver call: 1 when a block ends here (the caller then reads the clock
+ * and calls fbw_cost_block before deciding anything else). */
+int fbw_cost_next_call(fbw_cost_probe *p);
+/* Close the block that ended at thread CPU now_ns and start the next one (the other kind);
+ * the finished block goes into res (the caller serialises access to res). */
+void fbw_cost_block(fbw_cost_probe *p, uint64_t now_ns, fbw_cost_result *res);
+/* One line: the median paired cost with its quartiles and the pooled means. */
+void fbw_cost_summary(fbw_cost_result *res, const char *method, char *buf, size_t cap);
+void fbw_cost_free(fbw_cost_result *res);
 
 #endif

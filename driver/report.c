@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,15 +18,20 @@
 
 struct fbw_rep_conn {
     fbw_rep_acc acc;       /* acc.ops unused here: done + last is the per-op total */
-    /* snap[cur]: scratch the caller fills ("now"); snap[cur ^ 1]: the source's cumulative stats
-     * at the previous charge ("last"). A charge flips cur instead of copying the ~4 KB struct:
-     * that copy was a measurable part of what the report costs per call. */
-    fbw_stats snap[2];
-    unsigned cur;
+    /* The source's cumulative stats at the previous charge. Its totals (the fields after the
+     * per-op table) are always current; the ~4 KB per-op table is copied only every
+     * OPS_COPY_EVERY charges and at fbw_rep_conn_snapshot: copying it on every call was a
+     * measurable part of what the report costs (docs/report.md). */
+    fbw_stats last;
+    fbw_stats now;         /* scratch of fbw_rep_conn_now */
+    unsigned since_copy;   /* charges since last's per-op table was copied */
     fbw_stats done;        /* stats of earlier attachments (before a restart) */
     fbw_rep_live mine;     /* owner's running totals, published through `live` */
     _Atomic uint64_t live_rt, live_wait, live_exec;
 };
+
+#define OPS_COPY_EVERY 256u
+#define TOTALS_AT offsetof(fbw_stats, packets_sent) /* the totals follow the per-op table */
 
 struct fbw_rep {
     pthread_mutex_t lock;  /* guards the list, never taken on the statement path */
@@ -81,12 +87,7 @@ int fbw_rep_conn_new(fbw_rep *r, fbw_rep_conn **out)
     return rc;
 }
 
-static fbw_stats *now_of(fbw_rep_conn *c) { return &c->snap[c->cur]; }
-static fbw_stats *last_of(fbw_rep_conn *c) { return &c->snap[c->cur ^ 1u]; }
-
-fbw_stats *fbw_rep_conn_now(fbw_rep_conn *c) { return now_of(c); }
-
-void fbw_rep_conn_unchanged(fbw_rep_conn *c) { *now_of(c) = *last_of(c); }
+fbw_stats *fbw_rep_conn_now(fbw_rep_conn *c) { return &c->now; }
 
 unsigned fbw_rep_bucket(uint64_t ns)
 {
@@ -123,11 +124,15 @@ uint64_t fbw_rep_percentile(const fbw_rep_cls *c, double p)
     return fbw_rep_bucket_upper(FBW_REP_HIST - 1);
 }
 
-static void charge(fbw_rep_conn *c, int cls, fbw_cpu_how how, uint64_t cpu_ns, int execution)
+/* Charge a - last to cls; a NULL: nothing new (no traffic). */
+static void charge(fbw_rep_conn *c, const fbw_stats *a, int cls, fbw_cpu_how how, uint64_t cpu_ns,
+                   int execution)
 {
     if (cls < 0 || cls >= FBW_CLS_COUNT)
         cls = FBW_CLS_OTHER;
-    const fbw_stats *a = now_of(c), *b = last_of(c);
+    const fbw_stats *b = &c->last;
+    if (!a)
+        a = b;
     fbw_rep_cls *k = &c->acc.cls[cls];
     uint64_t rt = a->round_trips - b->round_trips, wait = a->wait_ns - b->wait_ns;
     k->executions += (uint64_t)execution;
@@ -140,7 +145,13 @@ static void charge(fbw_rep_conn *c, int cls, fbw_cpu_how how, uint64_t cpu_ns, i
     fbw_cpu_add(&k->cpu, how, cpu_ns);
     if (execution)
         k->hist[fbw_rep_bucket(wait)]++;
-    c->cur ^= 1u; /* now becomes last; the old last is the next scratch */
+    if (a != b) {
+        memcpy((char *)&c->last + TOTALS_AT, (const char *)a + TOTALS_AT, sizeof *a - TOTALS_AT);
+        if (++c->since_copy >= OPS_COPY_EVERY) {
+            memcpy(c->last.op, a->op, sizeof a->op);
+            c->since_copy = 0;
+        }
+    }
     if (cls < STMT_CLASSES) {
         c->mine.round_trips += rt;
         c->mine.wait_ns += wait;
@@ -151,27 +162,41 @@ static void charge(fbw_rep_conn *c, int cls, fbw_cpu_how how, uint64_t cpu_ns, i
     }
 }
 
-void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
+/* The scratch API copies in full each time, as before (tests, callers without a live source). */
+static void charge_now(fbw_rep_conn *c, int cls, uint64_t cpu_ns, int execution)
 {
-    charge(c, cls, FBW_CPU_READ, cpu_ns, 1);
+    charge(c, &c->now, cls, FBW_CPU_READ, cpu_ns, execution);
+    c->last = c->now;
+    c->since_copy = 0;
 }
+
+void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns) { charge_now(c, cls, cpu_ns, 1); }
 
 void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
 {
-    charge(c, cls, FBW_CPU_READ, cpu_ns, 0);
+    charge_now(c, cls, cpu_ns, 0);
 }
 
-void fbw_rep_conn_charge_call(fbw_rep_conn *c, int cls, int execution, fbw_cpu_how how,
-                              uint64_t cpu_ns)
+void fbw_rep_conn_charge_src(fbw_rep_conn *c, const fbw_stats *src, int cls, int execution,
+                             fbw_cpu_how how, uint64_t cpu_ns)
 {
-    charge(c, cls, how, cpu_ns, execution != 0);
+    charge(c, src, cls, how, cpu_ns, execution != 0);
+}
+
+void fbw_rep_conn_snapshot(fbw_rep_conn *c, const fbw_stats *src)
+{
+    if (src) {
+        c->last = *src;
+        c->since_copy = 0;
+    }
 }
 
 void fbw_rep_conn_restart(fbw_rep_conn *c)
 {
-    fbw_stats_add(&c->done, last_of(c));
-    fbw_stats_reset(last_of(c));
-    fbw_stats_reset(now_of(c)); /* a charge without new stats then adds nothing */
+    fbw_stats_add(&c->done, &c->last);
+    fbw_stats_reset(&c->last);
+    fbw_stats_reset(&c->now); /* a charge without new stats then adds nothing */
+    c->since_copy = 0;
 }
 
 void fbw_rep_merge(fbw_rep *r, fbw_rep_acc *out)
@@ -195,7 +220,7 @@ void fbw_rep_merge(fbw_rep *r, fbw_rep_acc *out)
                 d->hist[b] += s->hist[b];
         }
         fbw_stats_add(&out->ops, &c->done);
-        fbw_stats_add(&out->ops, &c->snap[c->cur ^ 1u]);
+        fbw_stats_add(&out->ops, &c->last);
     }
     pthread_mutex_unlock(&r->lock);
     for (int k = 0; k < FBW_CLS_COUNT; k++) /* a ratio of sums: every connection's sample counts */

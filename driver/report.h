@@ -45,21 +45,25 @@ int fbw_rep_new(fbw_rep **out);
 void fbw_rep_free(fbw_rep *r);
 /* A new accumulator owned by r (takes r's lock once). */
 int fbw_rep_conn_new(fbw_rep *r, fbw_rep_conn **out);
-/* Scratch the caller fills with the connection's cumulative stats before fbw_rep_conn_charge.
- * It is not the previous charge's figures: a caller with no new stats (source unavailable) calls
- * fbw_rep_conn_unchanged instead, and the charge then adds no traffic. */
+/* Scratch the caller fills with the connection's cumulative stats before fbw_rep_conn_charge
+ * (kept between charges: left unchanged, the next charge adds no traffic). */
 fbw_stats *fbw_rep_conn_now(fbw_rep_conn *c);
-void fbw_rep_conn_unchanged(fbw_rep_conn *c);
 /* Charge now - previous to class cls as one execution of it, with cpu_ns of client CPU time
  * the driver call took (its clock read: FBW_CPU_READ). */
 void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
-/* The general form: execution 0 adds to the class's last execution (charge_more), `how` says
- * whether cpu_ns was measured or the call is left to the class's estimate (cpuacct.h). */
-void fbw_rep_conn_charge_call(fbw_rep_conn *c, int cls, int execution, fbw_cpu_how how,
-                              uint64_t cpu_ns);
 /* The same without counting an execution: later traffic of an execution already charged (a
  * pipelined result read by the script). */
 void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
+/* The statement path: charge src - previous (src: the source's live cumulative stats, not
+ * copied; NULL when nothing new is known), as an execution or not, with the call's CPU and how
+ * it was taken (cpuacct.h). Only the totals are compared per call; the per-op table is copied
+ * from src every few hundred charges, so call fbw_rep_conn_snapshot with the source before it
+ * goes away (detach), or the per-op table may miss the last calls. */
+void fbw_rep_conn_charge_src(fbw_rep_conn *c, const fbw_stats *src, int cls, int execution,
+                             fbw_cpu_how how, uint64_t cpu_ns);
+/* Take the whole of src (the per-op table included) as the previous charge's figures. Call
+ * right after a charge from the same source. */
+void fbw_rep_conn_snapshot(fbw_rep_conn *c, const fbw_stats *src);
 /* The stats source starts again from zero (a new attachment after a reconnect). */
 void fbw_rep_conn_restart(fbw_rep_conn *c);
 /* Sum of every connection into *out (zeroed first), with each class's cpu_ns estimated from

@@ -36,6 +36,8 @@ struct fbw_sbrep {
     const fbw_backend *be;
     const fbw_be_conf *conf;
     fbw_cpu_mode cpu_mode;       /* --P-accounting */
+    int cost;                    /* --P-accounting=cost-*: measure the accounting, no report */
+    fbw_cost_result cost_res;    /* under lock */
     char *json_path;
     fbw_rep *rep;
     pthread_mutex_t lock;        /* facts, interval list, thread start/stop */
@@ -61,6 +63,8 @@ struct fbw_sbrep_conn {
     fbw_be_conn *bc;
     fbw_cpu_sampler sampler;     /* which calls have their CPU clock read */
     fbw_cpu_how how;             /* the call begun: UNTIMED when none */
+    fbw_cost_probe probe;        /* cost mode: which calls are accounted */
+    int unaccounted;             /* cost mode: the call begun is in an unaccounted block */
     uint64_t cpu0;               /* thread CPU clock at fbw_sbrep_begin, when read */
 };
 
@@ -150,7 +154,8 @@ fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw
     r->driver = driver;
     r->be = be;
     r->conf = conf;
-    r->cpu_mode = (fbw_cpu_mode)accounting;
+    r->cpu_mode = (fbw_cpu_mode)(accounting & ~FBW_CPU_COST);
+    r->cost = (accounting & FBW_CPU_COST) != 0;
     pthread_mutex_init(&r->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -169,14 +174,19 @@ fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw
 
 /* ---------------------------------------------------------------- per-connection hooks */
 
-static void fill_now(fbw_sbrep_conn *c)
+/* The connection's cumulative stats: the tap's or the backend's own (live, not copied), or a
+ * copy in the report's scratch; NULL when there is no source. */
+static const fbw_stats *source(fbw_sbrep_conn *c)
 {
+    if (c->tap)
+        return fbw_tap_stats(c->tap);
+    if (!c->bc)
+        return NULL;
+    if (c->r->be->stats_ref)
+        return c->r->be->stats_ref(c->bc);
     fbw_stats *now = fbw_rep_conn_now(c->acc);
     fbw_err e;
-    if (c->tap)
-        *now = *fbw_tap_stats(c->tap);
-    else if (!c->bc || !c->r->be->stats || c->r->be->stats(c->bc, now, &e) != FBW_OK)
-        fbw_rep_conn_unchanged(c->acc); /* nothing new: the charge adds no traffic */
+    return c->r->be->stats && c->r->be->stats(c->bc, now, &e) == FBW_OK ? now : NULL;
 }
 
 /* CPU time of the calling thread (user + system): what the driver call cost the client, without
@@ -189,9 +199,23 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Cost mode: count the call; at a block boundary read the clock and switch blocks. Returns 1
+ * when the call is not to be accounted. */
+static int cost_skip(fbw_sbrep_conn *c)
+{
+    if (fbw_cost_next_call(&c->probe)) {
+        uint64_t now = thread_cpu_ns();
+        pthread_mutex_lock(&c->r->lock);
+        fbw_cost_block(&c->probe, now, &c->r->cost_res);
+        pthread_mutex_unlock(&c->r->lock);
+    }
+    c->unaccounted = !c->probe.on;
+    return c->unaccounted;
+}
+
 void fbw_sbrep_begin(fbw_sbrep_conn *c)
 {
-    if (!c)
+    if (!c || (c->r->cost && cost_skip(c)))
         return;
     c->how = fbw_cpu_sampler_next(&c->sampler);
     if (c->how != FBW_CPU_SKIP)
@@ -202,16 +226,19 @@ static void charge(fbw_sbrep_conn *c, int cls, int execution)
 {
     if (!c)
         return;
+    if (c->unaccounted) { /* cost mode: as if there were no report */
+        c->unaccounted = 0;
+        return;
+    }
     uint64_t cpu = 0;
     fbw_cpu_how how = c->how;
     if (how == FBW_CPU_READ || how == FBW_CPU_SAMPLE) {
-        /* read before fill_now: the fbclient tap decodes there, off the clock */
+        /* read before source(): the fbclient tap decodes there, off the clock */
         uint64_t end = thread_cpu_ns();
         cpu = end > c->cpu0 ? end - c->cpu0 : 0;
     }
     c->how = FBW_CPU_UNTIMED;
-    fill_now(c);
-    fbw_rep_conn_charge_call(c->acc, cls, execution, how, cpu);
+    fbw_rep_conn_charge_src(c->acc, source(c), cls, execution, how, cpu);
 }
 
 void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls) { charge(c, cls, 1); }
@@ -347,8 +374,10 @@ void fbw_sbrep_detach(fbw_sbrep_conn **cp, int final)
     fbw_sbrep_conn *c = *cp;
     if (!c)
         return;
-    if (c->bc)
+    if (c->bc) {
         fbw_sbrep_charge(c, FBW_CLS_SESSION);
+        fbw_rep_conn_snapshot(c->acc, source(c)); /* the per-op table, before the source goes */
+    }
     fbw_tap_free(c->tap);
     c->tap = NULL;
     c->bc = NULL;
@@ -524,8 +553,14 @@ void fbw_sbrep_done(fbw_sbrep *r)
     pthread_mutex_unlock(&r->lock);
     if (joined)
         pthread_join(r->thread, NULL);
-    if (fbw_rep_connections(r->rep) > 0)
+    if (r->cost) { /* the traffic figures are partial in this mode: only the cost is printed */
+        char line[400];
+        fbw_cost_summary(&r->cost_res, fbw_cpu_mode_name(r->cpu_mode), line, sizeof line);
+        r->host.log_text(FBW_SB_LOG_NOTICE, "%s: %s", r->driver, line);
+        fbw_cost_free(&r->cost_res);
+    } else if (fbw_rep_connections(r->rep) > 0) {
         report(r);
+    }
     fbw_rep_free(r->rep);
     free(r->intervals);
     free(r->json_path);

@@ -15,9 +15,11 @@
 typedef struct fbw_sbrep fbw_sbrep;           /* one per driver */
 typedef struct fbw_sbrep_conn fbw_sbrep_conn; /* one per sysbench connection */
 
-/* --P-accounting: "sampled" (default), "every-call" or "off" (no report and no accounting at
- * all: the baseline against which the report's own cost is measured; docs/report.md). Returns
- * FBW_SBREP_ACCT_OFF, a fbw_cpu_mode (cpuacct.h), or -1 for an invalid value. */
+/* --P-accounting: "sampled" (default), "every-call", "off" (no report and no accounting at
+ * all), or "cost-sampled" / "cost-every-call": measure what that method costs (cpuacct.h: blocks
+ * of calls with and without accounting alternate) and print that instead of the report
+ * (docs/report.md). Returns FBW_SBREP_ACCT_OFF, a fbw_cpu_mode possibly with FBW_CPU_COST, or
+ * -1 for an invalid value. */
 #define FBW_SBREP_ACCT_OFF (-2)
 int fbw_sbrep_accounting(const char *value);
 
