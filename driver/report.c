@@ -330,11 +330,13 @@ static void print_classes(FILE *f, const fbw_rep_acc *a, int socket_level)
         char bytes[32];
         snprintf(bytes, sizeof bytes, "%.0f / %.0f", (double)c->bytes_sent / n,
                  (double)c->bytes_received / n);
-        fprintf(f, "    %-18s %10llu %8.3f %9.2f %21s %12.3f %12.3f %12.2f\n", fbw_class_label(k),
+        char cpu[16] = "-"; /* a class none of whose calls was timed has no figure */
+        if (fbw_cpu_measured_calls(&c->cpu) > 0 || fbw_cpu_calls(&c->cpu) == 0)
+            snprintf(cpu, sizeof cpu, "%.2f", (double)c->cpu_ns / n / 1e3);
+        fprintf(f, "    %-18s %10llu %8.3f %9.2f %21s %12.3f %12.3f %12s\n", fbw_class_label(k),
                 (unsigned long long)c->executions, (double)c->round_trips / n,
                 (double)(c->packets_sent + c->packets_received) / n, bytes,
-                (double)c->wait_ns / n / 1e6, (double)fbw_rep_percentile(c, 95) / 1e6,
-                (double)c->cpu_ns / n / 1e3);
+                (double)c->wait_ns / n / 1e6, (double)fbw_rep_percentile(c, 95) / 1e6, cpu);
         sum.round_trips += c->round_trips;
         sum.packets_sent += c->packets_sent + c->packets_received;
         sum.bytes_sent += c->bytes_sent;

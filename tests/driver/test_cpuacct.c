@@ -129,3 +129,50 @@ Test(cpuacct, estimate_tracks_truth)
         cr_expect_lt(fbw_cpu_measured_calls(&cls[k]), fbw_cpu_calls(&cls[k]) / 8);
     }
 }
+
+Test(cpuacct, cost_modes)
+{
+    cr_expect_eq(fbw_cpu_mode_parse("cost-sampled"), FBW_CPU_SAMPLED | FBW_CPU_COST);
+    cr_expect_eq(fbw_cpu_mode_parse("cost-every-call"), FBW_CPU_EVERY_CALL | FBW_CPU_COST);
+    cr_expect_eq(fbw_cpu_mode_parse("cost-"), -1);
+    cr_expect_eq(fbw_cpu_mode_parse("cost-off"), -1);
+    cr_expect_eq(fbw_cpu_mode_parse("cost-cost-sampled"), -1);
+}
+
+/* A simulated thread: a call costs 1000 ns without accounting and 1100 ns with it. Blocks
+ * alternate, the clock is read once per block, and the paired cost comes out at 10%. */
+Test(cpuacct, cost_probe_pairs_blocks)
+{
+    fbw_cost_probe p;
+    fbw_cost_result res;
+    memset(&p, 0, sizeof p);
+    memset(&res, 0, sizeof res);
+    uint64_t clock = 5000000, reads = 0;
+    unsigned on_calls = 0, off_calls = 0;
+    const unsigned calls = 40 * FBW_COST_BLOCK + 7;
+    for (unsigned i = 0; i < calls; i++) {
+        if (fbw_cost_next_call(&p)) {
+            fbw_cost_block(&p, clock, &res);
+            reads++;
+        }
+        if (p.on)
+            on_calls++;
+        else
+            off_calls++;
+        clock += p.on ? 1100 : 1000 + (i % 3); /* a little noise in the unaccounted ones */
+    }
+    /* 40 whole blocks, 20 of each kind, and the 7 calls of a 41st that never finished */
+    cr_expect_eq(reads, 41, "one clock read per block");
+    cr_expect_eq(on_calls + off_calls, calls);
+    cr_expect_eq(on_calls, 20 * FBW_COST_BLOCK);
+    cr_expect_eq(res.n, 20, "each accounted block pairs with the unaccounted one before it");
+    cr_expect_eq(res.on_calls, 20 * FBW_COST_BLOCK);
+    cr_expect_eq(res.off_calls, 20 * FBW_COST_BLOCK);
+    char line[400];
+    fbw_cost_summary(&res, "sampled", line, sizeof line);
+    cr_expect(strstr(line, "accounting cost (sampled): +9.89%") != NULL, "%s", line);
+    cr_expect(strstr(line, "median of 20 paired blocks of 256 calls") != NULL, "%s", line);
+    fbw_cost_free(&res);
+    fbw_cost_summary(&res, "every-call", line, sizeof line);
+    cr_expect(strstr(line, "not measured") != NULL, "%s", line);
+}
