@@ -294,8 +294,9 @@ static int acct_run(const fbw_bench_opts *o, void *state)
     build_args(o, st, st->scripts[0], "off", NULL, "prepare", bufs, args);
     if (run_sysbench(o, st, args, &r) != 0)
         return 1;
-    printf("fbwire-bench accounting: client CPU per sysbench event (process user + system, less\n"
-           "start-up) with the report's accounting off and on; medians over rounds, modes rotated\n");
+    printf("fbwire-bench accounting: what the wire statistics report costs the client; per mode the\n"
+           "process CPU per sysbench event (user + system less start-up) and, for cost-* modes, the\n"
+           "driver's own paired in-run figure; medians and ranges over rounds, order rotated\n");
     print_load("before");
     int status = 0;
     for (int i = 0; i < st->nscripts && status == 0; i++)
