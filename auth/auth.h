@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth.h - Firebird client authentication plugins: Srp, Srp224/256/384/512 and Legacy_Auth.
  *
  * A plugin instance turns a login and password into the data the server expects, one step at a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth_internal.h - the plugin instance shared by plugins.c, srp.c and legacy.c.
  *
  * plugins.c owns creation, dispatch and destruction; srp.c and legacy.c only implement their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* legacy.c - the Legacy_Auth client plugin: traditional DES crypt(password, "9z") minus the salt.
  *
  * One step, no session key (so no wire encryption). Only the first 8 password bytes count, as in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plugins.c - plugin table, instance life cycle, login normalization and plugin lists.
  *
  * The math lives in srp.c and legacy.c; this file decides which one runs, keeps the state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* srp.c - Firebird's SRP client (plugins Srp, Srp224, Srp256, Srp384, Srp512), OpenSSL BIGNUM.
  *
  * Follows FB src/auth/SecureRemotePassword/srp.cpp and client/SrpClient.cpp as described in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* srp_internal.h - the pieces of Firebird's SRP-6a variant (docs/protocol/auth.md §5),
  * exposed so unit tests can check each against the fixed test vector and against an in-test server.
  *

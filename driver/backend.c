@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* backend.c - helpers every backend shares: buffered result sets and connection-loss test. */
 #include "backend.h"
 

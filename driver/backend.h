@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* backend.h - the seam between the generic sysbench driver (sbdrv.c) and a Firebird client.
  *
  * A backend is a small vtable: attach/detach, explicit transactions, prepared statements with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* be_fbclient.c - the baseline backend: Firebird's own client library through the ISC API.
  *
  * libfbclient.so.2 is dlopen()ed on first use, so it is not a build or link dependency and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* be_fbwire.c - the native backend: fbwire's own protocol client behind the backend vtable.
  *
  * Where fbclient waits after every request, this backend queues what belongs together and waits

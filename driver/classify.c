@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* classify.c - statement classes from SQL text (see classify.h).
  *
  * A tiny lexer yields words (upper-cased, truncated), single punctuation characters and opaque

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* classify.h - the statement class of a SQL text, for the per-class round-trip report.
  *
  * Classes follow the statement templates of sysbench's upstream OLTP scripts (point select, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dialect.c - SQL classification and rewriting for sysbench on Firebird (see dialect.h). */
 #include "dialect.h"
 

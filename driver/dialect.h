@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dialect.h - turns the SQL that sysbench's upstream scripts send into what Firebird accepts.
  *
  * Pure text work shared by every backend: classify a statement (transaction control, rewrite,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # embed.cmake - turn a text file into a C byte array: cmake -DIN=file -DOUT=file.c -DNAME=sym -P embed.cmake
 # Used for lua/fbwire_sysbench.lua, so the plug-in needs no data files at run time.
 file(READ "${IN}" hex HEX)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* preload.c - entry of libfbwire-sysbench.so: verify the host is sysbench 1.0.20, link the
  * fbwire/fbclient drivers into its driver list and hook the Lua script loader.
  *

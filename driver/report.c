@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c - per-class round-trip accounting, totals and rendering (see report.h). */
 #include "report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h - round trips per statement class for the sysbench drivers, and the "Firebird wire
  * statistics" report built from them (text for the console, JSON for files).
  *

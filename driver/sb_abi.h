@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sb_abi.h - the DB-driver ABI of sysbench 1.0.20 (Debian 12 binary), declared independently.
  *
  * Layouts follow sysbench 1.0.20's src/db_driver.h (checked against the Debian 12 binary) and are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbdrv.c - sysbench 1.0.20 drv_ops for Firebird, generic over a backend (see sbdrv.h).
  *
  * Driver options (same set under each prefix P = fbwire | fbclient; defaults in brackets):

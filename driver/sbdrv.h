@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbdrv.h - the sysbench drivers `fbwire` and `fbclient`: drv_ops over a backend (backend.h).
  *
  * sbdrv.c implements every 1.0.20 driver op once, generic over the backend: options, SQL dialect

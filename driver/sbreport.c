@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbreport.c - sysbench glue of the wire statistics report (see sbreport.h).
  *
  * Threads: hooks run in the worker owning the connection; the interval thread only reads relaxed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sbreport.h - the sysbench side of the wire statistics report: hooks sbdrv.c calls around
  * backend operations, the per-interval lines and the report printed after sysbench's own.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tap.c - in-process socket tap decoded by fbw_dec (see tap.h).
  *
  * Process-wide state, which interposed libc calls cannot avoid since they get no context: the

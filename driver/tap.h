@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tap.h - watch the socket traffic of a client library inside the process and decode it with
  * fbw_dec (wire/dec.h), so libfbclient's round trips are counted by the same decoder and the
  * same rule as a capture of fbwire's own traffic.

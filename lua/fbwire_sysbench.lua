@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- fbwire_sysbench.lua - Firebird schema for the upstream sysbench OLTP scripts.
 --
 -- Embedded in libfbwire-sysbench.so and run after every script chunk that sysbench loads

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # record.sh - re-record the project's reference captures pcap/<name>.pcap from the test servers of
 # scripts/fb-servers.sh, and write pcap/<name>.expect next to each (fbwire-pcap stats --trips output
 # under the hand-written header kept below). Needs root (tcpdump on lo), a build with fbwire-pcap and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.c - the scripted fbwire session pcap/record.sh captures (fbwire-sql has no script mode
  * yet): create a table, insert 100 rows, select them, update half, drop the table. Prints the round
  * trips each step cost as the live client counted them, so the capture can be checked against it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # build-matrix.sh - every build type with every compiler: configure with warnings as errors,
 # build, run the unit tests (ctest -L unit). Prints one line per combination and the time each
 # took; exits non-zero if any failed (all are tried).

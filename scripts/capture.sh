@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # capture.sh - record the traffic of one command with tcpdump, for fbwire-pcap.
 #
 #   scripts/capture.sh [-i IFACE] [-y LINKTYPE] FILE FILTER -- command [args...]
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 if [ $# -lt 4 ] || [ "$3" != -- ]; then
-  sed -n '3,4p' "$0" | sed 's/^# \{0,3\}//' >&2
+  sed -n '4,5p' "$0" | sed 's/^# \{0,3\}//' >&2
   exit 2
 fi
 FILE=$1 FILTER=$2

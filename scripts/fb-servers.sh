@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # fb-servers.sh - the real Firebird servers the fbwire integration tests talk to.
 #
 #   scripts/fb-servers.sh start [instance...] | stop | status | env
@@ -604,9 +605,10 @@ cmd_stop() {
     pids+=($!)
   done
   for name in "${pids[@]}"; do wait "$name" || rc=1; done
-  chroot_umount
-  # the comparison's PostgreSQL and MariaDB (scripts/peer-servers.sh) live in the same state dir
+  # the comparison's PostgreSQL and MariaDB (scripts/peer-servers.sh) live in the same state dir;
+  # PostgreSQL 17 and MariaDB 11.8 run in the fb4 chroot: stopped before its mounts go
   "$REPO/scripts/peer-servers.sh" stop || rc=1
+  chroot_umount
   return $rc
 }
 

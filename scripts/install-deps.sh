@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # install-deps.sh - install the Debian 12 packages fbwire needs to build and test.
 # Usage: scripts/install-deps.sh [package...]   (no arguments: the whole project list)
 # Idempotent: packages already installed are left alone, and `apt-get update` only runs when
@@ -8,7 +9,7 @@ set -euo pipefail
 DEFAULT_PACKAGES=(
   build-essential cmake pkg-config clang
   libssl-dev zlib1g-dev libluajit-5.1-dev libpcap-dev libcriterion-dev libjansson-dev
-  sysbench libfbclient2 tcpdump debootstrap python3 python3-jsonschema
+  sysbench libfbclient2 tcpdump debootstrap python3 python3-jsonschema python3-pytest python3-matplotlib libedit-dev help2man man-db
   firebird3.0-server firebird3.0-utils
   postgresql-15 mariadb-server mariadb-client openssl
 )

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # main.sh - the main job, on a fresh Debian 12 machine as root: install the dependencies, build
 # fbwire in build/, install it to build/install, start the Firebird test servers, show what
 # fbwire negotiates with them and what a session costs on the wire (fbwire-sql --info on FB3 and

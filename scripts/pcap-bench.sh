@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # pcap-bench.sh - decode throughput and peak memory of fbwire-pcap dump and stats on a capture of
 # at least --size-mb MB of sysbench traffic (a benchmark that prints figures, not a test).
 #
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     --range-size) RANGE=$2; shift 2 ;;
     --build) BUILD=$2; shift 2 ;;
     --workdir) WORKDIR=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "pcap-bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

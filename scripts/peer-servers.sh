@@ -1,15 +1,30 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # peer-servers.sh - the servers Firebird is compared with (tools/fbwire-compare), set up so that
 # the comparison is fair: PostgreSQL 15 and MariaDB 10.11 from the Debian packages, each with its
-# own data directory under the state dir, plus the benchmark databases on the Firebird servers of
+# own data directory under the state dir, PostgreSQL 17 and MariaDB 11.8 from Debian 13 inside the
+# FB4 chroot of scripts/fb-servers.sh, plus the benchmark databases on the Firebird servers of
 # scripts/fb-servers.sh. "Peer" as in docs: the other engines a Firebird user compares with.
 #
-#   scripts/peer-servers.sh start [pg|mariadb|fb ...] | stop | status | env
+#   scripts/peer-servers.sh start [pg|mariadb|fb|pg17|mariadb118 ...] | stop [name...] | status | env
 #
-#   pg       PostgreSQL 15, 127.0.0.1:5433 (PEER_PG_PORT), user and database sbtest
-#   mariadb  MariaDB 10.11, 127.0.0.1:3307 (PEER_MARIADB_PORT), user and database sbtest
-#   fb       sbtest.fdb on fb3 (3050) and fb4 (3051), 16384 page buffers, forced writes
-#            (needs `scripts/fb-servers.sh start` first; that script owns the servers)
+#   pg          PostgreSQL 15, 127.0.0.1:5433 (PEER_PG_PORT), user and database sbtest
+#   mariadb     MariaDB 10.11, 127.0.0.1:3307 (PEER_MARIADB_PORT), user and database sbtest
+#   fb          sbtest.fdb on fb3 (3050) and fb4 (3051), 16384 page buffers, forced writes
+#               (needs `scripts/fb-servers.sh start` first; that script owns the servers)
+#   pg17        PostgreSQL 17 (Debian 13), 127.0.0.1:5434 (PEER_PG17_PORT), user and database sbtest
+#   mariadb118  MariaDB 11.8 (Debian 13), 127.0.0.1:3308 (PEER_MARIADB118_PORT), likewise
+#
+# `start` without names starts all five. pg17 and mariadb118 cost about 25 s more the first time
+# (apt installs them into the chroot: measured 21 s of download and unpacking, then 2 s of initdb
+# and mariadb-install-db), a second or two afterwards, and two idle servers with 128 MB of buffer
+# cache each: cheap enough to be part of every comparison's setup. They run inside
+# <state>/fb4-chroot (`scripts/fb-servers.sh start fb4` makes it; its debootstrap and its apt use
+# the mirror of this machine's apt configuration, scripts/lib/debian-mirror.sh), as the chroot's
+# own postgres and mysql users, with their files under /var/lib/fbwire-peers of the chroot.
+# The chroot's mounts (/proc, and a tmpfs on /dev/shm for PostgreSQL's shared memory) belong to
+# fb-servers.sh: its `stop` stops these peers first and then unmounts them; our `stop` never
+# unmounts, as the FB4 servers may still run in there. `stop NAME...` stops only those.
 #
 # Settings that make the engines comparable (the reason for each is in docs/compare.md,
 # "Settings"): the same 128 MB buffer cache (shared_buffers, innodb_buffer_pool_size, Firebird
@@ -44,16 +59,33 @@ MY_DATA=$MY_DIR/data
 MY_CNF=$MY_DIR/my.cnf
 MY_PORT=${PEER_MARIADB_PORT:-3307}
 TLS=$PEERS/tls
+# PostgreSQL 17 and MariaDB 11.8 in the Debian 13 chroot; CH_* paths are as the chroot sees them
+CHROOT=$STATE/fb4-chroot
+CH_PEERS=/var/lib/fbwire-peers
+CH_TLS=$CH_PEERS/tls
+PG17_BIN=/usr/lib/postgresql/17/bin
+PG17_DATA=$CH_PEERS/pg17
+PG17_RUN=$CH_PEERS/run/pg17
+PG17_PORT=${PEER_PG17_PORT:-5434}
+M118_DIR=$CH_PEERS/mariadb118
+M118_DATA=$M118_DIR/data
+M118_CNF=$M118_DIR/my.cnf
+M118_RUN=$CH_PEERS/run/mariadb118
+M118_PORT=${PEER_MARIADB118_PORT:-3308}
+CHROOT_PACKAGES=(postgresql-17 mariadb-server mariadb-client)
 FB_DB=sbtest.fdb
 FB_PAGE_BUFFERS=16384 # x 8 KB pages = 128 MB, the buffer cache every engine gets
 BENCH_USER=sbtest
-INSTANCES=(pg mariadb fb)
+CHROOT_INSTANCES=(pg17 mariadb118)                 # in the Debian 13 chroot
+INSTANCES=(pg mariadb fb "${CHROOT_INSTANCES[@]}") # what `start` without names starts
 
 log() { printf '[peer-servers %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
 # port_open, wait_port, secret, write_if_changed
 . "$REPO/scripts/servers-lib.sh"
+# debian_mirror
+. "$REPO/scripts/lib/debian-mirror.sh"
 
 ensure_packages() {
   local need=() p
@@ -109,11 +141,19 @@ configure_pg() { # returns 0 when the server must be (re)started to see a change
     echo "include 'fbwire.conf'" >>"$PG_DATA/postgresql.conf"
     changed=0
   fi
-  write_if_changed "$PG_DATA/fbwire.conf" postgres 0600 <<EOF && changed=0
+  pg_conf "$PG_PORT" "$PG_RUN" "$TLS/server.crt" "$TLS/pg.key" |
+    write_if_changed "$PG_DATA/fbwire.conf" postgres 0600 && changed=0
+  pg_hba | write_if_changed "$PG_DATA/pg_hba.conf" postgres 0600 && changed=0
+  return $changed
+}
+
+# The settings of every PostgreSQL peer (15 and 17 alike): one text, so they cannot drift apart.
+pg_conf() { # port socket-dir cert key
+  cat <<EOF
 # written by scripts/peer-servers.sh; reasons in docs/compare.md, "Settings"
 listen_addresses = '127.0.0.1'
-port = $PG_PORT
-unix_socket_directories = '$PG_RUN'
+port = $1
+unix_socket_directories = '$2'
 max_connections = 100
 shared_buffers = 128MB
 fsync = on
@@ -121,15 +161,25 @@ synchronous_commit = on
 full_page_writes = on
 password_encryption = 'scram-sha-256'
 ssl = on
-ssl_cert_file = '$TLS/server.crt'
-ssl_key_file = '$TLS/pg.key'
+ssl_cert_file = '$3'
+ssl_key_file = '$4'
 EOF
-  write_if_changed "$PG_DATA/pg_hba.conf" postgres 0600 <<EOF && changed=0
+}
+
+pg_hba() {
+  cat <<EOF
 # written by scripts/peer-servers.sh: the superuser over the private socket, sbtest over TCP
 local all postgres peer
 host  all $BENCH_USER 127.0.0.1/32 scram-sha-256
 EOF
-  return $changed
+}
+
+pg_bench_sql() { # password: the sbtest role and database, on any PostgreSQL peer
+  cat <<EOF
+SELECT 'CREATE ROLE $BENCH_USER LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$BENCH_USER') \\gexec
+ALTER ROLE $BENCH_USER LOGIN PASSWORD '$1';
+SELECT 'CREATE DATABASE $BENCH_USER OWNER $BENCH_USER' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$BENCH_USER') \\gexec
+EOF
 }
 
 start_pg() {
@@ -148,11 +198,7 @@ start_pg() {
     log "pg: started on port $PG_PORT"
   fi
   wait_port "$PG_PORT" 30 || die "PostgreSQL does not listen on $PG_PORT"
-  pg_psql <<EOF >/dev/null
-SELECT 'CREATE ROLE $BENCH_USER LOGIN' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$BENCH_USER') \\gexec
-ALTER ROLE $BENCH_USER LOGIN PASSWORD '$PG_PW';
-SELECT 'CREATE DATABASE $BENCH_USER OWNER $BENCH_USER' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$BENCH_USER') \\gexec
-EOF
+  pg_bench_sql "$PG_PW" | pg_psql >/dev/null
 }
 
 stop_pg() {
@@ -177,27 +223,8 @@ my_sql() { # SQL on stdin, as root over the private socket (unix_socket authenti
 configure_mariadb() { # returns 0 when the server must be (re)started to see a change
   local changed=1
   install -d -o mysql -g mysql -m 0750 "$MY_DIR"
-  write_if_changed "$MY_CNF" root 0644 <<EOF && changed=0
-# written by scripts/peer-servers.sh; reasons in docs/compare.md, "Settings". Read with
-# --defaults-file, so nothing under /etc/mysql applies.
-[mariadbd]
-user = mysql
-datadir = $MY_DATA
-port = $MY_PORT
-bind-address = 127.0.0.1
-socket = $MY_RUN/mariadb.sock
-pid-file = $MY_RUN/mariadb.pid
-log-error = $MY_RUN/mariadb.log
-skip-name-resolve
-max_connections = 200
-innodb_buffer_pool_size = 128M
-innodb_flush_log_at_trx_commit = 1
-innodb_doublewrite = 1
-skip-log-bin
-ssl_cert = $TLS/server.crt
-ssl_key = $TLS/mariadb.key
-ssl_ca = $TLS/ca.pem
-EOF
+  my_cnf "$MY_DATA" "$MY_PORT" "$MY_RUN" "$TLS/server.crt" "$TLS/mariadb.key" "$TLS/ca.pem" |
+    write_if_changed "$MY_CNF" root 0644 && changed=0
   if [ ! -d "$MY_DATA/mysql" ]; then
     log "mariadb-install-db $MY_DATA"
     rm -rf --one-file-system "$MY_DATA"
@@ -225,10 +252,39 @@ start_mariadb() {
     [ -n "$(my_pid)" ] || die "MariaDB wrote no pid file, see $MY_RUN/mariadb.log"
     log "mariadb: started on port $MY_PORT"
   fi
-  my_sql <<EOF
+  my_bench_sql "$MY_PW" | my_sql
+}
+
+# The settings of every MariaDB peer (10.11 and 11.8 alike): one text, so they cannot drift apart.
+my_cnf() { # datadir port run-dir cert key ca
+  cat <<EOF
+# written by scripts/peer-servers.sh; reasons in docs/compare.md, "Settings". Read with
+# --defaults-file, so nothing under /etc/mysql applies.
+[mariadbd]
+user = mysql
+datadir = $1
+port = $2
+bind-address = 127.0.0.1
+socket = $3/mariadb.sock
+pid-file = $3/mariadb.pid
+log-error = $3/mariadb.log
+skip-name-resolve
+max_connections = 200
+innodb_buffer_pool_size = 128M
+innodb_flush_log_at_trx_commit = 1
+innodb_doublewrite = 1
+skip-log-bin
+ssl_cert = $4
+ssl_key = $5
+ssl_ca = $6
+EOF
+}
+
+my_bench_sql() { # password: the sbtest user and database, on any MariaDB peer
+  cat <<EOF
 CREATE DATABASE IF NOT EXISTS $BENCH_USER;
-CREATE USER IF NOT EXISTS '$BENCH_USER'@'127.0.0.1' IDENTIFIED BY '$MY_PW';
-ALTER USER '$BENCH_USER'@'127.0.0.1' IDENTIFIED BY '$MY_PW';
+CREATE USER IF NOT EXISTS '$BENCH_USER'@'127.0.0.1' IDENTIFIED BY '$1';
+ALTER USER '$BENCH_USER'@'127.0.0.1' IDENTIFIED BY '$1';
 GRANT ALL ON $BENCH_USER.* TO '$BENCH_USER'@'127.0.0.1';
 EOF
 }
@@ -244,6 +300,187 @@ stop_mariadb() {
 }
 
 my_version() { my_sql -e "SELECT VERSION()" 2>/dev/null | sed 's/-.*//' || true; }
+
+# ---------------------------------------------------------------- PostgreSQL 17 and MariaDB 11.8
+
+# They run in the Debian 13 chroot of fb-servers.sh, which is there for FB4 and has the newer
+# packages; the chroot's /etc/passwd (not the host's) names their users.
+ch_ids() { awk -F: -v u="$1" '$1 == u { print $3 ":" $4 }' "$CHROOT/etc/passwd"; }
+
+ch_env=(/usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C HOME=/tmp)
+
+ch_root() { chroot "$CHROOT" "${ch_env[@]}" "$@"; }
+
+ch_as() { # user command... : as the chroot's own user
+  local ids; ids=$(ch_ids "$1")
+  [ -n "$ids" ] || die "no user $1 in $CHROOT"
+  chroot --userspec="$ids" "$CHROOT" "${ch_env[@]}" "${@:2}"
+}
+
+ch_installed() { # package -> 0 when installed in the chroot
+  [ "$(chroot "$CHROOT" dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" = installed ]
+}
+
+# /proc (as fb-servers.sh mounts it) and a tmpfs on /dev/shm: PostgreSQL's dynamic shared memory
+# is POSIX shared memory there, as on the host, and debootstrap leaves a plain root-owned directory.
+ch_mount() {
+  mountpoint -q "$CHROOT/proc" || mount -t proc proc "$CHROOT/proc"
+  if ! mountpoint -q "$CHROOT/dev" && ! mountpoint -q "$CHROOT/dev/shm"; then
+    install -d -m 1777 "$CHROOT/dev/shm"
+    mount -t tmpfs -o mode=1777,nosuid,nodev fbwire-shm "$CHROOT/dev/shm"
+  fi
+}
+
+# postgresql-17 and mariadb-server in the chroot with its own apt, from the mirror this machine's
+# apt uses (scripts/lib/debian-mirror.sh; debootstrap wrote the same line, written again here so
+# that FBWIRE_DEBIAN_MIRROR applies to this install too). The Debian services never start:
+# fb-servers.sh put a policy-rc.d there that refuses every start. Once per run of the script.
+ensure_chroot() {
+  [ -z "${CHROOT_CHECKED:-}" ] || return 0
+  [ -f "$CHROOT/.fbwire-bootstrapped" ] ||
+    die "no Debian 13 chroot at $CHROOT: run scripts/fb-servers.sh start fb4 first"
+  [ -x "$CHROOT/usr/sbin/policy-rc.d" ] || die "$CHROOT has no policy-rc.d: run scripts/fb-servers.sh start fb4 first"
+  local p missing=0 t0=$SECONDS
+  ch_mount
+  for p in "${CHROOT_PACKAGES[@]}"; do ch_installed "$p" || missing=1; done
+  if [ "$missing" = 1 ]; then
+    log "installing ${CHROOT_PACKAGES[*]} in the Debian 13 chroot (first run only)"
+    echo "deb $(debian_mirror) trixie main" | write_if_changed "$CHROOT/etc/apt/sources.list" || true
+    ch_root env DEBIAN_FRONTEND=noninteractive sh -c \
+      'apt-get update -q && apt-get install -y -q --no-install-recommends "$@"' sh "${CHROOT_PACKAGES[@]}" \
+      >"$STATE/peers-apt.log" 2>&1 || die "apt-get in the chroot failed, see $STATE/peers-apt.log"
+    log "installed in $((SECONDS - t0)) s"
+  fi
+  [ -n "$(ch_ids postgres)" ] && [ -n "$(ch_ids mysql)" ] || die "no postgres or mysql user in $CHROOT"
+  local pg my
+  pg=$(ch_ids postgres) my=$(ch_ids mysql)
+  install -d -m 0755 "$CHROOT$CH_PEERS" "$CHROOT$CH_PEERS/run" "$CHROOT$CH_TLS"
+  install -d -o "${pg%:*}" -g "${pg#*:}" -m 0755 "$CHROOT$PG17_RUN"
+  install -d -o "${my%:*}" -g "${my#*:}" -m 0755 "$CHROOT$M118_RUN"
+  # the host's certificate and key (ensure_tls), so every peer shows the same certificate
+  install -m 0644 "$TLS/server.crt" "$CHROOT$CH_TLS/server.crt"
+  install -m 0644 "$TLS/ca.pem" "$CHROOT$CH_TLS/ca.pem"
+  install -o "${pg%:*}" -g "${pg#*:}" -m 0600 "$TLS/server.key" "$CHROOT$CH_TLS/pg.key"
+  install -o "${my%:*}" -g "${my#*:}" -m 0600 "$TLS/server.key" "$CHROOT$CH_TLS/mariadb.key"
+  CHROOT_CHECKED=1
+}
+
+pg17_running() {
+  [ -f "$CHROOT$PG17_DATA/postmaster.pid" ] && ch_as postgres "$PG17_BIN/pg_ctl" -D "$PG17_DATA" status >/dev/null 2>&1
+}
+
+pg17_psql() { # SQL on stdin, as the superuser over the private socket
+  ch_as postgres "$PG17_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG17_RUN" -p "$PG17_PORT" -d postgres "$@"
+}
+
+configure_pg17() { # returns 0 when the server must be (re)started to see a change
+  local changed=1 ids; ids=$(ch_ids postgres)
+  if [ ! -f "$CHROOT$PG17_DATA/PG_VERSION" ]; then
+    log "initdb $CHROOT$PG17_DATA"
+    install -d -o "${ids%:*}" -g "${ids#*:}" -m 0700 "$CHROOT$PG17_DATA"
+    ch_as postgres "$PG17_BIN/initdb" -D "$PG17_DATA" -U postgres -E UTF8 --locale=C --auth-local=peer \
+      --auth-host=scram-sha-256 >"$CHROOT$PG17_RUN/pg-initdb.log" 2>&1 ||
+      die "initdb failed, see $CHROOT$PG17_RUN/pg-initdb.log"
+    echo "include 'fbwire.conf'" >>"$CHROOT$PG17_DATA/postgresql.conf"
+    changed=0
+  fi
+  pg_conf "$PG17_PORT" "$PG17_RUN" "$CH_TLS/server.crt" "$CH_TLS/pg.key" |
+    write_if_changed "$CHROOT$PG17_DATA/fbwire.conf" "${ids%:*}" 0600 && changed=0
+  pg_hba | write_if_changed "$CHROOT$PG17_DATA/pg_hba.conf" "${ids%:*}" 0600 && changed=0
+  return $changed
+}
+
+start_pg17() {
+  local changed=1
+  ensure_chroot
+  configure_pg17 && changed=0
+  if pg17_running && [ "$changed" = 0 ]; then
+    log "pg17: configuration changed, restarting"
+    ch_as postgres "$PG17_BIN/pg_ctl" -D "$PG17_DATA" -m fast -w stop >/dev/null
+  fi
+  if ! pg17_running; then
+    port_open "$PG17_PORT" && die "port $PG17_PORT is taken by another process"
+    setsid -w chroot --userspec="$(ch_ids postgres)" "$CHROOT" "${ch_env[@]}" "$PG17_BIN/pg_ctl" \
+      -D "$PG17_DATA" -l "$PG17_RUN/pg.log" -w -t 60 start 9>&- </dev/null >/dev/null ||
+      die "PostgreSQL 17 did not start, see $CHROOT$PG17_RUN/pg.log"
+    log "pg17: started on port $PG17_PORT"
+  fi
+  wait_port "$PG17_PORT" 30 || die "PostgreSQL 17 does not listen on $PG17_PORT"
+  pg_bench_sql "$PG17_PW" | pg17_psql >/dev/null
+}
+
+stop_pg17() {
+  [ -d "$CHROOT$PG17_DATA" ] && pg17_running || return 0
+  log "stopping pg17"
+  ch_as postgres "$PG17_BIN/pg_ctl" -D "$PG17_DATA" -m fast -w -t 60 stop >/dev/null
+}
+
+pg17_version() {
+  [ -d "$CHROOT$PG17_DATA" ] || return 0
+  pg17_psql -At -c "SHOW server_version" 2>/dev/null | awk '{ print $1 }' || true
+}
+
+m118_pid() { # the running server's pid, or nothing
+  local pid; pid=$(tr -dc 0-9 2>/dev/null <"$CHROOT$M118_RUN/mariadb.pid" || true)
+  [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = mariadbd ] && echo "$pid" || true
+}
+
+m118_sql() { # SQL on stdin, as root over the private socket (unix_socket authentication)
+  ch_root mariadb --no-defaults -uroot --socket="$M118_RUN/mariadb.sock" -N -B "$@"
+}
+
+configure_mariadb118() { # returns 0 when the server must be (re)started to see a change
+  local changed=1 ids; ids=$(ch_ids mysql)
+  install -d -o "${ids%:*}" -g "${ids#*:}" -m 0750 "$CHROOT$M118_DIR"
+  my_cnf "$M118_DATA" "$M118_PORT" "$M118_RUN" "$CH_TLS/server.crt" "$CH_TLS/mariadb.key" "$CH_TLS/ca.pem" |
+    write_if_changed "$CHROOT$M118_CNF" root 0644 && changed=0
+  if [ ! -d "$CHROOT$M118_DATA/mysql" ]; then
+    log "mariadb-install-db $CHROOT$M118_DATA"
+    rm -rf --one-file-system "$CHROOT$M118_DATA"
+    install -d -o "${ids%:*}" -g "${ids#*:}" -m 0750 "$CHROOT$M118_DATA"
+    ch_root mariadb-install-db --defaults-file="$M118_CNF" --user=mysql \
+      --auth-root-authentication-method=socket --skip-test-db >"$CHROOT$M118_RUN/mariadb-install.log" 2>&1 ||
+      die "mariadb-install-db failed, see $CHROOT$M118_RUN/mariadb-install.log"
+    changed=0
+  fi
+  return $changed
+}
+
+start_mariadb118() {
+  local changed=1 pid i
+  ensure_chroot
+  configure_mariadb118 && changed=0
+  pid=$(m118_pid)
+  if [ -n "$pid" ] && [ "$changed" = 0 ]; then
+    log "mariadb118: configuration changed, restarting"
+    stop_mariadb118; pid=""
+  fi
+  if [ -z "$pid" ]; then
+    port_open "$M118_PORT" && die "port $M118_PORT is taken by another process"
+    setsid chroot --userspec="$(ch_ids mysql)" "$CHROOT" "${ch_env[@]}" /usr/sbin/mariadbd \
+      --defaults-file="$M118_CNF" 9>&- </dev/null >>"$CHROOT$M118_RUN/mariadb.out" 2>&1 &
+    wait_port "$M118_PORT" 60 || die "MariaDB 11.8 did not open port $M118_PORT, see $CHROOT$M118_RUN/mariadb.log"
+    for ((i = 0; i < 100; i++)); do [ -n "$(m118_pid)" ] && break; sleep 0.1; done
+    [ -n "$(m118_pid)" ] || die "MariaDB 11.8 wrote no pid file, see $CHROOT$M118_RUN/mariadb.log"
+    log "mariadb118: started on port $M118_PORT"
+  fi
+  my_bench_sql "$M118_PW" | m118_sql
+}
+
+stop_mariadb118() {
+  local pid i; pid=$(m118_pid)
+  [ -n "$pid" ] || return 0
+  log "stopping mariadb118 (pid $pid)"
+  kill "$pid"
+  for ((i = 0; i < 600; i++)); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
+  [ -d "/proc/$pid" ] && kill -KILL "$pid"
+  rm -f "$CHROOT$M118_RUN/mariadb.pid"
+}
+
+m118_version() {
+  [ -n "$(m118_pid)" ] || return 0
+  m118_sql -e "SELECT VERSION()" 2>/dev/null | sed 's/-.*//' || true
+}
 
 # ---------------------------------------------------------------- Firebird benchmark databases
 
@@ -282,13 +519,13 @@ fb_setting() { # dsn column -> value from MON$DATABASE
 }
 
 fb_status() {
-  [ -r "$STATE/servers.env" ] || { echo "  fb       no $STATE/servers.env"; return 1; }
+  [ -r "$STATE/servers.env" ] || { echo "  fb         no $STATE/servers.env"; return 1; }
   fb_env
   local s port dsn rc=0 pb fw
   for s in fb3 fb4; do
     port=FBW_${s^^}_PORT dsn=$(fb_dsn "$s")
     pb=$(fb_setting "$dsn" "MON\$PAGE_BUFFERS"); fw=$(fb_setting "$dsn" "MON\$FORCED_WRITES")
-    printf '  %-8s port %s  %s  page buffers %s  forced writes %s\n' "$s" "${!port}" "${dsn#*:}" \
+    printf '  %-10s port %s  %s  page buffers %s  forced writes %s\n' "$s" "${!port}" "${dsn#*:}" \
       "${pb:-?}" "${fw:-?}"
     [ "$pb" = "$FB_PAGE_BUFFERS" ] && [ "$fw" = 1 ] || rc=1
   done
@@ -316,6 +553,22 @@ PEER_MARIADB_PASSWORD=$MY_PW
 PEER_MARIADB_VERSION=$(my_version)
 PEER_MARIADB_DATA=$MY_DATA
 PEER_MARIADB_CNF=$MY_CNF
+PEER_PG17_HOST=127.0.0.1
+PEER_PG17_PORT=$PG17_PORT
+PEER_PG17_USER=$BENCH_USER
+PEER_PG17_DB=$BENCH_USER
+PEER_PG17_PASSWORD=$PG17_PW
+PEER_PG17_VERSION=$(pg17_version)
+PEER_PG17_DATA=$CHROOT$PG17_DATA
+PEER_MARIADB118_HOST=127.0.0.1
+PEER_MARIADB118_PORT=$M118_PORT
+PEER_MARIADB118_USER=$BENCH_USER
+PEER_MARIADB118_DB=$BENCH_USER
+PEER_MARIADB118_PASSWORD=$M118_PW
+PEER_MARIADB118_VERSION=$(m118_version)
+PEER_MARIADB118_DATA=$CHROOT$M118_DATA
+PEER_MARIADB118_CNF=$CHROOT$M118_CNF
+PEER_CHROOT=$CHROOT
 PEER_TLS_CERT=$TLS/server.crt
 PEER_TLS_CLIENT_CERT=$TLS/client.crt
 PEER_TLS_CLIENT_KEY=$TLS/client.key
@@ -329,6 +582,8 @@ EOF
 load_secrets() {
   PG_PW=$(secret "$SECRETS/pg-sbtest.password" 20)
   MY_PW=$(secret "$SECRETS/mariadb-sbtest.password" 20)
+  PG17_PW=$(secret "$SECRETS/pg17-sbtest.password" 20)
+  M118_PW=$(secret "$SECRETS/mariadb118-sbtest.password" 20)
 }
 
 cmd_start() {
@@ -349,7 +604,9 @@ cmd_start() {
       pg) start_pg ;;
       mariadb) start_mariadb ;;
       fb) start_fb ;;
-      *) die "unknown instance $name (pg, mariadb, fb)" ;;
+      pg17) start_pg17 ;;
+      mariadb118) start_mariadb118 ;;
+      *) die "unknown instance $name (pg, mariadb, fb, pg17, mariadb118)" ;;
     esac
   done
   write_env
@@ -359,31 +616,60 @@ cmd_start() {
     case $name in
       pg) pg_running && port_open "$PG_PORT" || die "pg is not running" ;;
       mariadb) [ -n "$(my_pid)" ] && port_open "$MY_PORT" || die "mariadb is not running" ;;
+      pg17) pg17_running && port_open "$PG17_PORT" || die "pg17 is not running" ;;
+      mariadb118) [ -n "$(m118_pid)" ] && port_open "$M118_PORT" || die "mariadb118 is not running" ;;
     esac
   done
   echo "passwords: in $ENV_FILE (PEER_*_PASSWORD)"
 }
 
-cmd_stop() {
+cmd_stop() { # [name...]: all peers by default; never unmounts the chroot (see the header)
   [ "$(id -u)" -eq 0 ] || die "stop must run as root"
+  local name names=("$@")
+  [ "${#names[@]}" -gt 0 ] || names=(pg mariadb "${CHROOT_INSTANCES[@]}")
+  for name in "${names[@]}"; do  # every name checked before anything stops
+    case $name in pg | mariadb | pg17 | mariadb118 | fb) ;; *) die "unknown instance $name (pg, mariadb, pg17, mariadb118)" ;; esac
+  done
   [ -d "$PEERS" ] || return 0
   exec 9>"$STATE/.peers.lock"
   flock 9
-  stop_pg
-  stop_mariadb
+  for name in "${names[@]}"; do
+    case $name in
+      pg) stop_pg ;;
+      mariadb) stop_mariadb ;;
+      pg17) stop_pg17 ;;
+      mariadb118) stop_mariadb118 ;;
+      fb) ;;  # the Firebird servers are fb-servers.sh's
+    esac
+  done
 }
 
 cmd_status() {
   local rc=0
   if pg_running && port_open "$PG_PORT"; then
-    printf '  %-8s port %s  version %s  data %s\n' pg "$PG_PORT" "$(pg_version)" "$PG_DATA"
+    printf '  %-10s port %s  version %s  data %s\n' pg "$PG_PORT" "$(pg_version)" "$PG_DATA"
   else
-    printf '  %-8s port %s  stopped\n' pg "$PG_PORT"; rc=1
+    printf '  %-10s port %s  stopped\n' pg "$PG_PORT"; rc=1
   fi
   if [ -n "$(my_pid)" ] && port_open "$MY_PORT"; then
-    printf '  %-8s port %s  version %s  data %s\n' mariadb "$MY_PORT" "$(my_version)" "$MY_DATA"
+    printf '  %-10s port %s  version %s  data %s\n' mariadb "$MY_PORT" "$(my_version)" "$MY_DATA"
   else
-    printf '  %-8s port %s  stopped\n' mariadb "$MY_PORT"; rc=1
+    printf '  %-10s port %s  stopped\n' mariadb "$MY_PORT"; rc=1
+  fi
+  # the chroot's peers are opt-in: listed once set up, and then they count like the others
+  if [ -f "$CHROOT$PG17_DATA/PG_VERSION" ]; then
+    if pg17_running && port_open "$PG17_PORT"; then
+      printf '  %-10s port %s  version %s  data %s\n' pg17 "$PG17_PORT" "$(pg17_version)" "$CHROOT$PG17_DATA"
+    else
+      printf '  %-10s port %s  stopped\n' pg17 "$PG17_PORT"; rc=1
+    fi
+  fi
+  if [ -d "$CHROOT$M118_DATA/mysql" ]; then
+    if [ -n "$(m118_pid)" ] && port_open "$M118_PORT"; then
+      printf '  %-10s port %s  version %s  data %s\n' mariadb118 "$M118_PORT" "$(m118_version)" "$CHROOT$M118_DATA"
+    else
+      printf '  %-10s port %s  stopped\n' mariadb118 "$M118_PORT"; rc=1
+    fi
   fi
   fb_status || rc=1
   return $rc
@@ -391,8 +677,8 @@ cmd_status() {
 
 case "${1:-}" in
   start) shift; cmd_start "$@" ;;
-  stop) cmd_stop ;;
+  stop) shift; cmd_stop "$@" ;;
   status) cmd_status ;;
   env) [ -f "$ENV_FILE" ] || die "$ENV_FILE does not exist; run: $0 start"; cat "$ENV_FILE" ;;
-  *) echo "usage: $0 start [pg|mariadb|fb ...] | stop | status | env" >&2; exit 2 ;;
+  *) echo "usage: $0 start [pg|mariadb|fb|pg17|mariadb118 ...] | stop [name...] | status | env" >&2; exit 2 ;;
 esac

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # servers-lib.sh - the helpers scripts/fb-servers.sh and scripts/peer-servers.sh share (sourced,
 # not run). Expects SECRETS (the secrets dir) to be set before secret() is called.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test.sh - configure, build, start the Firebird test servers and run ctest.
 #
 #   scripts/test.sh [ctest args...]        e.g. scripts/test.sh -L unit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the sysbench plug-in (driver/): unit tests of the SQL dialect (tests/driver/test_*.c,
 # Criterion, label "unit") and the end-to-end workload script against real servers (label
 # "sysbench"; needs scripts/fb-servers.sh start and /usr/bin/sysbench).
@@ -59,6 +60,18 @@ foreach(module split format)
   add_test(NAME ${exe} COMMAND ${exe})
   set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()
+# Unit tests of fbwire-link's sans-I/O core (tests/tools/test_link_<module>.c, label "unit"): the
+# line (delay, rate, order, stall, slice) and the fault schedule with the number parsing it uses.
+set(LINK_TOOL_DIR ${CMAKE_SOURCE_DIR}/tools/fbwire-link)
+foreach(module line fault)
+  set(exe tools_test_link_${module})
+  add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/tools/test_link_${module}.c
+                        ${LINK_TOOL_DIR}/line.c ${LINK_TOOL_DIR}/fault.c ${LINK_TOOL_DIR}/units.c)
+  target_include_directories(${exe} PRIVATE ${LINK_TOOL_DIR})
+  target_link_libraries(${exe} PRIVATE fbwire_testsupport)
+  add_test(NAME ${exe} COMMAND ${exe})
+  set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
+endforeach()
 if(TARGET integ_test_sql_tool AND TARGET fbwire-sql)
   add_dependencies(integ_test_sql_tool fbwire-sql)
 endif()
@@ -86,6 +99,23 @@ if(TARGET fbwire-cpu)
   set_tests_properties(tools_fbwire_cpu PROPERTIES LABELS unit TIMEOUT 60)
 endif()
 
+# fbwire-link, the program, against an echo server written in the test (no database server):
+# byte-for-byte relay, 600 connections, delay, rate, every fault mode, a short --self-test.
+if(TARGET fbwire-link)
+  add_test(NAME tools_fbwire_link
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-link.py $<TARGET_FILE:fbwire-link>)
+  set_tests_properties(tools_fbwire_link PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+
+# A real Firebird session (fbwire-sql against FB3 and FB4) through fbwire-link in 1-byte slices:
+# output byte for byte the direct one.
+if(TARGET fbwire-link AND TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_link_sql
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-link-sql.sh $<TARGET_FILE:fbwire-link>
+                   $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_link_sql PROPERTIES LABELS integ TIMEOUT 300)
+endif()
+
 # libfbwire installed into a scratch prefix: exports, headers, the docs/library.md example built
 # with pkg-config and find_package(fbwire) and run against FB3 and FB4.
 add_test(NAME package_library COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/package/library.sh ${CMAKE_BINARY_DIR})
@@ -99,12 +129,31 @@ exec ${CMAKE_CURRENT_SOURCE_DIR}/package/install-test.sh fbwire_${PROJECT_VERSIO
          WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
 set_tests_properties(package_deb PROPERTIES LABELS package TIMEOUT 900)
 
+# Unit tests of the measurement tool (tools/fbwire_compare, Debian's python3-pytest): parser, medians,
+# workload list, build lookup, record, summary and model, charts, CLI; from recorded sysbench output
+# in tests/compare/fixtures. The fbwire-link part runs when that program is built, else it is skipped.
+find_program(FBW_DEBIAN_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(FBW_DEBIAN_PYTHON3)
+  set(FBW_LINK_ENV "")
+  if(TARGET fbwire-link)
+    set(FBW_LINK_ENV FBWIRE_LINK=$<TARGET_FILE:fbwire-link>)
+  endif()
+  add_test(NAME tools_compare_unit
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1 ${FBW_LINK_ENV}
+                   ${FBW_DEBIAN_PYTHON3} -m pytest -q -rs -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/compare)
+  set_tests_properties(tools_compare_unit PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+
 # tools/fbwire-compare --quick against PostgreSQL, MariaDB, FB3 and FB4 (tests/sysbench/compare.sh:
-# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute.
+# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute, and one
+# more for its --rtt 0,1 stage through fbwire-link.
 if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set(FBW_COMPARE_CPU "")
   if(TARGET fbwire-cpu)
     set(FBW_COMPARE_CPU --cpu-tool $<TARGET_FILE:fbwire-cpu>)
+  endif()
+  if(TARGET fbwire-link)
+    list(APPEND FBW_COMPARE_CPU --link-tool $<TARGET_FILE:fbwire-link>)
   endif()
   add_test(NAME sysbench_compare
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/compare.sh
@@ -114,3 +163,26 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
   set_tests_properties(sysbench_compare PROPERTIES LABELS sysbench TIMEOUT 400
                        SKIP_RETURN_CODE 77)
 endif()
+
+# PostgreSQL 17 and MariaDB 11.8 in the Debian 13 chroot (scripts/peer-servers.sh pg17,
+# mariadb118): versions, the settings of docs/compare.md and TLS, through the host's psql and
+# mariadb clients (tests/peers/debian13.sh). As root it starts them (about 25 s the first time,
+# when apt installs them into the chroot); like every integ test it fails without the servers.
+add_test(NAME peers_debian13 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/peers/debian13.sh)
+set_tests_properties(peers_debian13 PROPERTIES LABELS integ TIMEOUT 300)
+
+# fbwire-sql at a terminal, driven through a pseudo-terminal on FB3 and FB4: prompt, statements on
+# Enter, history (up arrow, history file), Ctrl-C cancelling a long query, EXIT / QUIT / Ctrl-D.
+if(TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_sql_pty
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-sql-pty.py $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_sql_pty PROPERTIES LABELS integ TIMEOUT 180)
+endif()
+
+# Licence: LICENSE is MIT and every tracked source file has an SPDX line (tests/tools/spdx.sh).
+add_test(NAME tools_spdx COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/spdx.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
+
+# A man page for every installed program (help2man at build time), rendered by man -l.
+add_test(NAME tools_manpages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/manpages.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(tools_manpages PROPERTIES LABELS unit TIMEOUT 120)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch.c - the batch API (docs/protocol/statements.md §6; server.cpp batch_*, protocol.cpp
  * op_batch_cs, FirebirdInterface.idl interface Batch). */
 #include "batch.h"

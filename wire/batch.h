@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* batch.h - the batch API of protocol 16+ (Firebird 4.0+) for a prepared statement: op_batch_create
  * with the input BLR, message length and batch parameter block, op_batch_msg packets carrying many
  * packed messages each, op_batch_exec and its op_batch_cs completion state (per-message counts and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* blob.c - blobs (docs/protocol/statements.md §5; server: server.cpp get_segment, put_segment,
  * end_blob). */
 #include "blob.h"

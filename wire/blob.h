@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* blob.h - blobs on a connection: create and write (segments packed into op_batch_segments), open
  * and read (op_get_segment, the segment list parsed bounds-checked), a read-all that pipelines open,
  * info and the first read into one write, seek, info, close and cancel. Sans-I/O like stmt.h: calls

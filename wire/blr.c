@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* blr.c - message BLR: build it the way fbclient does, parse what fbclient and Jaybird send.
  * Codes are those of Firebird's blr.h; layout of a message BLR is in
  * docs/protocol/messages.md §1-3. */

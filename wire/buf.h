@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* buf.h - growable byte buffer with a consumed prefix.
  *
  * Readable bytes are data[start..len). Appending grows the buffer; consuming moves `start`

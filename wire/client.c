@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client.c - blocking loop over conn.c and sock.c. */
 #include "client.h"
 
@@ -6,6 +7,7 @@
 #include "sock.h"
 
 #include <openssl/crypto.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +22,14 @@ struct fbw_client {
     int timeout_ms;
     uint64_t deadline_ns; /* while connecting: the whole login must finish by then (0 = none) */
     uint8_t *rbuf; /* heap, not stack: sysbench threads have 64 KiB stacks */
+    /* Cancel (fbw_client_cancel, from another thread). The waiting thread owns the connection
+     * except while it sits in recv with everything sent: only then may the canceller queue and
+     * send op_cancel, which goes through the same cipher and zlib stream, so `mu` orders the two. */
+    pthread_mutex_t mu;
+    int in_wait;        /* inside fbw_client_wait_until: a cancel is not lost */
+    int cancellable;    /* blocked in recv, nothing unsent: the canceller may send now */
+    int cancel_pending; /* asked while not cancellable: the waiting thread sends it itself */
+    int cancel_sent;    /* op_cancel went out in this wait: clear a raise that found nothing */
 };
 
 void fbw_client_opts_init(fbw_client_opts *o)
@@ -45,7 +55,7 @@ static int take_conn_error(fbw_client *cl, int rc)
     return cl->err.code ? cl->err.code : rc;
 }
 
-static int read_once(fbw_client *cl, int timeout_ms);
+static int read_once(fbw_client *cl, int timeout_ms, int cancellable);
 
 /* Write everything queued. Pipelined requests may ask for more reply bytes than the socket buffers
  * hold: when the send would block and replies are waiting, read them first (the server stops
@@ -64,14 +74,88 @@ static int flush(fbw_client *cl, int timeout_ms)
         fbw_conn_sent(cl->conn, sent);
         if (rc != FBW_AGAIN)
             return rc;
-        rc = read_once(cl, timeout_ms);
+        rc = read_once(cl, timeout_ms, 0);
         if (rc)
             return rc;
     }
 }
 
+/* Queue op_cancel(kind) and send it at once. Called with mu held, by the canceller while the
+ * waiting thread is in recv, or by the waiting thread itself; nothing else is unsent then. */
+static int send_cancel(fbw_client *cl, int kind, fbw_err *err)
+{
+    int rc = fbw_conn_cancel(cl->conn, kind);
+    if (rc)
+        return rc == FBW_E_UNSUPPORTED
+                   ? fbw_err_set(err, rc, "cancel needs protocol 12 or later (Firebird 2.5+)")
+                   : fbw_err_set(err, rc, "nothing to cancel: the connection is not attached");
+    const uint8_t *p;
+    size_t n;
+    rc = fbw_conn_pending(cl->conn, &p, &n);
+    if (rc == FBW_OK)
+        rc = fbw_sock_send_all(&cl->sock, p, n, cl->timeout_ms, err);
+    if (rc == FBW_OK)
+        fbw_conn_sent(cl->conn, n);
+    return rc;
+}
+
+/* Enter or leave the cancellable part of a wait; entering sends a cancel asked for meanwhile. */
+static void set_cancellable(fbw_client *cl, int on)
+{
+    pthread_mutex_lock(&cl->mu);
+    cl->cancellable = on;
+    if (on && cl->cancel_pending) {
+        fbw_err e;
+        fbw_err_clear(&e);
+        cl->cancel_pending = 0;
+        if (send_cancel(cl, FBW_CANCEL_RAISE, &e) == FBW_OK)
+            cl->cancel_sent = 1;
+    }
+    pthread_mutex_unlock(&cl->mu);
+}
+
+/* The end of a wait in which a cancel went out: the engine keeps a raise that finds nothing running
+ * as a flag (jrd cancel_operation), so disable + enable (processed in order, no replies, 2 small
+ * packets) clear it before the next call. Defensive: in the racing test (test_cancel.c) FB 3.0.11
+ * and 4.0.5 did not let a late raise hit the next statement without it either. */
+static int end_wait(fbw_client *cl, int rc)
+{
+    pthread_mutex_lock(&cl->mu);
+    int sent = cl->cancel_sent;
+    cl->in_wait = cl->cancel_pending = cl->cancel_sent = 0;
+    pthread_mutex_unlock(&cl->mu);
+    if (sent && rc == FBW_OK && fbw_conn_get_state(cl->conn) == FBW_CS_READY) {
+        rc = fbw_conn_cancel(cl->conn, FBW_CANCEL_DISABLE);
+        if (rc == FBW_OK)
+            rc = fbw_conn_cancel(cl->conn, FBW_CANCEL_ENABLE);
+        if (rc == FBW_OK)
+            rc = flush(cl, cl->timeout_ms);
+        else
+            rc = take_conn_error(cl, rc);
+    }
+    return rc;
+}
+
+int fbw_client_cancel(fbw_client *cl)
+{
+    fbw_err e;
+    fbw_err_clear(&e);
+    pthread_mutex_lock(&cl->mu);
+    int rc = FBW_OK;
+    if (cl->cancellable) {
+        rc = send_cancel(cl, FBW_CANCEL_RAISE, &e);
+        cl->cancel_sent |= rc == FBW_OK;
+    } else if (cl->in_wait) {
+        cl->cancel_pending = 1; /* between two reads: sent when the wait reads again */
+    } else {
+        rc = FBW_E_USAGE; /* nothing is running */
+    }
+    pthread_mutex_unlock(&cl->mu);
+    return rc;
+}
+
 /* One wait for the server: counts the round trip, times the wait, feeds what arrived. */
-static int read_once(fbw_client *cl, int timeout_ms)
+static int read_once(fbw_client *cl, int timeout_ms, int cancellable)
 {
     if (cl->deadline_ns) {
         uint64_t now = fbw_now_ns();
@@ -83,7 +167,11 @@ static int read_once(fbw_client *cl, int timeout_ms)
     fbw_stats_wait_begin(st);
     uint64_t t0 = fbw_now_ns();
     size_t got = 0;
+    if (cancellable)
+        set_cancellable(cl, 1);
     int rc = fbw_sock_recv(&cl->sock, cl->rbuf, RECV_CHUNK, timeout_ms, &got, &cl->err);
+    if (cancellable)
+        set_cancellable(cl, 0);
     fbw_stats_wait_time(st, fbw_now_ns() - t0);
     if (rc) {
         if (rc == FBW_E_EOF)
@@ -97,7 +185,7 @@ static int read_once(fbw_client *cl, int timeout_ms)
     return rc ? take_conn_error(cl, rc) : FBW_OK;
 }
 
-int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg)
+static int wait_loop(fbw_client *cl, int (*pred)(void *arg), void *arg)
 {
     for (;;) {
         int rc = flush(cl, cl->timeout_ms);
@@ -112,10 +200,18 @@ int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg)
         }
         rc = flush(cl, cl->timeout_ms); /* the op_ping that before_wait may have added */
         if (rc == FBW_OK)
-            rc = read_once(cl, cl->timeout_ms);
+            rc = read_once(cl, cl->timeout_ms, 1);
         if (rc)
             return rc;
     }
+}
+
+int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg)
+{
+    pthread_mutex_lock(&cl->mu);
+    cl->in_wait = 1;
+    pthread_mutex_unlock(&cl->mu);
+    return end_wait(cl, wait_loop(cl, pred, arg));
 }
 
 int fbw_client_wait(fbw_client *cl) { return fbw_client_wait_until(cl, NULL, NULL); }
@@ -240,6 +336,7 @@ int fbw_client_connect(const char *dsn, const fbw_client_opts *o, fbw_client **o
         return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
     }
     cl->rbuf = rbuf;
+    pthread_mutex_init(&cl->mu, NULL);
     fbw_sock_init(&cl->sock);
     fbw_err_clear(&cl->err);
     int rc = establish(cl, dsn, o);
@@ -276,5 +373,6 @@ void fbw_client_abort(fbw_client *cl)
     fbw_sock_close(&cl->sock);
     fbw_conn_free(cl->conn);
     free(cl->rbuf);
+    pthread_mutex_destroy(&cl->mu);
     free(cl);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* client.h - the blocking client: runs the sans-I/O connection (conn.c) over a TCP socket (sock.c)
  * with deadlines, and feeds the round-trip accounting its wait events. This and sock.c are the only
  * wire/ files that block or read a clock. */
@@ -39,5 +40,19 @@ FBW_API fbw_conn *fbw_client_conn(fbw_client *cl);
 /* The connected socket (for socket options and finding the server's process); -1 when closed. */
 FBW_API int fbw_client_fd(const fbw_client *cl);
 FBW_API const fbw_err *fbw_client_error(const fbw_client *cl);
+/* Ask the server to cancel what the connection is waiting for: op_cancel with fb_cancel_raise, the
+ * call fbclient's fb_cancel_operation and Jaybird's cancelOperation make (protocol 12+). Meant for
+ * another thread while one thread waits in fbw_client_wait / _until / _run: the op_cancel is sent
+ * at once, in the same (encrypted, compressed) stream, ordered with the waiting thread's writes;
+ * called between two reads of that wait, it is sent when the wait reads again. The cancelled
+ * request then fails as usual, with isc_cancelled (335544794, "operation was cancelled") in its
+ * error; the connection, its transactions and statements stay usable. A cancel that reached the
+ * server after the request ended is cleared when the wait ends, so it does not hit the next call.
+ * Returns FBW_OK (sent or scheduled; the request may still finish normally, as it may have been
+ * done already), FBW_E_USAGE (no wait in progress: nothing was sent), FBW_E_UNSUPPORTED (protocol
+ * below 12) or the send's failure. Not async-signal-safe (it takes a lock): from a signal, let a
+ * thread that waits for the signal (sigwait) or for a byte the handler writes to a pipe make the
+ * call (docs/library.md). cl must stay open until the call returns. */
+FBW_API int fbw_client_cancel(fbw_client *cl);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compress.c - zlib stream filters for Firebird wire compression. */
 #include "compress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compress.h - Firebird wire compression: one zlib stream per direction for the whole connection.
  *
  * zlib wrapper format, default level, windowBits 15 (what fbclient's initCompression uses); the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conn.c - connection state machine: connect, authenticate, start crypt/compression, attach, then
  * ordered replies. Flows follow docs/protocol/packets.md §6-7, auth.md and crypt.md (fbclient:
  * inet.cpp INET_analyze, interface.cpp authReceiveResponse; server: server.cpp accept_connection,
@@ -789,6 +790,17 @@ static int on_version_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_er
     memcpy(c->info.server_version, line.p, n);
     c->info.server_version[n] = 0;
     return FBW_OK;
+}
+
+int fbw_conn_cancel(fbw_conn *c, int kind)
+{
+    if (kind < FBW_CANCEL_DISABLE || kind > FBW_CANCEL_RAISE || c->state != FBW_CS_READY)
+        return FBW_E_USAGE; /* the connection's own error stays as it is: nothing failed */
+    if (c->info.protocol < 12)
+        return FBW_E_UNSUPPORTED;
+    fbw_pkt p = {.op = FBW_OP_CANCEL};
+    p.u.cancel.kind = (uint16_t)kind;
+    return send_pkt(c, &p);
 }
 
 int fbw_conn_query_version(fbw_conn *c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* conn.h - one Firebird connection as a sans-I/O state machine: op_connect, authentication (the
  * op_cont_auth loop with plugin switching), wire encryption and compression start, attach/create,
  * then ordered request/reply matching for everything that follows.
@@ -93,6 +94,15 @@ FBW_API int fbw_conn_detach(fbw_conn *c);
 FBW_API int fbw_conn_drop_database(fbw_conn *c);
 /* Queue op_info_database for the server version; the result is in fbw_conn_info(). */
 FBW_API int fbw_conn_query_version(fbw_conn *c);
+/* op_cancel kinds (fbclient's fb_cancel_*). RAISE makes the running request fail with
+ * isc_cancelled; DISABLE then ENABLE clears a RAISE that found nothing running (the server keeps it
+ * for the next call otherwise). ABORT is not sent: a client aborts by closing the socket. */
+enum { FBW_CANCEL_DISABLE = 1, FBW_CANCEL_ENABLE = 2, FBW_CANCEL_RAISE = 3 };
+/* Queue op_cancel of `kind` (READY state, protocol 12+). It gets no reply and is not counted as
+ * outstanding. Returns FBW_OK, FBW_E_UNSUPPORTED (protocol below 12), FBW_E_USAGE (bad kind or not
+ * attached). The bytes go out with the next fbw_conn_pending (client.h: fbw_client_cancel sends them
+ * at once from another thread). */
+FBW_API int fbw_conn_cancel(fbw_conn *c, int kind);
 
 FBW_API fbw_conn_state fbw_conn_get_state(const fbw_conn *c);
 FBW_API const fbw_err *fbw_conn_error(const fbw_conn *c);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crypt.c - Firebird wire ciphers over OpenSSL EVP (RC4 from the legacy provider, ChaCha20). */
 #include "crypt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crypt.h - one direction of a Firebird wire cipher (Arc4, ChaCha, ChaCha64) over OpenSSL EVP.
  *
  * Transforms bytes in place below the packet layer (after deflate on send, before inflate on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dec.c - session decoder over pkt.c: context learned from the stream itself. */
 #include "dec.h"
 

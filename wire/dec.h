@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dec.h - decode a whole Firebird session from its two byte streams, learning everything the
  * decoder needs from the bytes alone: the protocol version and compression from the accept packet,
  * row formats from the BLR in op_execute/op_execute2/op_fetch/op_batch_create, and which request each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* decfloat.c - IEEE 754-2008 decimal64/decimal128 in the densely packed decimal (DPD) encoding,
  * to and from text. Firebird stores DECFLOAT with IBM's decNumber (decDouble/decQuad, DPD) and
  * xdr_dec64/xdr_dec128 send the 64/128-bit word big-endian (src/common/xdr.cpp). No Debian

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dsn.c - connection string parsing (see dsn.h).
  *
  * Follows fbclient: src/common/isc_file.cpp ISC_analyze_tcp (legacy "host[/port]:path", '[' starts

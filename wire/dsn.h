@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dsn.h - Firebird connection strings ("host/port:path", "inet://host:port/path", ...) split
  * into host, port (or service name) and database path or alias.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* err.c - fixed-size error records; never allocates. */
 #include "err.h"
 

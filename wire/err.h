@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* err.h - return codes and the fixed-size error record every fbwire object keeps.
  *
  * Convention (see docs/design.md): fallible functions return int. FBW_OK (0) is success,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fbwire.h - the public API: the only header tools, the sysbench driver and other programs include.
  *
  * Layers (dependencies point down): client.h (blocking, sockets) -> conn.h (sans-I/O connection state

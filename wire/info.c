@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* info.c - info reply parsers (src/dsql/dsql.cpp sql_info/var_info; src/common/StatementMetadata.cpp
  * parse). All reads through fbw_rd over complete buffers. */
 #include "info.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* info.h - parsers for info replies (item, 2-byte little-endian length, value;
  * docs/protocol/statements.md §2.4-2.5): statement describe data (type, flags, input and output
  * columns with names) with the truncation/continue rule, and affected-row counts. Complete buffers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keylog.c - the FBWIRE_KEYLOGFILE line format and its atomic append. */
 #include "keylog.h"
 

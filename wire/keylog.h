@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keylog.h - the wire crypt key log (FBWIRE_KEYLOGFILE): one text line per encrypted connection
  * with what a capture reader needs to decrypt it, like TLS's SSLKEYLOGFILE. A debugging aid: whoever
  * can read the file can read every session logged in it (and, for Arc4, forge traffic in them).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keys.c - "known server keys" clumplets and wire-crypt plugin choice. */
 #include "keys.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* keys.h - the server's "known keys" clumplets and the client's choice of wire-crypt plugin.
  *
  * Parses the untagged <tag:1><len:1><data> lists that arrive in p_acpt_keys, op_cont_auth keys and

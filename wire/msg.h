@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* msg.h - message formats (the fields a BLR message describes), BLR build and parse, and the XDR
  * framing, decoding and encoding of one message: a fetched row or a set of input parameters.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* msgs.c - gds code table (data only; see msgs.h).
  *
  * Facts taken from Firebird v5.0.4 src/include/firebird/impl/msg/{jrd,dsql,dyn,sqlerr}.h

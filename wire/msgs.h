@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* msgs.h - Firebird gds codes: symbolic name, SQLCODE, SQLSTATE and English message template.
  *
  * Data only (wire/msgs.c), looked up by binary search. Covers the codes a SQL client meets (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ops.c - the op code table. Direction, deferral and first protocol come from
  * docs/protocol/packets.md §3-4 and docs/protocol/lazy-send.md §2. */
 #include "ops.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ops.h - Firebird wire operation codes 0..114 (src/remote/protocol.h enum P_OP) and what is known
  * about each: its name as Firebird spells it, who sends it, whether a lazy-send server holds back its
  * reply, and the first protocol version that has it. Pure data, no I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pb.c - clumplet parameter blocks (src/common/classes/ClumpletWriter.cpp semantics). */
 #include "pb.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pb.h - parameter blocks in clumplet form: the DPB (version 1, upgraded to version 2 when a value is
  * longer than 255 bytes, as Firebird's ClumpletWriter does) and the untagged op_connect user-id block.
  * Integers are little-endian (VAX order). Builders only; no I/O. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pkt.c - XDR layouts of every packet, one static codec per layout family
  * (src/remote/protocol.cpp xdr_protocol; docs/protocol/packets.md §4, statements.md). */
 #include "pkt.h"

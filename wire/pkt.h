@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pkt.h - every Firebird wire packet as a C struct, and its XDR encoding in both directions.
  *
  * One decoder serves the live client, the fbclient tap and the pcap tool: fbw_pkt_decode() parses one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* row.c - one message on the wire: framing, decoding and encoding (xdr_packed_message for
  * protocol >= 13, xdr_message below it; per-field XDR as in src/common/xdr.cpp xdr_datum). */
 #include "msg.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sock.c - resolve, connect with timeout, send/recv with deadlines (see sock.h).
  * Socket options follow fbclient (src/remote/inet.cpp INET_connect): SO_KEEPALIVE and TCP_NODELAY
  * on every client socket, "gds_db" mapped to 3050 when /etc/services lacks it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sock.h - small blocking TCP layer with deadlines for the blocking client (client.c).
  *
  * Resolve + connect with a timeout, send-all and receive-some with deadlines, the monotonic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* srvcpu.c - find a local server's process from its TCP port and read its CPU time (/proc). */
 #include "srvcpu.h"
 

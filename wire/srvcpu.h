@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* srvcpu.h - CPU time of a database server that runs on this machine, found from its TCP port.
  *
  * A round trip costs the server CPU (wake-ups, scheduling) as well as the client, so the reports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.c - round-trip accounting from packet and wait events. */
 #include "stats.h"
 

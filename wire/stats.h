@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats.h - round-trip accounting, built into every connection from the first packet.
  *
  * Input is events only: a packet of op X and N bytes went one way; the client is about to wait; the

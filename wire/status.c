@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.c - status vector framing, interpretation and classification (see status.h).
  *
  * Wire layout and the set of valid argument types follow src/remote/protocol.cpp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.h - Firebird status vectors: framing on the wire, interpretation into fbw_err
  * (gds chain, SQLSTATE, SQLCODE, isql-style text from msgs.c), warnings kept apart, error classes
  * for retry decisions, and an encoder for tests and fake servers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stmt.c - statements (docs/protocol/statements.md §2-3, lazy-send.md). */
 #include "stmt.h"
 
@@ -482,14 +483,18 @@ static int on_fetch(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
     if (rc == FBW_OK) {
         /* An execute that failed makes its fetch fail too; keep the first (real) error. */
         fbw_err e;
+        int fetch_failed = 0;
         if (!x->failed && fbw_status_decode(r->u.resp.status, &e, NULL) != FBW_OK) {
+            fetch_failed = 1;
             if (x->out && x->out->err.code == FBW_OK)
                 x->out->err = e;
             if (x == s->last)
                 s->err = e;
         }
         fetch_ended(x);
-        if (x == s->last)
+        /* A fetch that failed (a cancelled one, say) leaves the cursor open on Firebird 4: the
+         * next prepare or execute closes it first (fbw_stmt_close; harmless where it is closed). */
+        if (x == s->last && !fetch_failed)
             s->cursor_open = 0;
     }
     return settle_exec(x, rc);

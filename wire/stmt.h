@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stmt.h - SQL statements on a connection: allocate + prepare + describe in one write, execute
  * (op_execute, or op_execute2 for singleton results), cursor fetches, affected-row counts, deferred
  * close and drop, and execute immediate. Sans-I/O like conn.h: calls queue packets and reply handlers;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tx.c - transactions (docs/protocol/statements.md §1). */
 #include "tx.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tx.h - transactions: TPB from options, op_transaction, commit/rollback (retaining). Sans-I/O:
  * calls queue packets on the connection; results arrive with the replies. A transaction whose start
  * is still unanswered can already be used by later requests on a lazy port: the server maps handle

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* value.c - SQL values to and from canonical text (the rules are in value.h). Exact numerics go
  * through 128-bit integers, never double; dates use Firebird's day count from 1858-11-17
  * (src/common/classes/timestamp.cpp), time zones its id scheme (src/common/TimeZoneUtil.cpp). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* value.h - Firebird SQL values to and from canonical text, plus the date and DECFLOAT codecs
  * behind it. Pure functions: no I/O, no connection state, no static mutable state. Formatting
  * appends to an fbw_buf (the only allocation); parsing never allocates. Blob contents and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xdr.c - bounded XDR primitives (src/common/xdr.cpp semantics, big-endian on TCP). */
 #include "xdr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xdr.h - bounded XDR reader and growable XDR writer: the only code that does raw pointer
  * arithmetic on wire bytes.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # debian-mirror.sh - sourced by scripts/fb-servers.sh and tests/package/install-test.sh.
 # debian_mirror prints the Debian mirror this machine's apt already uses for its own release
 # (FBWIRE_DEBIAN_MIRROR overrides it), for debootstrap. The caller defines die().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_legacy.c - Legacy_Auth: DES crypt(password, "9z") minus the salt, one step, no key.
  * Expected values come from libxcrypt's crypt() (an implementation independent of OpenSSL's
  * DES_fcrypt used by the library) and from docs/protocol/auth.md §9. */

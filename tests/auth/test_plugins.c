@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_plugins.c - plugin table, instance life cycle, login normalization (dpbItemUpper rule of
  * FB 3.0.10+/4.0.2+, docs/protocol/auth.md §8) and plugin-list parsing/formatting. */
 #include <criterion/criterion.h>

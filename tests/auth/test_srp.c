@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_srp.c - SRP client math: the fixed vector of docs/protocol/auth.md §7, leading-zero
  * handling, malformed server data, and 2000 random logins checked against an SRP server written
  * here with its own byte/hex helpers (BN_bn2binpad + strip), so a padding bug in the library cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Statement classes of the upstream sysbench templates and of tricky lexical cases. */
 #include "classify.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_dialect.c - SQL classification, rewrites, multi-row INSERT parsing and inlining. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-class accounting, histogram, totals, text and JSON of the wire statistics report. */
 #include "report.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_capture.c - libFuzzer target for fbwire-pcap's capture reader and TCP reassembly
  * (tools/fbwire-pcap/capture.c, tcp.c) with the report that feeds the session decoder behind them:
  * the input is a whole pcap or pcapng file, read through libpcap from memory. Header lengths, link

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_conn.c - libFuzzer target: a started connection fed server bytes.
  * Input: byte 0 chooses the options (bit 0 compression, bit 1 SRP plugins first, bit 2 batch-send
  * instead of lazy, bit 3 wire crypt disabled, bit 4 protocols 13..15 only), byte 1 the chunk size

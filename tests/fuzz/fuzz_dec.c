@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_dec.c - libFuzzer target for the session decoder (wire/dec.c over pkt.c): the input is a
  * sequence of chunks, each a header byte (bit 7: 1 = client -> server; bits 0-6: length - 1) and up
  * to 128 bytes of stream, fed in order the way the capture tool feeds TCP payload. Decoding must

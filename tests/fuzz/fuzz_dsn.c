@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_dsn.c - libFuzzer target: parse a connection string; on success every field is terminated
  * within its size, on failure the result is cleared. */
 #include "dsn.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_pkt.c - libFuzzer target: decode a stream of packets at protocols 10, 13, 16 and 19 with a
  * fixed message format for data-bearing packets. Every decoded packet must re-encode, and its
  * re-encoding must decode to a packet that re-encodes to the same bytes (encoder and decoder agree

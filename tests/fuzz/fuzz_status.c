@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_status.c - libFuzzer target: frame a status vector (as a growing stream and as a complete
  * buffer) and interpret what frames: fbw_status_decode, fbw_status_is_success, SQLCODE, class. */
 #include "feed.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* smoke_main.c - runs a libFuzzer target's seeds once through LLVMFuzzerTestOneInput without
  * libFuzzer, so every compiler builds it and the default test run (and its ASan/UBSan build in CI)
  * replays the corpus of every target in seconds. Fuzzing itself is scripts/fuzz.sh.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_batch.c - the batch API against real servers: FB3 (protocol 15) refuses it with
  * FBW_E_UNSUPPORTED; on FB4 10,000 rows go in one transaction and SELECT COUNT(*) sees them; a
  * failing row (unique violation) with multi-error reports that row's error and the other rows'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_blob.c - blobs against real FB3 and FB4: 0 bytes, 1 byte, 1 MiB of binary (SHA-256 compared)
  * and UTF-8 text with 4-byte characters, written through the parameter of an INSERT and read back
  * through a SELECT; the round trips of writing and reading; exact segments read with a small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_connect.c - connect, authenticate and attach against the real servers of
  * scripts/fb-servers.sh (fb3, fb4, fb3l = fb3 with Legacy_Auth, fb3r = fb3 with WireCrypt=Required):
  * every auth plugin, protocol caps, lazy send, login rules, the error paths, compression, the exact

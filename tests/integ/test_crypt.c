@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_crypt.c - wire encryption and compression end to end against the real servers of
  * scripts/fb-servers.sh: every plugin x compression on/off on FB3 (Arc4 only) and FB4 (ChaCha64,
  * ChaCha, Arc4), confirmed from the server side (FB4: MON$ATTACHMENTS; both: RDB$GET_CONTEXT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_database.c - whole-database operations and describe continuation against FB3 and FB4:
  * op_create with a page size, op_drop_database, and a describe larger than the 64 KiB reply buffer
  * (the server truncates it; fbwire continues with isc_info_sql_sqlda_start from the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_ddl.c - DDL and statements with singleton output through the statement layer against real
  * FB3 and FB4: CREATE/ALTER/DROP TABLE, CREATE INDEX, a sequence with a trigger, a procedure run
  * with EXECUTE PROCEDURE (op_execute2, one output row), INSERT ... RETURNING, and EXECUTE BLOCK

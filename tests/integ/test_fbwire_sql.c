@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fbwire_sql.c - the built fbwire-sql program, run as a user would (popen) against the real
  * servers: `--info` output keys and values, error exits with the server's message and SQLSTATE,
  * and that the password is printed in no case. */

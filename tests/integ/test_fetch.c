@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fetch.c - cursors against real FB3 and FB4: a 100,000-row result whose count, sum of ids and
  * hash of a text column match what the server computes over the same rows (with the default fetch
  * size and with 10 rows per op_fetch), throughput and round trips printed, and several cursors open

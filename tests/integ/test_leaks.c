@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_leaks.c - server-side statement handles against real FB3 and FB4, watched from a second
  * connection through MON$STATEMENTS: statements left prepared with open cursors disappear when
  * their attachment detaches, and fbw_stmt_free of 1000 statements in a row leaves the count of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pcap.c - fbwire-pcap and the session decoder (wire/dec.c) on the project's own captures in
  * pcap/: every capture decodes to exactly its .expect; truncated, byte-flipped and TCP-mangled
  * copies (lost, duplicated, overlapping segments) are reported, never crash; no password is in any

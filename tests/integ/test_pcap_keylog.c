@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pcap_keylog.c - fbwire-pcap --keylog: encrypted sessions decoded with their key log line.
  *
  * The recorded captures in pcap/ (pcap/record.sh) ran pcap/session.c with wire crypt Arc4 (FB3),

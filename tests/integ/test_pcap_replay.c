@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pcap_replay.c - `fbwire-pcap replay`.
  *
  * Offline (files in pcap/ only): --list rebuilds exactly the statement sequence the recording

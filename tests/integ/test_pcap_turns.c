@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pcap_turns.c - `fbwire-pcap turns`, the protocol-neutral round-trip count: on every
  * recorded Firebird capture in pcap/ that decodes to its end, its turnarounds and bytes each way
  * equal the round trips and wire bytes `fbwire-pcap stats` decodes (the same definition, counted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pipeline.c - several executions of one prepared statement in flight (stmt.h
  * fbw_stmt_execute_out) against FB3 and FB4: each execution gets its own result (rows counted,
  * only the latest's buffered, an error in the middle reported by its own execution alone), all

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sql_tool.c - fbwire-sql as a SQL client, run as a user would (popen) against FB3 and FB4:
  * a CRUD script's TSV and "rows affected" lines, blobs, NULL, CSV and table output, a failing
  * statement in the middle (message, SQLSTATE, gds code, the session goes on, exit 1), --bail,
  * --stats accounting (per statement, phases, totals = sums, a repeated statement not prepared
  * again), --no-autocommit with ROLLBACK / COMMIT / SET TRANSACTION typed as SQL, SET TERM with a
- * procedure, scripts from -i and stdin, and time zone names on FB4. */
+ * procedure, scripts from -i and stdin, time zone names on FB4, and isql's SHOW TABLES / SHOW
+ * TABLE / SHOW DATABASE / SET STATS / EXIT / QUIT. */
 #include <criterion/criterion.h>
 
 #include "run_tool.h"
@@ -492,4 +494,102 @@ Test(sql_tool, statement_with_parameters_is_refused, .timeout = 60)
     cr_expect_str_eq(r.out, "F\n5\n");
     cr_expect(strstr(r.err, "parameter") != NULL, "stderr:\n%s", r.err);
     run_free(&r);
+}
+
+/* ---- isql commands: SHOW, SET STATS, EXIT, QUIT ---- */
+
+static int count_lines_with(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+        n++;
+    return n;
+}
+
+static void commands_on(fbw_server_id id)
+{
+    char t[96], want[2048];
+    argv_buf b;
+    run_result r = run_ddl(
+        id, "CMD",
+        "create table @T (id int not null primary key, amount numeric(9,2), name varchar(20),\n"
+        "  note blob sub_type text, stamp timestamp, ok boolean);\n"
+        "show tables;\n"
+        "SHOW TABLE @T;\n"
+        "set stats on;\n"
+        "select count(*) as n from @T;\n"
+        "set stats off;\n"
+        "select 1 as one from rdb$database;\n"
+        "show database;\n"
+        "show foo;\n"
+        "show table NOSUCH_@T;\n"
+        "drop table @T;\n",
+        NULL, AS_STDIN, &b, t);
+    for (char *p = t; *p; p++) /* unquoted: stored in upper case */
+        if (*p >= 'a' && *p <= 'z')
+            *p = (char)(*p - 'a' + 'A');
+    snprintf(want, sizeof want, "\n%s\n", t);
+    cr_expect(strstr(r.out, want), "%s: SHOW TABLES lacks %s:\n%s", fbw_server_name(id), t, r.out);
+    cr_expect(strstr(r.out, "COLUMN\tTYPE\tNULLABLE\tKEY\n"
+                            "ID\tINTEGER\tNOT NULL\tPRIMARY KEY\n"
+                            "AMOUNT\tNUMERIC(9,2)\tNULL\t\n"
+                            "NAME\tVARCHAR(20)\tNULL\t\n"
+                            "NOTE\tBLOB SUB_TYPE 1\tNULL\t\n"
+                            "STAMP\tTIMESTAMP\tNULL\t\n"
+                            "OK\tBOOLEAN\tNULL\t\n"),
+              "%s: SHOW TABLE:\n%s", fbw_server_name(id), r.out);
+    cr_expect(strstr(r.out, "N\n0\nONE\n1\nserver_version: "), "%s: rows, then SHOW DATABASE:\n%s",
+              fbw_server_name(id), r.out);
+    cr_expect(strstr(r.out, "\nwire_crypt: ") && strstr(r.out, "\nround_trips: ") &&
+                  strstr(r.out, "\nwait_ms: "),
+              "%s: SHOW DATABASE prints what --info does:\n%s", fbw_server_name(id), r.out);
+    /* SET STATS ON .. OFF: the one statement between them has its line, no totals at the end. */
+    cr_expect_eq(count_lines_with(r.err, "-- stats #"), 1, "%s: stats lines:\n%s", fbw_server_name(id),
+                 r.err);
+    cr_expect(strstr(r.err, "-- stats #4 line 6: round_trips="), "%s:\n%s", fbw_server_name(id), r.err);
+    cr_expect(!strstr(r.err, "-- stats total"), "%s: totals after SET STATS OFF", fbw_server_name(id));
+    cr_expect(strstr(r.err, "failed: unknown SHOW command \"SHOW foo\""), "%s:\n%s",
+              fbw_server_name(id), r.err);
+    snprintf(want, sizeof want, "failed: there is no table or view NOSUCH_%s\n", t);
+    cr_expect(strstr(r.err, want), "%s:\n%s", fbw_server_name(id), r.err);
+    cr_expect_eq(r.status, 1, "%s: two failed commands, exit %d", fbw_server_name(id), r.status);
+    run_free(&r);
+}
+
+Test(sql_tool, isql_show_and_set_stats, .timeout = 120)
+{
+    for (size_t i = 0; i < 2; i++)
+        commands_on(servers[i]);
+}
+
+/* EXIT commits and stops the script, QUIT rolls back and stops it. */
+static void exit_quit_on(fbw_server_id id)
+{
+    char t[96], sql[512];
+    argv_buf b;
+    run_result r = run_ddl(id, "EXQ",
+                           "create table @T (id int);\n"
+                           "commit;\n"
+                           "insert into @T values (1);\n"
+                           "exit;\n"
+                           "insert into @T values (2);\n",
+                           "--no-autocommit", AS_STDIN, &b, t);
+    cr_expect_eq(r.status, 0, "%s: exit %d:\n%s", fbw_server_name(id), r.status, r.err);
+    cr_expect_str_eq(r.out, "1 row affected\n", "%s: the statement after EXIT ran", fbw_server_name(id));
+    run_free(&r);
+    snprintf(sql, sizeof sql, "insert into %s values (3);\nQUIT;\nselect 1 from rdb$database;\n", t);
+    r = run_tool(make_args(&b, id, "--no-autocommit", "DB", sql, NULL), NULL);
+    cr_expect_str_eq(r.out, "1 row affected\n", "%s: the statement after QUIT ran", fbw_server_name(id));
+    run_free(&r);
+    snprintf(sql, sizeof sql, "select list(id) as ids from %s;\ndrop table %s;\n", t, t);
+    r = run_tool(make_args(&b, id, "DB", sql, NULL), NULL);
+    cr_expect_str_eq(r.out, "IDS\n1\n", "%s: EXIT committed 1, QUIT rolled 3 back; stderr:\n%s",
+                     fbw_server_name(id), r.err);
+    run_free(&r);
+}
+
+Test(sql_tool, exit_commits_quit_rolls_back, .timeout = 120)
+{
+    for (size_t i = 0; i < 2; i++)
+        exit_quit_on(servers[i]);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tx.c - transactions and server errors against real FB3 and FB4: update conflicts and
  * deadlocks between two connections (nowait, wait with a lock timeout, snapshot), the gds codes,
  * SQLSTATEs and fbw_err_classify classes they give; constraint, syntax and unknown-object errors;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_types.c - every SQL type through the statement layer against real FB3 and FB4: values at
  * their limits are bound as parameters (parsed from canonical text with the described input column,
  * and built as native values), inserted, read back and compared byte for byte as canonical text;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # install-test.sh - install the Debian package into a fresh Debian 12 (bookworm) chroot with apt
 # resolving its dependencies, then run `fbwire-sql --version` and `fbwire-sysbench --help` there
-# and check what the package put in place.
+# and check what the package put in place (programs, library, docs, copyright, a man page for
+# every program).
 #
 #   tests/package/install-test.sh path/to/fbwire_<version>_amd64.deb
 #
@@ -62,20 +64,50 @@ out=$(in_root fbwire-sql --version 2>&1) && [[ $out == "fbwire-sql "[0-9]* ]] &&
 out=$(in_root fbwire-sysbench --help 2>&1) && grep -q -- '--fbwire-db=STRING' <<<"$out" &&
   grep -q -- '--fbclient-db=STRING' <<<"$out" && ok "fbwire-sysbench --help lists the fbwire and fbclient drivers" ||
   { fail "fbwire-sysbench --help"; head -n 20 <<<"$out"; }
-for dep in sysbench libssl3 zlib1g libpcap0.8 libjansson4 libluajit-5.1-2; do
+# fbwire-compare is Python (python3 is recommended, so apt installs it): the command must find its
+# package in /usr/share/fbwire/python and answer --help.
+if in_root test -x /usr/bin/python3; then
+  out=$(in_root fbwire-compare --help 2>&1)
+  grep -q -- 'fbwire-compare OUTDIR' <<<"$out" && grep -q -- '--rtt LIST' <<<"$out" &&
+    ok "fbwire-compare --help (its package found)" || { fail "fbwire-compare --help"; head -n 20 <<<"$out"; }
+else
+  fail "python3 (recommended for fbwire-compare) was not installed by apt"
+fi
+for dep in sysbench libssl3 zlib1g libpcap0.8 libjansson4 libluajit-5.1-2 libedit2; do
   in_root dpkg-query -W -f='${db:Status-Status}' "$dep" 2>/dev/null | grep -qx installed &&
     ok "dependency $dep installed by apt" || fail "dependency $dep not installed"
 done
+out=$(in_root fbwire-link --help 2>&1) && grep -q -- '--fault RULE' <<<"$out" &&
+  ok "fbwire-link --help describes the fault rules" || { fail "fbwire-link --help"; head -n 20 <<<"$out"; }
 # The library directory is /usr/lib/x86_64-linux-gnu when configured with prefix /usr, else /usr/lib.
 libdir=/usr/lib
 [ -e "$ROOT/usr/lib/x86_64-linux-gnu/libfbwire.so.0" ] && libdir=/usr/lib/x86_64-linux-gnu
-for f in /usr/bin/fbwire-sql /usr/bin/fbwire-pcap /usr/bin/fbwire-report /usr/bin/fbwire-bench \
+for f in /usr/bin/fbwire-sql /usr/bin/fbwire-pcap /usr/bin/fbwire-report /usr/bin/fbwire-bench /usr/bin/fbwire-link \
          /usr/bin/fbwire-sysbench /usr/lib/libfbwire-sysbench.so /usr/include/fbwire/fbwire.h \
          $libdir/libfbwire.so.0 $libdir/libfbwire.a $libdir/pkgconfig/fbwire.pc \
          $libdir/cmake/fbwire/fbwireConfig.cmake /usr/share/doc/fbwire/README.md \
-         /usr/share/doc/fbwire/library.md; do
+         /usr/share/doc/fbwire/library.md /usr/share/doc/fbwire/fbwire-link.md \
+         /usr/share/doc/fbwire/copyright /usr/share/doc/fbwire/LICENSE; do
   [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"
 done
+grep -q '^Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/$' \
+  "$ROOT/usr/share/doc/fbwire/copyright" 2>/dev/null && grep -q '^License: MIT$' "$ROOT/usr/share/doc/fbwire/copyright" &&
+  ok "copyright: Debian machine-readable format, MIT" || fail "copyright file format"
+# A man page for every program the package puts in /usr/bin, rendered by the host's man.
+nprogs=$(dpkg-deb -c "$DEB" | awk '$6 ~ /^\.\/usr\/bin\/./' | wc -l)
+[ "$nprogs" -ge 5 ] && ok "$nprogs programs in /usr/bin" || fail "only $nprogs programs in /usr/bin"
+for prog in $(dpkg-deb -c "$DEB" | awk '$6 ~ /^\.\/usr\/bin\// { sub(/^\.\/usr\/bin\//, "", $6); print $6 }'); do
+  page=$ROOT/usr/share/man/man1/$prog.1.gz
+  if [ -f "$page" ] && MANWIDTH=200 man -l "$page" 2>/dev/null | grep -A1 "^NAME" | grep -Eq "^ *$prog +- "; then
+    ok "man page of $prog installed and renders"
+  else
+    fail "man page of $prog missing or not rendered"
+  fi
+done
 in_root ldconfig -p | grep -q 'libfbwire.so.0 ' && ok "ld.so finds libfbwire.so.0" || fail "ld.so cache lacks libfbwire.so.0"
+for f in /usr/bin/fbwire-compare /usr/share/fbwire/python/fbwire_compare/cli.py \
+         /usr/share/fbwire/python/fbwire_compare/presets/__init__.py; do
+  [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"
+done
 [ $FAILS -eq 0 ] || { echo "$FAILS failure(s)"; exit 1; }
 echo "package install checks passed"

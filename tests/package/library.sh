@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # library.sh - libfbwire as an installed C library: install the build into a scratch prefix,
 # check that libfbwire.so exports exactly the functions the installed headers declare with
 # FBW_API, build the example of docs/library.md (its ```c block, as printed) with pkg-config

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* capture.c - loopback captures with tcpdump (see capture.h). */
 #include "capture.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* capture.h - loopback captures with tcpdump for the integration tests that compare what fbwire
  * counts with what went over the wire. Needs root (tcpdump on lo). */
 #ifndef FBW_TEST_CAPTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* feed.c - cutting inputs every way and guard-page buffers (see feed.h). */
 #include "feed.h"
 

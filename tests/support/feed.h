@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* feed.h - test helpers for stream decoders: run a decoder on an input whole, byte by byte and split
  * at every offset, and assert that every way of cutting the bytes gives the same result; and
  * guard-page buffers that make any read past the end of the input crash at once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* guard.c - guard-page buffers (see feed.h); no Criterion, so fuzz targets can use it too. */
 #include "feed.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_tool.c - popen a tool with quoted arguments, stderr through a temporary file. */
 #include "run_tool.h"
 

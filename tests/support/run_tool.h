@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_tool.h - run a built program as a user would (through the shell, popen) and capture its exit
  * status, stdout and stderr, for the integration tests of the command-line tools. Fails the calling
  * Criterion test when the program is missing or the command cannot be run. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* servers.c - settings of the real test servers (see servers.h) and loopback helpers. */
 #include "servers.h"
 

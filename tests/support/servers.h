@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* servers.h - the real Firebird servers of scripts/fb-servers.sh, as integration tests see them.
  *
  * Loads host, port, database and credentials from the environment (when FBW_FB3_PORT is set), else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sqlt.c - SQL helpers for the statement-layer integration tests (sqlt.h). */
 #include "sqlt.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sqlt.h - SQL helpers for the integration tests of the statement layer (tests/integ/test_types.c,
  * test_fetch.c, test_tx.c, test_ddl.c, test_leaks.c): connect to one of the test servers, run
  * statements through wire/stmt.h and wire/tx.h with the blocking client, read rows as canonical text,

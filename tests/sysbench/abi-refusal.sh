@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # abi-refusal.sh <plug-in .so> <fake host> <fake host with 1.0.20 Lua sizes>
 # The plug-in preloaded into look-alikes of sysbench must refuse with a clear message and
 # leave the program working; preloaded into an unrelated program it must stay silent.

@@ -1,4 +1,5 @@
 #!/usr/bin/env sysbench
+-- SPDX-License-Identifier: MIT
 -- api_test.lua - sysbench's Lua SQL API against a Firebird driver of the plug-in, in one event:
 --
 --   fbwire-sysbench tests/sysbench/api_test.lua --db-driver=fbwire --fbwire-db=... \

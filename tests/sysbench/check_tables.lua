@@ -1,4 +1,5 @@
 #!/usr/bin/env sysbench
+-- SPDX-License-Identifier: MIT
 -- check_tables.lua - verifies sbtest tables through the driver under test (query_row, fetch_row,
 -- NULLs), for tests/sysbench/run-workloads.sh. Commands:
 --   verify  every sbtest<i>, i=1..--tables, has exactly --table-size rows with ids 1..N

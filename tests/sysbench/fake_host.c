@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fake_host.c - a program that looks like sysbench from the outside (the exported symbols
  * the plug-in checks) but is not 1.0.20: abi-refusal.sh preloads the plug-in into it and
  * expects a clear refusal on stderr while the program itself runs normally.

@@ -1,4 +1,5 @@
 #!/usr/bin/env sysbench
+-- SPDX-License-Identifier: MIT
 -- pipeline_test.lua - --fbwire-pipeline=transaction against a live server (fbwire driver only).
 --
 --   fbwire-sysbench tests/sysbench/pipeline_test.lua --db-driver=fbwire --fbwire-db=... \

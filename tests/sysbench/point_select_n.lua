@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- point_select_n.lua - one prepared point SELECT per event on one connection, for round-trip
 -- accounting tests (tests/sysbench/rt-accounting.sh). Needs sbtest1 with ids 1..100.
 function thread_init()

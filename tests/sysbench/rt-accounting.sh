@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # rt-accounting.sh - the round trips the wire statistics report counts for N prepared point
 # SELECTs, checked against what the protocol needs and against a loopback capture of the same run
 # decoded by fbwire-pcap (an independent count: other process, other byte source).

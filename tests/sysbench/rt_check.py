@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """rt_check.py - checks of the wire statistics report for tests/sysbench/rt-accounting.sh.
 
   rt_check.py schema SCHEMA REPORT.json...          validate against docs/report.schema.json
@@ -9,6 +10,8 @@
   rt_check.py field REPORT.json|PCAP.json PATH      print a value (dotted path, [i] for arrays)
   rt_check.py pcapconn PCAP.json REPORT.json        the capture connection that is this run's:
                                                     prints "round_trips op_execute op_fetch"
+  rt_check.py insert REPORT.json N                  unprepared INSERTs: N executions of 1.00 to
+                                                    1.02 round trips each; prints "executions rt"
 Exit status 0 when the check holds, 1 (with a message) when not.
 """
 import json
@@ -146,8 +149,18 @@ def pcapconn(args):
           op_count(c["ops"], "op_fetch", "packets_sent"))
 
 
+def insert(args):
+    d = load(args[0])
+    c = [k for k in d["classes"] if k["class"] == "insert"]
+    execs, rt = (c[0]["executions"], c[0]["round_trips_per_execution"]) if c else (0, 0.0)
+    print("%d %.4f" % (execs, rt))
+    # the shared transaction restarts about once a second, which may add a wait to one event
+    sys.exit(0 if execs == int(args[1]) and 1.0 <= rt <= 1.02 else 1)
+
+
 if __name__ == "__main__":
-    cmds = {"schema": schema, "sums": sums, "points": points, "pipe": pipe, "field": field, "pcapconn": pcapconn}
+    cmds = {"schema": schema, "sums": sums, "points": points, "pipe": pipe, "field": field, "pcapconn": pcapconn,
+            "insert": insert}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

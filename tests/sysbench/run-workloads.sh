@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run-workloads.sh - the upstream sysbench scripts end to end through the plug-in, plus the Lua
 # API test (api_test.lua) and the connection-loss check (check_tables.lua reconnect).
 #
@@ -342,21 +343,15 @@ run_batch() { # server
 # fbw_stmt_execute_unprepared). The shared transaction restarts about once a second, which may add
 # a wait to one event, hence the small tolerance.
 run_insert_rt() { # server
-  local server=$1 log=$LOG_DIR/$1-insert-rt.log json=$LOG_DIR/$1-insert-rt.json n=300 got
+  local server=$1 log=$LOG_DIR/$1-insert-rt.log json=$LOG_DIR/$1-insert-rt.json n=300 got="" ok=0
   : >"$log"
-  got=""
   if sb "$log" oltp_insert cleanup --tables=1 && sb "$log" oltp_insert prepare --tables=1 &&
      sb "$log" oltp_insert run --tables=1 --threads=1 --events=$n --time=0 --fbwire-report="$json" &&
      sb "$log" oltp_insert cleanup --tables=1; then
-    got=$(/usr/bin/python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-c = [k for k in d["classes"] if k["class"] == "insert"]
-print("%d %.4f" % (c[0]["executions"], c[0]["round_trips_per_execution"]) if c else "0 0")
-' "$json")
+    got=$(/usr/bin/python3 "$HERE/rt_check.py" insert "$json" $n) && ok=1
   fi
   local execs=${got%% *} rt=${got##* }
-  if [ "$execs" = $n ] && /usr/bin/python3 -c "import sys; r=float(sys.argv[1]); sys.exit(0 if 1.0 <= r <= 1.02 else 1)" "${rt:-9}"; then
+  if [ $ok = 1 ]; then
     RESULTS+=("PASS $server unprepared INSERT: $rt round trips per execution ($execs executions)")
   else
     RESULTS+=("FAIL $server unprepared INSERT: ${rt:-?} round trips per execution (${execs:-?} executions; log: $log)")

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # stock.sh - the drivers with their default options against servers with the packaged
 # firebird.conf (fb3s, fb4s: WireCrypt = Required, AuthServer Srp / Srp256), the options that
 # create a missing database, the errors that name the option to change, and the fbclient report

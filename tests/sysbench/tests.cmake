@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The sysbench suite (label "sysbench"): the stock /usr/bin/sysbench 1.0.20 with the plug-in,
 # against the FB3 and FB4 servers of scripts/fb-servers.sh (scripts/test.sh starts them). Each
 # entry is one run of tests/sysbench/run-workloads.sh with its own database (sb_<entry>.fdb), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_format.c - the result writers of fbwire-sql (tools/fbwire-sql/format.c): TSV escapes, CSV
  * quoting per RFC 4180, the aligned table (UTF-8 widths, right-aligned numbers, row counts), and
  * calls out of order. */

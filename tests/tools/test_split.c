@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_split.c - the statement splitter of fbwire-sql (tools/fbwire-sql/split.c): terminators
  * outside quotes and comments, SET TERM, empty statements, line numbers, and the errors for
  * unterminated quotes and comments. */
@@ -258,4 +259,31 @@ Test(split, every_prefix)
         }
         free(copy);
     }
+}
+
+/* Typed input (fbw_split_hold): statements come once terminated; the rest waits for more text. */
+Test(split, hold_keeps_the_unfinished_statement)
+{
+    fbw_split sp;
+    fbw_split_init(&sp);
+    fbw_split_hold(&sp, 1);
+    const char *text = "select 1 from rdb$database; select 'a;\n";
+    result r = split_all(&sp, text);
+    cr_assert_eq(r.rc, FBW_OK, "%s", r.msg);
+    cr_assert_eq(r.n, 1);
+    cr_assert_str_eq(r.sql[0], "select 1 from rdb$database");
+    cr_assert_str_eq(text + sp.rest, " select 'a;\n", "rest: [%s]", text + sp.rest);
+    result_free(&r);
+    r = split_all(&sp, "select 'a;\n' from t; /* open\n");
+    cr_assert_eq(r.n, 1);
+    cr_assert_str_eq(r.sql[0], "select 'a;\n' from t");
+    result_free(&r);
+    r = split_all(&sp, "set term ^;\nselect 1 from x;\n");
+    cr_assert_eq(r.n, 0, "after SET TERM ^ the ; does not end it");
+    cr_assert_str_eq(sp.term, "^");
+    result_free(&r);
+    r = split_all(&sp, "  -- only a comment\n");
+    cr_assert_eq(r.n, 0);
+    cr_assert_eq(sp.rest, strlen("  -- only a comment\n"), "nothing to keep");
+    result_free(&r);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_batch.c - the batch codecs without a server: the batch parameter block bytes, and the
  * op_batch_cs completion state (through the real packet encoder and decoder, every strict prefix of
  * its detail, named corruptions, per-message states, error lookup). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_blob.c - the blob codecs without a server: op_get_segment segment lists (whole, every
  * prefix, named corruptions, reads placed against a guard page), reply state and size checks, and
  * op_info_blob replies. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_blr.c - message BLR build/parse (wire/blr.c). */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_buf.c - the growable buffer: appends, consumption, text output. */
 #include "buf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compress.c - zlib stream filters: round trips under every split, sync flushes, bad streams. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_conn.c - the connection state machine driven by bytes only: server packets are built with
  * fbw_pkt_encode/fbw_status_encode and fed through fbw_conn_recv; what the client wants to send is
  * taken from fbw_conn_pending and decoded with fbw_pkt_decode (inflated with zlib first when the

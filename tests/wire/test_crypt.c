@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_crypt.c - wire ciphers: known vectors, IV mapping, counter carry and overflow, chunking. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_dec.c - the session decoder's fbw_dec_message_format(): during the callback for an
  * op_execute the format its message was framed with (from its BLR, or the statement's previous
  * one when the BLR is empty), NULL for packets without an input message. The replay of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_dsn.c - connection string forms from doc/README.connection_strings, plus bad input. */
 #include <criterion/criterion.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_keylog.c - the key log line format (wire/keylog.c): format and parse agree, malformed lines
  * are named errors, and appends from many threads and processes at once give whole lines in a
  * file of mode 0600. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_keys.c - server key clumplets: parsing, accumulation, plugin choice, malformed input. */
 #include <criterion/criterion.h>
 

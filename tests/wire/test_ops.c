@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_ops.c - the op table against Firebird's enum P_OP (src/remote/protocol.h, names and numbers
  * transcribed separately here), directions, deferral, first protocol, protocol version encoding. */
 #include <criterion/criterion.h>

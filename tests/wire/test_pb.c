@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pb.c - DPB building (version 1, upgrade to version 2 past 255 bytes, item cap), op_connect
  * clumplets and multipart CNCT_specific_data, checked against the layouts in
  * docs/protocol/packets.md §6.2 / §7.2 and reassembled the way the server does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_pkt.c - packet codec: encode -> decode -> compare for every op family, protocol-dependent
  * fields (P13..P20), every strict prefix -> FBW_AGAIN, whole/byte-by-byte/split feeding on guard
  * pages, caps, fixupLength, unknown and unsupported ops, and three encodings checked byte for byte

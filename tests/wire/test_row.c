@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_row.c - framing, decoding and encoding of one message (wire/row.c). */
 #include <criterion/criterion.h>
 

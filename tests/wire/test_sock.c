@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sock.c - fbw_sock over loopback listeners made here (127.0.0.1 and ::1 only). */
 #include <criterion/criterion.h>
 

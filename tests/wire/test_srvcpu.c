@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_srvcpu.c - finding a local server's process by its port and reading its CPU, with
  * listeners and children made here (no database server needed). */
 #include <criterion/criterion.h>

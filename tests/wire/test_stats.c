@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_stats.c - round-trip accounting: a trip per wait that follows a send, per-op counters,
  * wire totals, diff and add. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_status.c - status vectors: framing (prefixes, corruptions, caps), interpretation
  * (text, SQLSTATE, SQLCODE, warnings), classification, and the msgs.c table. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_value.c - SQL values <-> canonical text, dates and DECFLOAT (wire/value.c, decfloat.c).
  * DECFLOAT vectors are from the General Decimal Arithmetic test suite (speleotrove.com dectest:
  * ddEncode.decTest, dqEncode.decTest); expected texts of rounding cases were computed with

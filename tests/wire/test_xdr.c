@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_xdr.c - bounded XDR reader (sticky errors, short_rc, fixupLength, caps) and writer
  * (sign-extended shorts, padding), including reads that end exactly at a guard page. */
 #include <criterion/criterion.h>

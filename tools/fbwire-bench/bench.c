@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.c - shared helpers of fbwire-bench (see bench.h). */
 #include "bench.h"
 

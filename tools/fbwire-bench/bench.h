@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.h - the parts of fbwire-bench every benchmark mode shares: common options, connecting with a
  * given wire setup, running one prepared statement to the end, clocks (wall and process CPU) and
  * medians. A mode (crypt.c, ...) registers its options and a run function in main.c's table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crypt.c - "fbwire-bench crypt": what wire encryption and compression cost the client.
  *
  * For every cipher (none, Arc4, ChaCha, ChaCha64) with and without zlib, on a fresh connection per run:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fbwire-bench - client-side benchmarks over fbwire against a live server.
  *
  * `fbwire-bench MODE --db DSN [common options] [mode options]`. Each mode is an entry of the table

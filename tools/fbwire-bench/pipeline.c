@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pipeline.c - "fbwire-bench pipeline": what one round trip costs the client and the server.
  *
  * One prepared point SELECT (--sql, default sysbench's `SELECT c FROM sbtest1 WHERE id=?`) in a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fbwire-cpu writes its --json file with jansson, like the plug-in's reports.
 pkg_check_modules(JANSSON IMPORTED_TARGET jansson)
 if(JANSSON_FOUND)

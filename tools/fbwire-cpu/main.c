@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fbwire-cpu - run a command and report the CPU it and the local database servers spent.
  *
  *   fbwire-cpu [--port N]... [--json FILE] -- COMMAND [ARGS...]

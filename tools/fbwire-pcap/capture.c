@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* capture.c - frames to TCP segments: libpcap reads the file (pcap or pcapng), this file peels the
  * link, IP and TCP headers, checking every length against the captured bytes. */
 #include "pcaptool.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fbwire-pcap - decode Firebird wire sessions from a capture file with the same decoder the live
  * client uses (wire/dec.h): `dump` prints every packet, `stats` the round-trip accounting per
  * connection, `replay` rebuilds each connection's SQL workload and lists it or runs it through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pcaptool.h - the parts of fbwire-pcap: capture.c reads pcap/pcapng files through libpcap and
  * turns frames into TCP segments; tcp.c reassembles each connection's two byte streams; report.c
  * feeds them to the shared session decoder (wire/dec.h) and prints packets or statistics.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay.c - list a captured workload, or replay it through fbwire's blocking client and compare
  * round trips (replay.h). Each step is queued the way an fbwire application would: a transaction
  * start is only queued (it rides with the next request), frees are deferred, prepare, execute,

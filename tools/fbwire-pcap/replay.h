@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay.h - `fbwire-pcap replay`: rebuild each captured connection's SQL workload (workload.h)
  * and either list it (--list, offline) or run it through fbwire's blocking client on one fbwire
  * connection per captured one, then print the capture's round trips, packets and bytes (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c - one session decoder (wire/dec.h) per reassembled connection; prints each decoded
  * packet (dump) or the round-trip accounting the live client keeps (stats). Problems (encryption,
  * gaps, truncation, undecodable bytes) end the decoding of that connection only. */

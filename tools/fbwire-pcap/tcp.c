@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tcp.c - per-connection TCP reassembly: in-order bytes per direction, out-of-order segments held
  * until the hole before them fills, retransmitted bytes trimmed, holes that never fill reported.
  * Sequence numbers compare modulo 2^32. */

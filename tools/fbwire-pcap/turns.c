@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* turns.c - `fbwire-pcap turns FILE --port N... [--json]` (turns.h). */
 #include "turns.h"
 

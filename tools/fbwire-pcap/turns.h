@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* turns.h - `fbwire-pcap turns`: the protocol-neutral round-trip count, for any TCP service.
  *
  * Per TCP connection to one of the given ports: turnarounds (each time bytes from the server follow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* workload.c - rebuild a captured client's SQL workload from its decoded packets (workload.h).
  * Replies matter only where they name a handle (op_transaction, op_allocate_statement, and
  * op_exec_immediate when SQL such as SET TRANSACTION started a transaction); replies come in

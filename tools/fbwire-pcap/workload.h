@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* workload.h - the SQL workload a captured client ran, rebuilt from its packets as the shared
  * session decoder (wire/dec.h) reports them: transactions, prepares, executions with their
  * parameter values, fetches, frees and execute immediate, in the order the client sent them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c - charts of a tools/fbwire-compare summary (reporttool.h, rt_compare_svg). */
 #include "reporttool.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # fbwire-report reads JSON with jansson (the plug-in writes it with the same library) and uses libm.
 pkg_check_modules(JANSSON IMPORTED_TARGET jansson)
 if(JANSSON_FOUND)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.c - read a driver report (docs/report.schema.json) or fbwire-pcap stats --json. */
 #include "reporttool.h"
 

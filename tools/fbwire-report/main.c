@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fbwire-report - side-by-side comparison of sysbench wire statistics runs (see reporttool.h).
  * Exit status: 0 written, 1 a file could not be read or written, 2 usage. */
 #include "reporttool.h"

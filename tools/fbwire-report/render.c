@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render.c - Markdown table and SVG chart of several runs. */
 #include "reporttool.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reporttool.h - fbwire-report: compare sysbench wire statistics runs side by side.
  *
  * Loads the JSON written by the sysbench drivers (--<driver>-report=FILE, docs/report.md) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* format.c - table, TSV and CSV writers (format.h). */
 #include "format.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* format.h - result sets as text: an aligned table for people, TSV or CSV for programs.
  *
  * A writer gets a header row, then rows of cells (text already in canonical form, or NULL), then

@@ -1,9 +1,14 @@
+/* SPDX-License-Identifier: MIT */
 /* fbwire-sql - command-line SQL client over fbwire: runs SQL from arguments, a file or stdin
  * (split.c), prints rows as a table, TSV or CSV (format.c) and the round-trip accounting of every
- * statement (session.c). --info connects, reports what was negotiated and what it cost on the wire,
- * and detaches. The password is never printed. Options and value forms: docs/fbwire-sql.md. */
+ * statement (session.c); at a terminal it prompts and runs each statement as it is typed
+ * (interactive.c). isql's EXIT, QUIT, SHOW and SET STATS are answered by commands.c. --info
+ * connects, reports what was negotiated and what it cost on the wire, and detaches. The password
+ * is never printed. Options and value forms: docs/fbwire-sql.md. */
+#include "commands.h"
 #include "fbwire.h"
 #include "format.h"
+#include "interactive.h"
 #include "session.h"
 #include "split.h"
 
@@ -22,7 +27,13 @@ static void usage(FILE *f)
             "  DATABASE              host[/port]:path, [ipv6]/port:path, inet://host:port/path or alias\n"
             "  SQL                   statements to run (each argument a script); without them the\n"
             "                        script comes from -i FILE or stdin. Statements end with \";\"\n"
-            "                        (SET TERM changes that); -- ends the options\n"
+            "                        (SET TERM changes that); -- ends the options. On a terminal:\n"
+            "                        a SQL> prompt, each statement runs when its terminator is\n"
+            "                        typed, Ctrl-C cancels it, EXIT; commits and leaves, QUIT;\n"
+            "                        rolls back and leaves, Ctrl-D leaves like EXIT; history in\n"
+            "                        $FBWIRE_SQL_HISTORY (default ~/.fbwire_sql_history)\n"
+            "  isql commands         SHOW TABLES; SHOW TABLE name; SHOW DATABASE; SET STATS ON|OFF;\n"
+            "                        EXIT; QUIT;\n"
             "  --info                connect, attach, print key: value lines, detach\n"
             "  -i, --input FILE      read the script from FILE\n"
             "  --table | --tsv | --csv  output form (default: table on a terminal, else tsv)\n"
@@ -74,27 +85,6 @@ static void print_error(const char *stage, const fbw_err *e)
         fprintf(stderr, "SQLSTATE = %s\n", e->sqlstate);
     if (e->ngds > 0)
         fprintf(stderr, "gds code = %u\n", e->gds[0]);
-}
-
-static void print_info(fbw_client *cl)
-{
-    fbw_conn *c = fbw_client_conn(cl);
-    const fbw_conn_info *i = fbw_conn_get_info(c);
-    const fbw_stats *s = fbw_conn_stats(c);
-    printf("server_version: %s\n", i->server_version);
-    printf("protocol: %d\n", i->protocol);
-    printf("lazy_send: %s\n", i->lazy ? "yes" : "no");
-    printf("auth_plugin: %s\n", i->auth_plugin[0] ? i->auth_plugin : "none");
-    printf("wire_crypt: %s\n", i->wire_crypt);
-    printf("compression: %s\n", i->compressed ? "zlib" : "none");
-    printf("round_trips: %llu\n", (unsigned long long)s->round_trips);
-    printf("packets_sent: %llu\n", (unsigned long long)s->packets_sent);
-    printf("packets_received: %llu\n", (unsigned long long)s->packets_received);
-    printf("bytes_sent: %llu\n", (unsigned long long)s->bytes_sent);
-    printf("bytes_received: %llu\n", (unsigned long long)s->bytes_received);
-    printf("wire_bytes_sent: %llu\n", (unsigned long long)s->wire_bytes_sent);
-    printf("wire_bytes_received: %llu\n", (unsigned long long)s->wire_bytes_received);
-    printf("wait_ms: %.3f\n", (double)s->wait_ns / 1e6);
 }
 
 enum { O_USER = 256, O_PASSWORD, O_AUTH, O_PMIN, O_PMAX, O_NOLAZY, O_CRYPT, O_CRYPTLIST, O_COMPRESS,
@@ -230,7 +220,7 @@ static int run_info(const args *a)
         fbw_client_abort(cl);
         return 1;
     }
-    print_info(cl);
+    fbw_cmd_print_info(cl, stdout);
     fbw_client_close(cl);
     return 0;
 }
@@ -252,7 +242,9 @@ static int read_script(const char *path, fbw_buf *b)
         }
         size_t n = fread(fbw_buf_tail(b), 1, 65536, f);
         fbw_buf_added(b, n);
-        if (n == 0)
+        /* One end of file ends the input: on a terminal another read after Ctrl-D would wait for
+         * a second one. */
+        if (n < 65536 || feof(f) || ferror(f))
             break;
     }
     if (rc == 0 && ferror(f)) {
@@ -264,7 +256,7 @@ static int read_script(const char *path, fbw_buf *b)
     return rc;
 }
 
-enum { GO_ON, STOP_BAIL, STOP_FATAL };
+enum { GO_ON, STOP_BAIL, STOP_FATAL, STOP_EXIT, STOP_QUIT };
 
 /* Run every statement of one script text; the splitter keeps SET TERM across texts. */
 static int run_script(fbw_session *se, fbw_split *sp, const char *text, size_t len, int bail)
@@ -282,7 +274,14 @@ static int run_script(fbw_session *se, fbw_split *sp, const char *text, size_t l
         }
         if (!st.sql)
             return GO_ON;
-        int rc = fbw_session_exec(se, st.sql, st.len, st.line);
+        int rc;
+        int cmd = fbw_cmd_run(se, st.sql, st.len, st.line, &rc);
+        if (cmd == FBW_CMD_SQL)
+            rc = fbw_session_exec(se, st.sql, st.len, st.line);
+        if (cmd == FBW_CMD_EXIT)
+            return STOP_EXIT;
+        if (cmd == FBW_CMD_QUIT)
+            return STOP_QUIT;
         if (fbw_is_fatal(rc))
             return STOP_FATAL;
         if (rc && bail)
@@ -294,9 +293,8 @@ static int run_sql(const args *a)
 {
     fbw_buf script;
     fbw_buf_init(&script);
-    if (a->nsql == 0) {
-        if (!a->input && isatty(STDIN_FILENO))
-            fprintf(stderr, "fbwire-sql: reading SQL from the terminal until end of file (Ctrl-D)\n");
+    int interactive = a->nsql == 0 && !a->input && isatty(STDIN_FILENO);
+    if (a->nsql == 0 && !interactive) {
         if (read_script(a->input, &script)) {
             fbw_buf_free(&script);
             return 1;
@@ -321,12 +319,18 @@ static int run_sql(const args *a)
     fbw_split sp;
     fbw_split_init(&sp);
     int stop = GO_ON;
-    if (a->nsql == 0)
+    if (interactive) {
+        int end = fbw_interactive_run(se, &sp);
+        stop = end == FBW_IA_FATAL ? STOP_FATAL : end == FBW_IA_END_ROLLBACK ? STOP_QUIT : STOP_EXIT;
+    } else if (a->nsql == 0) {
         stop = run_script(se, &sp, (const char *)script.data, script.len, a->bail);
+    }
     for (int i = 0; i < a->nsql && stop == GO_ON; i++)
         stop = run_script(se, &sp, a->sql[i], strlen(a->sql[i]), a->bail);
     int rc = fbw_session_failures(se) ? 1 : 0;
-    if (stop != STOP_FATAL && fbw_session_end(se, stop == GO_ON) != FBW_OK)
+    /* End of input and EXIT commit, QUIT and --bail roll back (isql's rules). */
+    int commit = stop == GO_ON || stop == STOP_EXIT;
+    if (stop != STOP_FATAL && fbw_session_end(se, commit) != FBW_OK)
         rc = 1;
     fbw_session_close(se, stop == STOP_FATAL);
     fbw_buf_free(&script);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.c - the statement loop of fbwire-sql (session.h).
  *
  * Statements are prepared inside a live transaction: Firebird 3 refuses a prepare without one
@@ -58,6 +59,8 @@ struct fbw_session {
     int reusable;
     unsigned nstmt, nfailed, line;
     int failed; /* the current statement failed */
+    int quiet;  /* count the rows of the statement instead of printing them */
+    uint64_t rows;
 
     fbw_stats start, diff, total; /* accounting (big: kept off the stack) */
     uint64_t mark_rt, phase_rt[PH_N], total_rt[PH_N];
@@ -123,7 +126,7 @@ static void stats_end(fbw_session *s, const char *label)
     fbw_stats_add(&s->total, &s->diff);
     for (int i = 0; i < PH_N; i++)
         s->total_rt[i] += s->phase_rt[i];
-    if (!s->o.stats)
+    if (!s->o.stats || s->quiet)
         return;
     if (label)
         fprintf(s->msg, "-- stats %s: ", label);
@@ -558,12 +561,14 @@ static int print_rows(fbw_session *s, job *j)
     if (f->n == 0 || (!cursor && fbw_stmt_row_count(s->stmt) == 0))
         return FBW_OK;
     int rc = cols_reserve(s, f->n);
-    if (rc == FBW_OK)
+    if (rc == FBW_OK && !s->quiet)
         rc = begin_set(s, f);
     if (rc)
         return rc;
     for (;;) {
-        rc = print_batch(s, f);
+        s->rows += fbw_stmt_row_count(s->stmt);
+        if (!s->quiet)
+            rc = print_batch(s, f);
         if (rc || !cursor || fbw_stmt_eof(s->stmt))
             break;
         fbw_stmt_clear_rows(s->stmt);
@@ -574,7 +579,7 @@ static int print_rows(fbw_session *s, job *j)
         if (rc)
             break;
     }
-    int erc = fbw_fmt_end(s->fmt);
+    int erc = s->quiet ? FBW_OK : fbw_fmt_end(s->fmt);
     return rc ? rc : erc;
 }
 
@@ -735,11 +740,32 @@ int fbw_session_exec(fbw_session *s, const char *sql, size_t len, unsigned line)
     s->nstmt++;
     s->line = line;
     s->failed = 0;
+    s->rows = 0;
     stats_begin(s);
     int rc = run_statement(s, sql, len);
     stats_end(s, NULL);
     s->nfailed += s->failed;
     return rc;
+}
+
+int fbw_session_count(fbw_session *s, const char *sql, size_t len, unsigned line, uint64_t *rows)
+{
+    s->quiet = 1;
+    int rc = fbw_session_exec(s, sql, len, line);
+    s->quiet = 0;
+    s->nstmt--; /* a look-up for a command, not a statement of the user's */
+    *rows = s->rows;
+    return rc;
+}
+
+void fbw_session_set_stats(fbw_session *s, int on)
+{
+    s->o.stats = on;
+}
+
+fbw_client *fbw_session_client(fbw_session *s)
+{
+    return s->cl;
 }
 
 /* The transaction autocommit started for a statement that did not come: nothing ran in it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* session.h - runs SQL statements one at a time on a connected client, the way isql does: prepare,
  * execute with the first fetch in the same write, fetch the rest, read blobs, print rows through
  * format.h, count affected rows, and keep the transaction state (autocommit per statement, or one
@@ -38,6 +39,13 @@ void fbw_session_note_connect(fbw_session *s);
  * the statement failed and was reported, the session goes on: FBW_E_SERVER, FBW_E_BADVALUE,
  * FBW_E_USAGE, FBW_E_UNSUPPORTED; or a fatal code (fbw_is_fatal): the connection is gone. */
 int fbw_session_exec(fbw_session *s, const char *sql, size_t len, unsigned line);
+
+/* fbw_session_exec without printing rows or stats, not counted as a statement (a failure is
+ * reported and counted): *rows is how many rows it returned. */
+int fbw_session_count(fbw_session *s, const char *sql, size_t len, unsigned line, uint64_t *rows);
+/* SET STATS ON / OFF: the accounting of each following statement (and the totals at the end). */
+void fbw_session_set_stats(fbw_session *s, int on);
+fbw_client *fbw_session_client(fbw_session *s);
 
 /* Report a failure found before the server was asked (a splitter error), counted as a failed
  * statement. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* split.c - statement splitter (split.h). The rules follow isql's: a terminator counts only outside
  * quotes and comments, and SET TERM is a client command that the server never sees. */
 #include "split.h"
@@ -25,12 +26,28 @@ void fbw_split_init(fbw_split *sp)
     sp->line = 1;
 }
 
+void fbw_split_hold(fbw_split *sp, int on)
+{
+    sp->hold = on;
+}
+
 void fbw_split_feed(fbw_split *sp, const char *text, size_t len)
 {
     sp->text = text;
     sp->len = len;
     sp->pos = 0;
     sp->line = 1;
+    sp->rest = len;
+}
+
+/* Hold mode: the text from `pos` on is an unfinished statement; keep it for the next feed. */
+static int held(fbw_split *sp, size_t pos, unsigned line, fbw_split_stmt *out)
+{
+    sp->rest = pos;
+    sp->pos = sp->len;
+    sp->line = line;
+    memset(out, 0, sizeof *out);
+    return FBW_OK;
 }
 
 /* Move pos to `to`, counting the newlines passed. */
@@ -208,9 +225,11 @@ int fbw_split_next(fbw_split *sp, fbw_split_stmt *out, fbw_err *err)
 {
     memset(out, 0, sizeof *out);
     for (;;) {
-        size_t first, last;
-        unsigned line = sp->line;
+        size_t first, last, start = sp->pos;
+        unsigned line = sp->line, start_line = sp->line;
         int rc = scan(sp, &first, &last, &line, err);
+        if (rc < 0 && sp->hold)
+            return held(sp, start, start_line, out); /* a quote or comment still open */
         if (rc < 0)
             return rc;
         if (first == last) {
@@ -218,6 +237,8 @@ int fbw_split_next(fbw_split *sp, fbw_split_stmt *out, fbw_err *err)
                 return FBW_OK;
             continue; /* empty statement */
         }
+        if (rc == SCAN_END && sp->hold)
+            return held(sp, start, start_line, out);
         int st = set_term(sp, sp->text + first, last - first, line, err);
         if (st < 0)
             return st;

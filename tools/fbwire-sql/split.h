@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* split.h - cut SQL script text into statements the way isql does: on the current terminator
  * (";" at first), outside '...' and "..." quotes (doubled quotes inside), q'<...>' literals and
  * -- / block comments; `SET TERM x` changes the terminator and is not returned.
@@ -19,6 +20,9 @@ typedef struct fbw_split {
     unsigned line;                     /* line number at pos, 1-based */
     char term[FBW_SPLIT_TERM_MAX + 1]; /* current terminator */
     size_t term_len;
+    /* Interactive input (fbw_split_hold): a statement counts only once its terminator is there. */
+    int hold;
+    size_t rest; /* hold: where the unfinished text starts once next returned NULL (len: none) */
 } fbw_split;
 
 /* One statement: sql[0..len) runs from its first to its last significant character (leading and
@@ -31,6 +35,10 @@ typedef struct fbw_split_stmt {
 
 /* Start with terminator ";" and no text. */
 void fbw_split_init(fbw_split *sp);
+/* Hold back the last statement of each text until its terminator comes (typed input): it is not
+ * returned, nor is an unclosed quote or comment an error; fbw_split_next returns NULL with
+ * sp->rest at its start, and the caller feeds that text again with what comes next. */
+void fbw_split_hold(fbw_split *sp, int on);
 /* Continue with new text (the terminator set so far is kept; lines count from 1 again). The text
  * must stay valid while statements from it are used. */
 void fbw_split_feed(fbw_split *sp, const char *text, size_t len);

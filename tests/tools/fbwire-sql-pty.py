@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""fbwire-sql-pty.py - fbwire-sql at a terminal, driven through a pseudo-terminal (pty) on the FB3
+and FB4 test servers: the SQL> prompt, a statement run when Enter follows its terminator, CON> for
+a statement that goes on, history recalled with the up arrow and kept in the history file, Ctrl-C
+cancelling a long cross join within a second with the session still usable, EXIT committing,
+QUIT rolling back, one Ctrl-D leaving (and committing), a statement left unterminated at Ctrl-D
+reported and not run, an unknown backslash command refused in one line, and `-i -` on a terminal
+ending at the first Ctrl-D.
+
+    fbwire-sql-pty.py PATH/TO/fbwire-sql
+
+Servers: FBW_FB3_* / FBW_FB4_* from the environment, else $FBW_SERVERS_ENV, else
+$FBWIRE_STATE/servers.env (scripts/fb-servers.sh writes it)."""
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+TOOL = os.path.abspath(sys.argv[1])
+LONG_SQL = ("select count(*) from rdb$fields a cross join rdb$fields b cross join rdb$fields c "
+            "cross join rdb$types d;")
+FAILS = []
+
+
+def load_env():
+    if os.environ.get("FBW_FB3_PORT"):
+        return dict(os.environ)
+    path = os.environ.get("FBW_SERVERS_ENV") or os.path.join(
+        os.environ.get("FBWIRE_STATE", ""), "servers.env")
+    if not os.path.isfile(path):
+        sys.exit("servers not configured: run scripts/fb-servers.sh start (no %s)" % path)
+    env = dict(os.environ)
+    for line in open(path):
+        m = re.match(r"^(?:export\s+)?([A-Z0-9_]+)=(.*)$", line.strip())
+        if m:
+            env[m.group(1)] = m.group(2).strip("'\"")
+    return env
+
+
+ENV = load_env()
+ENV["ISC_USER"] = ENV["FBW_USER"]
+ENV["ISC_PASSWORD"] = ENV["FBW_PASSWORD"]
+ENV["TERM"] = "xterm"
+
+
+def check(cond, what):
+    print(("ok: " if cond else "FAIL: ") + what, flush=True)
+    if not cond:
+        FAILS.append(what)
+    return cond
+
+
+def batch(dsn, sql):
+    """Run SQL the non-interactive way (stdin a pipe); returns stdout."""
+    r = subprocess.run([TOOL, "--tsv", dsn], input=sql, capture_output=True, text=True, env=ENV,
+                       timeout=60)
+    if r.returncode != 0:
+        raise RuntimeError("fbwire-sql %r failed: %s" % (sql, r.stderr))
+    return r.stdout
+
+
+class Term:
+    """fbwire-sql on the slave side of a pty; the test types on the master side."""
+
+    def __init__(self, args, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execve(TOOL, [TOOL] + args, env)
+        self.out = b""
+        self.pos = 0
+        self.status = None
+
+    def read_some(self, timeout):
+        r, _, _ = select.select([self.fd], [], [], timeout)
+        if not r:
+            return False
+        try:
+            data = os.read(self.fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            data = b""
+        if not data:
+            raise EOFError
+        self.out += data
+        return True
+
+    def expect(self, pattern, timeout=15):
+        """Wait for regex pattern after the last match; returns the match or None."""
+        rx = re.compile(pattern.encode() if isinstance(pattern, str) else pattern)
+        end = time.monotonic() + timeout
+        while True:
+            m = rx.search(self.out, self.pos)
+            if m:
+                self.pos = m.end()
+                return m
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                self.read_some(left)
+            except EOFError:
+                m = rx.search(self.out, self.pos)
+                if m:
+                    self.pos = m.end()
+                return m
+
+    def send(self, text):
+        os.write(self.fd, text.encode() if isinstance(text, str) else text)
+
+    def wait_exit(self, timeout=10):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+                try:
+                    while self.read_some(0.05):
+                        pass
+                except EOFError:
+                    pass
+                os.close(self.fd)
+                return True
+            try:
+                self.read_some(0.1)
+            except EOFError:
+                pass
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return False
+
+    def tail(self):
+        return self.out[-600:].decode("utf-8", "replace")
+
+
+def server(name, tmp):
+    dsn = "%s/%s:%s" % (ENV["FBW_%s_HOST" % name], ENV["FBW_%s_PORT" % name],
+                        ENV["FBW_%s_DB" % name])
+    table = "T_PTY_%d_%s" % (os.getpid(), name)
+    hist = os.path.join(tmp, "history-" + name)
+    env = dict(ENV, FBWIRE_SQL_HISTORY=hist)
+    batch(dsn, "create table %s (id integer not null primary key, v varchar(10));" % table)
+    try:
+        # 1. prompt, a statement on Enter, continuation, history, Ctrl-C, EXIT commits.
+        t = Term(["--no-autocommit", dsn], env)
+        check(t.expect(r"SQL> ") is not None, "%s: SQL> prompt" % name)
+        t.send("select 40 + 2 as answer from rdb$database;\r")
+        check(t.expect(r"\b42\b") is not None and t.expect(r"SQL> ") is not None,
+              "%s: the statement ran on Enter and the prompt came back" % name)
+        t.send("\x1b[A")  # up arrow: the last line again
+        check(t.expect(r"select 40 \+ 2 as answer from rdb\$database;") is not None,
+              "%s: up arrow recalls the last statement" % name)
+        t.send("\r")
+        check(t.expect(r"\b42\b") is not None and t.expect(r"SQL> ") is not None,
+              "%s: the recalled statement ran" % name)
+        t.send("select 7 as seven\r")
+        check(t.expect(r"CON> ") is not None, "%s: CON> while the statement goes on" % name)
+        t.send("from rdb$database;\r")
+        check(t.expect(r"\b7\b") is not None and t.expect(r"SQL> ") is not None,
+              "%s: the continued statement ran at its terminator" % name)
+        t.send(LONG_SQL + "\r")
+        time.sleep(0.8)
+        t0 = time.monotonic()
+        t.send("\x03")  # Ctrl-C
+        m = t.expect(r"operation was cancelled", timeout=10)
+        took = time.monotonic() - t0
+        check(m is not None and took < 1.0,
+              "%s: Ctrl-C cancelled the long query in %.3f s" % (name, took))
+        check(t.expect(r"SQL> ") is not None, "%s: prompt after the cancel" % name)
+        t.send("select 'still' || 'here' as s from rdb$database;\r")
+        check(t.expect(r"stillhere") is not None, "%s: the session goes on after Ctrl-C" % name)
+        t.send("\\foo\r")
+        check(t.expect(r"fbwire-sql: unknown command \\foo[^\n]*\n") is not None,
+              "%s: unknown backslash command refused in one line" % name)
+        t.send("show foo;\r")
+        check(t.expect(r"unknown SHOW command") is not None, "%s: unknown SHOW refused" % name)
+        t.send("insert into %s values (1, 'exit');\r" % table)
+        check(t.expect(r"1 row affected") is not None, "%s: insert" % name)
+        t.send("exit;\r")
+        check(t.wait_exit(), "%s: EXIT; leaves" % name)
+        check(batch(dsn, "select v from %s where id = 1;" % table).split() == ["V", "exit"],
+              "%s: EXIT committed" % name)
+        # libedit writes the file in vis(3) form: a blank is \\040.
+        saved = open(hist, errors="replace").read().replace("\\040", " ") if os.path.isfile(hist) else ""
+        check("select 40 + 2 as answer from rdb$database;" in saved, "%s: history file written" % name)
+
+        # 2. QUIT rolls back.
+        t = Term(["--no-autocommit", dsn], env)
+        t.expect(r"SQL> ")
+        t.send("insert into %s values (2, 'quit');\r" % table)
+        t.expect(r"1 row affected")
+        t.send("QUIT;\r")
+        check(t.wait_exit(), "%s: QUIT; leaves" % name)
+        check(batch(dsn, "select count(*) from %s where id = 2;" % table).split() == ["COUNT", "0"],
+              "%s: QUIT rolled back" % name)
+
+        # 3. One Ctrl-D leaves and commits; an unfinished statement is reported, not run.
+        t = Term(["--no-autocommit", dsn], env)
+        t.expect(r"SQL> ")
+        t.send("insert into %s values (3, 'eof');\r" % table)
+        t.expect(r"1 row affected")
+        t.expect(r"SQL> ")
+        t.send("insert into %s values (4, 'unfinished')\r" % table)
+        t.expect(r"CON> ")
+        # libedit may print the prompt before it puts the terminal in raw mode; a ^D typed in
+        # that instant would be the line discipline's end of file, not libedit's key. People do
+        # not type that fast; the test waits as they would.
+        time.sleep(0.3)
+        t.send("\x04")
+        if not check(t.wait_exit(5), "%s: one Ctrl-D ends the session" % name):
+            print(t.tail())
+        check(b"end of input inside a statement" in t.out,
+              "%s: unterminated statement at Ctrl-D reported" % name)
+        check(batch(dsn, "select id from %s where id in (3, 4);" % table).split() == ["ID", "3"],
+              "%s: Ctrl-D committed, the unterminated insert did not run" % name)
+
+        # 4. -i - on a terminal: the script ends at the first Ctrl-D.
+        t = Term(["-i", "-", dsn], env)
+        t.send("select 5 * 5 as n from rdb$database;\r")
+        time.sleep(0.3)
+        t.send("\x04")
+        check(t.wait_exit(5) and b"25" in t.out,
+              "%s: -i - on a terminal runs the script after one Ctrl-D" % name)
+        if FAILS:
+            print(t.tail())
+    finally:
+        batch(dsn, "drop table %s;" % table)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("FB3", "FB4"):
+            server(name, tmp)
+    if FAILS:
+        print("%d failure(s)" % len(FAILS))
+        return 1
+    print("all pty checks passed")
+    return 0
+
+
+sys.exit(main())

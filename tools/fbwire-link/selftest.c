@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/* selftest.c - `fbwire-link --self-test`: the link's accuracy, measured. An echo server and, per
+ * asked RTT, a link run as child processes on loopback; this process pings through the link one
+ * message at a time and compares the round trips it sees with the one asked for. The link child
+ * reports its own CPU and chunk count through a pipe when it is stopped. */
+#include "loop.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PING_BYTES 64
+
+typedef struct link_figures {
+    double cpu_s;
+    uint64_t chunks;
+    unsigned late_p50_us, late_p99_us; /* the link's own lateness (loop.h) */
+} link_figures;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int port_of(int fd)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof sa;
+    return getsockname(fd, (struct sockaddr *)&sa, &len) ? -1 : ntohs(sa.sin_port);
+}
+
+static void nodelay(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+/* The echo server: one connection after the other, every byte straight back. */
+static void echo_child(int lfd)
+{
+    char buf[4096];
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+        if (fd < 0)
+            continue;
+        nodelay(fd);
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+            if (write(fd, buf, (size_t)n) != n)
+                break;
+        close(fd);
+    }
+}
+
+static pid_t start_echo(int *port)
+{
+    int lfd = fbl_listen("127.0.0.1:0");
+    if (lfd < 0)
+        return -1;
+    /* fbl_listen makes it non-blocking (for the loop); the echo child blocks in accept. */
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) & ~O_NONBLOCK);
+    *port = port_of(lfd);
+    pid_t pid = fork();
+    if (pid == 0)
+        echo_child(lfd);
+    close(lfd);
+    return pid;
+}
+
+/* A link with RTT `rtt` (plus the other shaping options given) in a child process. */
+static pid_t start_link(const fbl_opts *base, uint64_t rtt, int echo_port, int *port, int *pipe_rd)
+{
+    int lfd = fbl_listen("127.0.0.1:0"), pfd[2];
+    if (lfd < 0 || pipe(pfd))
+        return -1;
+    *port = port_of(lfd);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pfd[0]);
+        char to[32];
+        snprintf(to, sizeof to, "127.0.0.1:%d", echo_port);
+        fbl_opts o = *base;
+        o.to = to;
+        o.max_conns = 8;
+        o.json = o.fault_log = NULL;
+        o.line[FBL_UP].delay_ns = rtt / 2;
+        o.line[FBL_DOWN].delay_ns = rtt - rtt / 2;
+        fbl_summary s;
+        int rc = fbl_run(&o, lfd, &s);
+        link_figures fig = {s.user_s + s.sys_s - s.setup_cpu_s, s.chunks[0] + s.chunks[1],
+                            fbl_late_us(&s, 0.5), fbl_late_us(&s, 0.99)};
+        if (write(pfd[1], &fig, sizeof fig) != (ssize_t)sizeof fig)
+            rc = -1;
+        _exit(rc ? 2 : 0);
+    }
+    close(lfd);
+    close(pfd[1]);
+    *pipe_rd = pfd[0];
+    return pid;
+}
+
+static int connect_to(int port)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct timeval tv = {.tv_sec = 10};
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) ||
+        connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    nodelay(fd);
+    return fd;
+}
+
+/* One ping: PING_BYTES out, the same back. The round trip in ns, 0 on failure. */
+static uint64_t ping(int fd, unsigned seq)
+{
+    unsigned char out[PING_BYTES], in[PING_BYTES];
+    memset(out, (int)(seq & 0xff), sizeof out);
+    uint64_t t0 = mono_ns();
+    if (write(fd, out, sizeof out) != (ssize_t)sizeof out)
+        return 0;
+    for (size_t got = 0; got < sizeof in;) {
+        ssize_t n = read(fd, in + got, sizeof in - got);
+        if (n <= 0)
+            return 0;
+        got += (size_t)n;
+    }
+    uint64_t t1 = mono_ns();
+    return memcmp(in, out, sizeof in) ? 0 : t1 - t0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct figures {
+    double median_ms, p99_ms;
+} figures;
+
+/* `count` pings after a few unmeasured ones; 0 or -1. */
+static int ping_series(int port, int count, figures *f)
+{
+    int fd = connect_to(port);
+    uint64_t *rtt = malloc((size_t)count * sizeof *rtt);
+    int ok = fd >= 0 && rtt;
+    for (int i = 0; ok && i < count + 5; i++) {
+        uint64_t t = ping(fd, (unsigned)i);
+        ok = t != 0;
+        if (i >= 5)
+            rtt[i - 5] = t;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (ok) {
+        qsort(rtt, (size_t)count, sizeof *rtt, cmp_u64);
+        f->median_ms = (double)(rtt[(count - 1) / 2] + rtt[count / 2]) / 2e6;
+        f->p99_ms = (double)rtt[(count * 99 + 99) / 100 - 1] / 1e6;
+    }
+    free(rtt);
+    return ok ? 0 : -1;
+}
+
+/* Stop the link child and read what it counted (within 10 s, else it is killed). */
+static int stop_link(pid_t pid, int pipe_rd, link_figures *fig)
+{
+    kill(pid, SIGTERM);
+    struct pollfd p = {.fd = pipe_rd, .events = POLLIN};
+    int ok = poll(&p, 1, 10000) == 1 && read(pipe_rd, fig, sizeof *fig) == (ssize_t)sizeof *fig;
+    if (!ok)
+        kill(pid, SIGKILL);
+    close(pipe_rd);
+    int st;
+    waitpid(pid, &st, 0);
+    return ok && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static int pings_for(const fbl_opts *o, uint64_t rtt)
+{
+    if (o->self_count)
+        return o->self_count;
+    uint64_t n = rtt ? 1000000000ull / rtt : 2000;
+    return n < 20 ? 20 : n > 2000 ? 2000 : (int)n;
+}
+
+typedef struct point {
+    double asked_ms, median_ms, p99_ms, err_us, limit_us, cpu_us_per_chunk;
+    int pings, within;
+    unsigned late_p50_us, late_p99_us;
+} point;
+
+/* One asked RTT, measured. Returns 0, or -1 on failure. */
+static int measure(const fbl_opts *o, uint64_t rtt, int echo_port, point *pt)
+{
+    int port, pipe_rd;
+    pt->pings = pings_for(o, rtt);
+    pid_t pid = start_link(o, rtt, echo_port, &port, &pipe_rd);
+    if (pid < 0)
+        return -1;
+    figures f;
+    link_figures lf = {0, 0, 0, 0};
+    int ok = ping_series(port, pt->pings, &f) == 0;
+    if (stop_link(pid, pipe_rd, &lf) || !ok) {
+        fprintf(stderr, "fbwire-link: self-test at %.3f ms failed\n", (double)rtt / 1e6);
+        return -1;
+    }
+    pt->asked_ms = (double)rtt / 1e6;
+    pt->median_ms = f.median_ms;
+    pt->p99_ms = f.p99_ms;
+    pt->err_us = (f.median_ms - pt->asked_ms) * 1e3;
+    pt->limit_us = (double)rtt * (double)o->tol_ppm / 1e9 + (double)o->tol_ns / 1e3;
+    pt->within = pt->err_us <= pt->limit_us && -pt->err_us <= pt->limit_us;
+    pt->cpu_us_per_chunk = lf.chunks ? lf.cpu_s * 1e6 / (double)lf.chunks : 0.0;
+    pt->late_p50_us = lf.late_p50_us;
+    pt->late_p99_us = lf.late_p99_us;
+    return 0;
+}
+
+static void print_point(const point *pt)
+{
+    char late[24];
+    snprintf(late, sizeof late, "%u/%u", pt->late_p50_us, pt->late_p99_us);
+    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %12s %6d  %s\n", pt->asked_ms, pt->median_ms,
+           pt->p99_ms, pt->err_us, pt->limit_us, pt->cpu_us_per_chunk, late, pt->pings,
+           pt->within ? "ok" : "OFF");
+    fflush(stdout);
+}
+
+/* --json FILE: the same figures, for tools that put the link's measured RTT next to theirs. */
+static int write_json(const char *path, const fbl_opts *o, const figures *direct, const point *pts,
+                      int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "fbwire-link: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "{\"direct\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},\"spin_ns\":%llu,\"points\":[",
+            direct->median_ms, direct->p99_ms, (unsigned long long)o->spin_ns);
+    for (int i = 0; i < n; i++)
+        fprintf(f,
+                "%s\n {\"asked_ms\":%.6f,\"median_ms\":%.6f,\"p99_ms\":%.6f,\"error_us\":%.1f,"
+                "\"limit_us\":%.1f,\"cpu_us_per_chunk\":%.2f,\"late_us\":{\"p50\":%u,\"p99\":%u},"
+                "\"pings\":%d,\"within\":%s}",
+                i ? "," : "", pts[i].asked_ms, pts[i].median_ms, pts[i].p99_ms, pts[i].err_us,
+                pts[i].limit_us, pts[i].cpu_us_per_chunk, pts[i].late_p50_us, pts[i].late_p99_us,
+                pts[i].pings, pts[i].within ? "true" : "false");
+    fprintf(f, "]}\n");
+    return fclose(f) ? -1 : 0;
+}
+
+int fbl_self_test(const fbl_opts *o)
+{
+    int echo_port;
+    signal(SIGPIPE, SIG_IGN);
+    pid_t echo = start_echo(&echo_port);
+    if (echo < 0)
+        return 2;
+    figures direct;
+    int status = 0;
+    if (ping_series(echo_port, 1000, &direct)) {
+        fprintf(stderr, "fbwire-link: self-test: the echo server does not answer\n");
+        status = 2;
+    } else {
+        printf(
+            "fbwire-link self-test: ping-pong of %d bytes over loopback through a link per asked "
+            "RTT\n"
+            "direct loopback (no link): median %.3f ms, p99 %.3f ms; tolerance %.1f%% + %.0f us\n",
+            PING_BYTES, direct.median_ms, direct.p99_ms, (double)o->tol_ppm / 1e4,
+            (double)o->tol_ns / 1e3);
+        printf("%9s %10s %8s %9s %9s %12s %12s %6s  %s\n", "asked_ms", "median_ms", "p99_ms",
+               "error_us", "limit_us", "cpu_us/chunk", "late_us50/99", "pings", "result");
+        fflush(stdout);
+    }
+    point pts[sizeof o->self_rtt / sizeof o->self_rtt[0]];
+    int n = 0;
+    for (; status != 2 && n < o->self_n; n++) {
+        if (measure(o, o->self_rtt[n], echo_port, &pts[n])) {
+            status = 2;
+            break;
+        }
+        print_point(&pts[n]);
+        if (!pts[n].within)
+            status = 1;
+    }
+    if (status != 2 && o->json && write_json(o->json, o, &direct, pts, n))
+        status = 2;
+    kill(echo, SIGKILL);
+    waitpid(echo, NULL, 0);
+    return status;
+}

@@ -1,0 +1,370 @@
+# SPDX-License-Identifier: MIT
+"""The comparison itself: per workload, prepare on every engine, then per thread count and RTT one
+captured run per target and --runs interleaved timed runs, each recorded as runs/<tag>.json."""
+import fcntl
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import time
+
+from . import link as linkmod, procnet, record, targets as tg, workloads as wl
+
+
+class Settings:
+    """What one invocation measures (cli.py fills it in)."""
+    workloads = list(wl.OLTP)
+    targets = list(tg.DEFAULT)
+    specs = {}
+    threads = [1, 4]
+    runs = 3
+    time = 5
+    tables = 4
+    table_size = 10000
+    capture = "separate"
+    capture_time = None
+    keep = False
+    crypt = False
+    rtt = [0.0]
+    rate = None
+
+
+def say(msg):
+    print("fbwire-compare: " + msg, file=sys.stderr, flush=True)
+
+
+def rtt_tag(rtt, rate):
+    """'' for a direct run (the tags of the loopback comparison stay as they were)."""
+    if not rtt and not rate:
+        return ""
+    return "-rtt%g" % rtt + ("-%s" % rate if rate else "")
+
+
+class Runner:
+    def __init__(self, out, st, builds, state):
+        self.out, self.st, self.builds, self.state = out, st, builds, state
+        self.crypt = tg.Crypt(st.crypt)
+        self.targets = tg.resolve(st.targets, st.specs, self.crypt)
+        self.engines = list(dict.fromkeys(t.engine for t in self.targets))
+        self.pcap = builds.find("fbwire-pcap")
+        self.cpu = builds.find("fbwire-cpu")
+        self.cpu_note = "" if self.cpu and os.access(self.cpu, os.X_OK) else "fbwire-cpu not built"
+        if self.cpu_note:
+            self.cpu = None
+        self.link = builds.find("fbwire-link")
+        lib = builds.find("libfbwire-sysbench.so")
+        self.env = dict(os.environ)
+        if lib:
+            self.env["FBWIRE_SYSBENCH_LIB"] = lib
+        self.done = self.failed = 0
+        self.cap_proc = None
+        self.distance = any(st.rtt) or bool(st.rate)
+
+    # ------------------------------------------------------------ checks and set-up
+
+    def check(self):
+        st = self.st
+        if st.capture != "none":
+            if not self.pcap:
+                return "fbwire-pcap not found (build it, or FBWIRE_PCAP)"
+            if not any(os.access(os.path.join(d, "tcpdump"), os.X_OK)
+                       for d in os.environ.get("PATH", "").split(":") + ["/usr/bin", "/usr/sbin"]):
+                return "tcpdump not installed (or --capture none)"
+            if os.geteuid() != 0:
+                return "captures on lo need root (or --capture none)"
+        if self.distance and not linkmod.available(self.link):
+            return "fbwire-link not found (build it, or FBWIRE_LINK): needed for --rtt above 0 and --rate"
+        return None
+
+    def lock(self):
+        """Every invocation uses the same sbtest tables: one at a time."""
+        self.lockf = open(os.path.join(self.state, ".compare.lock"), "w")
+        try:
+            fcntl.flock(self.lockf, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            say("another fbwire-compare uses the servers; waiting for it to finish")
+            fcntl.flock(self.lockf, fcntl.LOCK_EX)
+
+    def load_servers(self):
+        env = {}
+        for f in ("servers.env", "peers.env"):
+            path = os.path.join(self.state, f)
+            if not os.access(path, os.R_OK):
+                raise RuntimeError("no %s: run scripts/%s start" % (path, "fb-servers.sh" if f == "servers.env"
+                                                                      else "peer-servers.sh"))
+            env.update(tg.load_env(path))
+        self.servers = tg.Servers(env, self.crypt)
+        missing = [e for e in self.engines if e in tg.PEERS and tg.PEERS[e][1] + "_PORT" not in env]
+        if missing:
+            raise RuntimeError("peers.env names no %s: run scripts/peer-servers.sh start %s" % (
+                ", ".join(missing), " ".join(missing)))
+
+    def tls_dir(self):
+        d = os.path.join(self.out, "tls-client")
+        os.makedirs(os.path.join(self.out, "runs"), exist_ok=True)
+        os.makedirs(d, exist_ok=True)
+        e = self.servers.e
+        for name, key in (("client-cert.pem", "PEER_TLS_CLIENT_CERT"), ("client-key.pem", "PEER_TLS_CLIENT_KEY"),
+                          ("cacert.pem", "PEER_TLS_CERT")):
+            p = os.path.join(d, name)
+            if os.path.lexists(p):
+                os.unlink(p)
+            if e.get(key):
+                os.symlink(e[key], p)
+        return d
+
+    # ------------------------------------------------------------ sysbench
+
+    def sysbench(self, engine, args, cpu_wrap=(), stdout=None, stderr=None):
+        """sysbench (Firebird: through fbwire-sysbench) in tls-client/, the passwords in its
+        environment only; cwd holds the client TLS files that the mysql driver loads by fixed name."""
+        prog = [self.builds.sysbench_launcher()] if tg.kind(engine) == "fb" else ["sysbench"]
+        return subprocess.Popen(list(cpu_wrap) + prog + args, cwd=os.path.join(self.out, "tls-client"),
+                                env=dict(self.env, **self.servers.env(engine)), stdout=stdout, stderr=stderr,
+                                stdin=subprocess.DEVNULL)
+
+    def setup(self, engine, workload, cmd):
+        st = self.st
+        args = [workload] + tg.setup_options(engine, self.crypt) + self.servers.conn_options(engine) + [
+            "--tables=%d" % wl.tables_for(workload, st.tables), "--table-size=%d" % st.table_size,
+            "--threads=1", cmd]
+        with open(os.path.join(self.out, "runs", "setup-%s-%s.log" % (engine, workload)), "a") as log:
+            p = self.sysbench(engine, args, stdout=log, stderr=subprocess.STDOUT)
+            return p.wait() == 0
+
+    # ------------------------------------------------------------ meta.txt
+
+    def query(self, cmd, env, stdin=None):
+        try:
+            r = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=dict(os.environ, **env),
+                               timeout=30)
+            return (r.stdout + r.stderr).splitlines()
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return [str(e)]
+
+    def settings(self, engine):
+        s, k = self.servers, tg.kind(engine)
+        host, port = s.host_port(engine)
+        if k == "pg":
+            return self.query(["psql", "-X", "-At", "-h", host, "-p", str(port), "-U", s.peer(engine, "USER"),
+                               s.peer(engine, "DB"), "-c",
+                               "SELECT name || '=' || current_setting(name) FROM pg_settings WHERE name IN "
+                               "('shared_buffers','fsync','synchronous_commit','full_page_writes','wal_sync_method',"
+                               "'ssl','max_connections','default_transaction_isolation')"],
+                              {"PGPASSWORD": s.peer(engine, "PASSWORD"), "PGSSLMODE": self.crypt.pg})
+        if k == "mariadb":
+            return self.query(["mariadb", "--no-defaults", "-h", host, "-P", str(port),
+                               "-u", s.peer(engine, "USER"), "-N", "-B", "--skip-ssl", "-e",
+                               "SELECT CONCAT(VARIABLE_NAME, '=', VARIABLE_VALUE) FROM information_schema.GLOBAL_VARIABLES "
+                               "WHERE VARIABLE_NAME IN ('INNODB_BUFFER_POOL_SIZE','INNODB_FLUSH_LOG_AT_TRX_COMMIT',"
+                               "'INNODB_DOUBLEWRITE','LOG_BIN','SYNC_BINLOG','INNODB_FLUSH_METHOD','TX_ISOLATION',"
+                               "'HAVE_SSL','MAX_CONNECTIONS')"],
+                              {"MYSQL_PWD": s.peer(engine, "PASSWORD")})
+        e = s.e
+        sql = ("SET HEADING OFF;\nSELECT 'page_buffers=' || MON$PAGE_BUFFERS, 'page_size=' || MON$PAGE_SIZE, "
+               "'forced_writes=' || MON$FORCED_WRITES FROM MON$DATABASE;\n")
+        lines = self.query(["isql-fb", "-q", self.servers.fb_dsn(engine)],
+                           {"ISC_USER": e["FBW_USER"], "ISC_PASSWORD": e["FBW_PASSWORD"]}, stdin=sql)
+        return [w for line in lines for w in line.split() if "=" in w]
+
+    def meta(self):
+        st, s = self.st, self.servers
+        with open("/proc/loadavg") as f:
+            load = " ".join(f.read().split()[:3])
+        cpu = next((line.split(": ", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+        mem = next((line.split()[1] for line in open("/proc/meminfo") if line.startswith("MemTotal")), "0")
+        osname = next((line.split("=", 1)[1].strip().strip('"') for line in open("/etc/os-release")
+                       if line.startswith("PRETTY_NAME=")), "?")
+        sbv = self.query(["sysbench", "--version"], {})
+        lines = ["date=" + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                 "host=%s %s %s" % (platform.system(), platform.release(), platform.machine()),
+                 "cpu=%s x %d" % (cpu, os.cpu_count() or 0), "memory_kb=" + mem, "os=" + osname,
+                 "sysbench=" + (sbv[0] if sbv else "?"), "loadavg=" + load]
+        for e in tg.ENGINES:
+            if e in ("pg", "mariadb", "fb3", "fb4") or e in self.engines:
+                lines.append("version.%s=%s" % (e, s.version(e)))
+        lines += ["workloads=" + ",".join(st.workloads), "threads=" + ",".join(map(str, st.threads)),
+                  "runs=%d" % st.runs, "time_s=%d" % st.time, "tables=%d" % st.tables,
+                  "table_size=%d" % st.table_size, "capture=" + st.capture,
+                  "capture_time_s=%d" % st.capture_time, "crypt=%d" % st.crypt,
+                  "cpu_tool=" + (self.cpu or "not available: " + self.cpu_note),
+                  "rtt_ms=" + ",".join("%g" % r for r in st.rtt), "rate=" + (st.rate or "")]
+        if self.distance:
+            lines.append("link_tool=" + self.link)
+        for e in self.engines:
+            lines.append("connection.%s=%s" % (e, s.conn_string(e)))
+            lines += ["setting.%s.%s" % (e, x) for x in self.settings(e)]
+        for t in self.targets:
+            lines.append("target.%s=%s %s" % (t.name, t.engine, " ".join(t.options)))
+        text = "\n".join(lines) + "\n"
+        if "password" in text.lower() or any(p in text for p in s.passwords()):
+            raise RuntimeError("a password-like string got into meta.txt; refusing")
+        with open(os.path.join(self.out, "meta.txt"), "w") as f:
+            f.write(text)
+
+    # ------------------------------------------------------------ capture
+
+    def capture_start(self, pcap, port):
+        log = open(pcap + ".log", "w")
+        self.cap_proc = subprocess.Popen(["tcpdump", "-i", "lo", "-n", "-s", "0", "-B", "32768", "-U", "-w", pcap,
+                                          "tcp port %d" % port], stdout=subprocess.DEVNULL, stderr=log)
+        log.close()
+        for _ in range(40):
+            try:
+                if "listening on" in open(pcap + ".log").read():
+                    return True
+            except OSError:
+                pass
+            time.sleep(0.1)
+        say("tcpdump did not start, see %s.log" % pcap)
+        self.capture_kill()
+        return False
+
+    def capture_stop(self, pcap):
+        """On a busy machine tcpdump lags behind the kernel's buffer; stopped too early it loses the
+        end of the run. With -U it writes every packet at once: stop when the file stopped growing
+        for 1 s (0.4 s was not enough at load 10)."""
+        size, same = -1, 0
+        for _ in range(150):
+            if same >= 5:
+                break
+            time.sleep(0.2)
+            try:
+                now = os.stat(pcap).st_size
+            except OSError:
+                now = 0
+            same = same + 1 if now == size else 0
+            size = now
+        self.capture_kill()
+
+    def capture_kill(self):
+        if self.cap_proc:
+            self.cap_proc.send_signal(signal.SIGINT)
+            try:
+                self.cap_proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.cap_proc.kill()
+                self.cap_proc.wait(timeout=5)
+            self.cap_proc = None
+
+    # ------------------------------------------------------------ one run
+
+    def progress(self, total, t0, what):
+        el = int(time.monotonic() - t0)
+        eta = str(el * (total - self.done) // self.done) if self.done else "?"
+        print("[fbwire-compare %s] run %d/%d, %d left, %d s elapsed, ~%s s to go: %s" % (
+            time.strftime("%H:%M:%S"), self.done + 1, total, total - self.done, el, eta, what),
+            file=sys.stderr, flush=True)
+
+    def run_one(self, t, w, n, r, rtt, total, t0):
+        st, e = self.st, t.engine
+        host, port = self.servers.host_port(e)
+        tag = "%s-t%d-%s%s-%s" % (w, n, t.name, rtt_tag(rtt, st.rate), "cap" if r == 0 else "r%d" % r)
+        base = os.path.join(self.out, "runs", tag)
+        secs = st.capture_time if r == 0 else st.time
+        self.progress(total, t0, "%s, %d thread(s), %s%s, %s" % (
+            w, n, t.name, ", RTT %g ms" % rtt if self.distance else "",
+            "captured run" if r == 0 else "repeat %d/%d" % (r, st.runs)))
+        rep = []
+        if t.driver in ("fbwire", "fbclient"):
+            rep = ["--%s-report=%s.report.json" % (t.driver, base)]
+        wrap = [self.cpu, "--port", str(port), "--json", base + ".cpu.json", "--"] if self.cpu else []
+        lk, run = None, {"rtt_ms": rtt, "rate": st.rate}
+        if rtt or st.rate:
+            run["link_rtt_ms"], run["link_note"] = self.link_rtt(rtt)
+            try:
+                lk = linkmod.Link(self.link, (host, port), rtt, st.rate, base + ".link.json", base + ".link.log")
+            except RuntimeError as ex:
+                say("%s: %s" % (tag, ex))
+                self.failed += 1
+                self.done += 1
+                return
+        if r == 0 and not self.capture_start(base + ".pcap", port):
+            if lk:
+                lk.stop()
+            self.failed += 1
+            self.done += 1
+            return
+        opts = t.options + self.servers.conn_options(e, ("127.0.0.1", lk.port) if lk else None)
+        sized = ["--tables=%d" % wl.tables_for(w, st.tables), "--table-size=%d" % st.table_size,
+                 "--threads=%d" % n, "--time=%d" % secs]
+        start = time.monotonic()
+        try:
+            with open(base + ".log", "w") as so, open(base + ".stderr", "w") as se:
+                p = self.sysbench(e, [w] + opts + sized + ["--report-interval=0", "--percentile=95"] + rep + ["run"],
+                                  wrap, so, se)
+                # the servers are shared: count only the connections of this sysbench process (and of
+                # its link); a run during which others were connected has no server CPU figure
+                watch = procnet.Watch(p.pid, port, [lk.proc.pid] if lk else [])
+                rc = p.wait()
+        finally:
+            if lk:
+                lk.stop()
+        ports = watch.stop()
+        watch.write(base + ".ports")
+        if r == 0:
+            self.capture_stop(base + ".pcap")
+            with open(base + ".turns.json", "w") as tj, open(base + ".stderr", "a") as se:
+                subprocess.call([self.pcap, "turns", base + ".pcap", "--port", str(port), "--json"], stdout=tj, stderr=se)
+            if not st.keep:
+                os.unlink(base + ".pcap")
+        with open("/proc/loadavg") as f:
+            load = float(f.read().split()[0])
+        run.update({"target": t.name, "engine": e, "workload": w, "threads": n, "repeat": r, "exit": rc,
+                    "wall": int(time.monotonic() - start), "cpu_note": self.cpu_note, "loadavg": load,
+                    "client_ports": {p_ for k, p_ in ports if k == "O"},
+                    "foreign": sum(1 for k, _ in ports if k == "F"),
+                    "connection": self.servers.conn_string(e) + (" via fbwire-link %s" % " ".join(
+                        linkmod.args(rtt, st.rate)) if lk else ""),
+                    # the direct connection options, as a reader would type them
+                    "options": t.options + sized})
+        doc = record.record(base, run)
+        with open(base + ".json", "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        if doc["sysbench"] is None:
+            self.failed += 1
+        if rc != 0:
+            say("%s: sysbench exit %d, see %s.log and .stderr" % (tag, rc, base))
+            self.failed += 1
+        self.done += 1
+
+    def link_rtt(self, rtt):
+        """The achieved RTT of a link with these settings (measured once per RTT)."""
+        cache = self.__dict__.setdefault("_rtts", {})
+        if rtt not in cache:
+            try:
+                cache[rtt] = (linkmod.measure_rtt(self.link, rtt, self.st.rate), None)
+            except (OSError, RuntimeError) as ex:
+                cache[rtt] = (None, "ping-pong through fbwire-link failed: %s" % ex)
+        return cache[rtt]
+
+    # ------------------------------------------------------------ the whole comparison
+
+    def run(self):
+        st = self.st
+        ncap = 1 if st.capture == "separate" else 0
+        total = len(st.workloads) * len(st.threads) * len(st.rtt) * len(self.targets) * (st.runs + ncap)
+        say("%d runs (%d workloads x %d thread counts x %s%d targets x %d), output in %s" % (
+            total, len(st.workloads), len(st.threads), "%d RTTs x " % len(st.rtt) if self.distance else "",
+            len(self.targets), st.runs + ncap, self.out))
+        t0 = time.monotonic()
+        for w in st.workloads:
+            for e in self.engines:
+                self.setup(e, w, "cleanup")
+                if not self.setup(e, w, "prepare"):
+                    say("prepare %s on %s failed, see %s/runs/setup-%s-%s.log" % (w, e, self.out, e, w))
+                    self.failed += 1
+            for n in st.threads:
+                for rtt in st.rtt:
+                    if ncap:
+                        for t in self.targets:
+                            self.run_one(t, w, n, 0, rtt, total, t0)
+                    for r in range(1, st.runs + 1):
+                        for t in self.targets:
+                            self.run_one(t, w, n, r, rtt, total, t0)
+            for e in self.engines:
+                self.setup(e, w, "cleanup")
+        say("%d runs in %d s, %d problem(s)" % (self.done, int(time.monotonic() - t0), self.failed))

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: MIT
+"""Engines and targets: which sysbench driver and options reach which server, and how.
+
+A target is an engine (pg, pg17, mariadb, mariadb118, fb3, fb4) plus the client that drives it. Wire crypt and TLS
+are always set explicitly (a driver's default may change): off, or on everywhere with crypt.
+Passwords travel in the environment of sysbench only (env()), never in options or records.
+"""
+import re
+
+# Peer engines: name -> (kind, prefix of their variables in peers.env). pg17 and mariadb118 are
+# the Debian 13 pair scripts/peer-servers.sh runs in the chroot; sysbench's drivers of the host
+# reach them over loopback TCP like the Debian 12 pair.
+PEERS = {"pg": ("pg", "PEER_PG"), "pg17": ("pg", "PEER_PG17"),
+         "mariadb": ("mariadb", "PEER_MARIADB"), "mariadb118": ("mariadb", "PEER_MARIADB118")}
+ENGINES = tuple(PEERS) + ("fb3", "fb4")
+FB_KINDS = ("fbwire", "fbwire-pipelined", "fbclient", "fbclient-per-statement")
+BUILTIN = tuple(PEERS) + tuple("%s-%s" % (fb, k) for fb in ("fb3", "fb4") for k in FB_KINDS)
+DEFAULT = ("pg", "mariadb", "fb3-fbwire", "fb4-fbwire")
+
+
+def kind(engine):
+    """pg, mariadb or fb: which driver family reaches the engine."""
+    return PEERS[engine][0] if engine in PEERS else "fb"
+
+
+class Crypt:
+    def __init__(self, on):
+        self.on = bool(on)
+        self.fb = "required" if on else "disabled"
+        self.pg = "require" if on else "disable"
+        self.my = "on" if on else "off"
+
+
+def engine_of(base):
+    if base in PEERS:
+        return base
+    m = re.match(r"^(fb[34])-", base)
+    if m and base in BUILTIN:
+        return m.group(1)
+    return None
+
+
+def driver_options(base, crypt):
+    """A built-in target's driver options (no connection options)."""
+    if base in PEERS:
+        return setup_options(base, crypt)
+    kind = base[4:]
+    fbwire = ["--db-driver=fbwire", "--fbwire-wire-crypt=" + crypt.fb]
+    return {
+        "fbwire": fbwire,
+        # the pipeline of issue #9 (--fbwire-pipeline)
+        "fbwire-pipelined": fbwire + ["--fbwire-pipeline=transaction"],
+        "fbclient": ["--db-driver=fbclient", "--fbclient-wire-crypt=" + crypt.fb, "--fbclient-autocommit=shared"],
+        "fbclient-per-statement": ["--db-driver=fbclient", "--fbclient-wire-crypt=" + crypt.fb,
+                                   "--fbclient-autocommit=per-statement"],
+    }[kind]
+
+
+def setup_options(engine, crypt):
+    """Driver options for prepare and cleanup."""
+    if kind(engine) == "pg":
+        return ["--db-driver=pgsql"]
+    if kind(engine) == "mariadb":
+        return ["--db-driver=mysql", "--mysql-ssl=" + crypt.my]
+    return ["--db-driver=fbwire", "--fbwire-wire-crypt=" + crypt.fb]
+
+
+class Target:
+    def __init__(self, name, base, extra, crypt):
+        self.name, self.base = name, base
+        self.engine = engine_of(base)
+        if self.engine is None:
+            raise ValueError("unknown target '%s' (pg, pg17, mariadb, mariadb118, fb3|fb4-fbwire, -fbwire-pipelined, -fbclient, "
+                             "-fbclient-per-statement, or --target NAME=BASE:OPTIONS)" % name)
+        self.options = driver_options(base, crypt) + [o for o in extra.split() if o]
+        self.driver = next((o.split("=", 1)[1] for o in self.options if o.startswith("--db-driver=")), None)
+
+
+def parse_spec(spec):
+    """--target NAME=BASE[:extra sysbench options] -> (name, base, extra)"""
+    name, eq, rest = spec.partition("=")
+    if not eq or not name:
+        raise ValueError("--target takes NAME=BASE[:OPTIONS]")
+    base, _, extra = rest.partition(":")
+    return name, base, extra
+
+
+def resolve(names, specs, crypt):
+    """Targets in the order named; specs: name -> (base, extra) from --target."""
+    out = []
+    for n in names:
+        base, extra = specs.get(n, (n, ""))
+        out.append(Target(n, base, extra, crypt))
+    return out
+
+
+def load_env(path):
+    """KEY=value lines of servers.env / peers.env (written by the provisioning scripts)."""
+    env = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line.rstrip("\n"))
+            if m:
+                v = m.group(2)
+                if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+                    v = v[1:-1]
+                env[m.group(1)] = v
+    return env
+
+
+class Servers:
+    """Where each engine listens, from the provisioning scripts' env files."""
+
+    def __init__(self, env, crypt):
+        self.e, self.crypt = env, crypt
+
+    def peer(self, engine, what):
+        """A peer's variable from peers.env: HOST, PORT, USER, DB, PASSWORD, VERSION."""
+        return self.e["%s_%s" % (PEERS[engine][1], what)]
+
+    def host_port(self, engine):
+        if engine in PEERS:
+            return self.peer(engine, "HOST"), int(self.peer(engine, "PORT"))
+        s = engine.upper()
+        return self.e["FBW_%s_HOST" % s], int(self.e["FBW_%s_PORT" % s])
+
+    def fb_dsn(self, engine, host=None, port=None, db=None):
+        s = engine.upper()
+        h, p = self.host_port(engine)
+        return "%s/%s:%s/%s" % (host or h, port or p, self.e["FBW_DBDIR_" + s], db or self.e["PEER_FB_DB"])
+
+    def conn_options(self, engine, via=None):
+        """Connection options; via = (host, port) of a link in front of the server."""
+        h, p = via or self.host_port(engine)
+        k = kind(engine)
+        if k in ("pg", "mariadb"):
+            o = "--pgsql-" if k == "pg" else "--mysql-"
+            return [o + "host=" + h, o + "port=%d" % p, o + "user=" + self.peer(engine, "USER"),
+                    o + "db=" + self.peer(engine, "DB")]
+        dsn = self.fb_dsn(engine, h, p)
+        return ["--fbwire-db=" + dsn, "--fbclient-db=" + dsn]
+
+    def conn_string(self, engine):
+        """For the record: no password."""
+        k = kind(engine)
+        if k in ("pg", "mariadb"):
+            h, p = self.host_port(engine)
+            tail = "sslmode=" + self.crypt.pg if k == "pg" else "ssl=" + self.crypt.my
+            return "%s://%s@%s:%d/%s?%s" % ("postgresql" if k == "pg" else "mysql", self.peer(engine, "USER"), h, p,
+                                           self.peer(engine, "DB"), tail)
+        return "%s user %s wire_crypt=%s" % (self.fb_dsn(engine), self.e["FBW_USER"], self.crypt.fb)
+
+    def version(self, engine):
+        if engine in PEERS:
+            return self.e.get("%s_VERSION" % PEERS[engine][1], "?")
+        return self.e.get("FBW_%s_VERSION" % engine.upper(), "?")
+
+    def env(self, engine=None):
+        """The passwords for the environment of sysbench run against engine (and the TLS mode)."""
+        e = self.e
+        out = {"PGSSLMODE": self.crypt.pg, "ISC_USER": e.get("FBW_USER", ""), "ISC_PASSWORD": e.get("FBW_PASSWORD", ""),
+               "PGPASSWORD": e.get("PEER_PG_PASSWORD", ""), "MYSQL_PWD": e.get("PEER_MARIADB_PASSWORD", "")}
+        if engine in PEERS:
+            out["PGPASSWORD" if kind(engine) == "pg" else "MYSQL_PWD"] = e.get(PEERS[engine][1] + "_PASSWORD", "")
+        return out
+
+    def passwords(self):
+        return [v for k, v in self.e.items() if k.endswith("PASSWORD") and v]
