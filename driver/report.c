@@ -33,6 +33,8 @@ struct fbw_rep_conn {
 
 #define OPS_COPY_EVERY 256u
 #define TOTALS_AT offsetof(fbw_stats, packets_sent) /* the totals follow the per-op table */
+_Static_assert(offsetof(fbw_stats, op) == 0 && TOTALS_AT == sizeof(((fbw_stats *)0)->op),
+               "fbw_stats: the per-op table first, then only totals (copied per charge)");
 
 struct fbw_rep {
     pthread_mutex_t lock;  /* guards the list, never taken on the statement path */

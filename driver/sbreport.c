@@ -38,6 +38,7 @@ struct fbw_sbrep {
     const fbw_be_conf *conf;
     fbw_cpu_mode cpu_mode;       /* --P-accounting */
     int cost;                    /* --P-accounting=cost-*: measure the accounting, no report */
+    fbw_sbrep_conn *live;        /* connections not finally detached (under lock) */
     fbw_cost_result cost_res;    /* under lock */
     char *json_path;
     fbw_rep *rep;
@@ -62,6 +63,7 @@ struct fbw_sbrep_conn {
     fbw_rep_conn *acc;
     fbw_tap *tap;
     fbw_be_conn *bc;
+    fbw_sbrep_conn *next_live;   /* fbw_sbrep.live */
     fbw_cpu_sampler sampler;     /* which calls have their CPU clock read */
     fbw_cpu_how how;             /* the call begun: UNTIMED when none */
     fbw_cost_probe probe;        /* cost mode: which calls are accounted */
@@ -354,8 +356,13 @@ void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **cp, fbw_be_conn *bc, i
         fbw_tap_free(t);
         return;
     }
-    if (!c->r) /* first attach: the sampler lives as long as the connection object */
+    if (!c->r) { /* first attach: the sampler lives as long as the connection object */
         fbw_cpu_sampler_init(&c->sampler, r->cpu_mode, (uint64_t)(uintptr_t)c);
+        pthread_mutex_lock(&r->lock);
+        c->next_live = r->live;
+        r->live = c;
+        pthread_mutex_unlock(&r->lock);
+    }
     c->r = r;
     c->bc = bc;
     fbw_tap *handshake = NULL;
@@ -384,9 +391,27 @@ void fbw_sbrep_detach(fbw_sbrep_conn **cp, int final)
     c->bc = NULL;
     fbw_rep_conn_restart(c->acc); /* the accumulator stays with the report */
     if (final) {
+        pthread_mutex_lock(&c->r->lock);
+        for (fbw_sbrep_conn **pp = &c->r->live; *pp; pp = &(*pp)->next_live)
+            if (*pp == c) {
+                *pp = c->next_live;
+                break;
+            }
+        pthread_mutex_unlock(&c->r->lock);
         free(c);
         *cp = NULL;
     }
+}
+
+/* At done, for connections the script never closed: their per-op tables, which the statement
+ * path copies only now and then (report.h), complete before the merge. No worker runs now. */
+static void snapshot_open_connections(fbw_sbrep *r)
+{
+    pthread_mutex_lock(&r->lock);
+    for (fbw_sbrep_conn *c = r->live; c; c = c->next_live)
+        if (c->bc || c->tap)
+            fbw_rep_conn_snapshot(c->acc, source(c));
+    pthread_mutex_unlock(&r->lock);
 }
 
 /* ---------------------------------------------------------------- run metadata */
@@ -560,6 +585,7 @@ void fbw_sbrep_done(fbw_sbrep *r)
         r->host.log_text(FBW_SB_LOG_NOTICE, "%s: %s", r->driver, line);
         fbw_cost_free(&r->cost_res);
     } else if (fbw_rep_connections(r->rep) > 0) {
+        snapshot_open_connections(r);
         report(r);
     }
     fbw_rep_free(r->rep);
