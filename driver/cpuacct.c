@@ -132,6 +132,19 @@ int fbw_cost_next_call(fbw_cost_probe *p)
     return 1;
 }
 
+static void add_ratio(fbw_cost_result *res, double ratio)
+{
+    if (res->n == res->cap) {
+        size_t cap = res->cap ? res->cap * 2 : 256;
+        double *n = realloc(res->ratios, cap * sizeof *n);
+        if (!n)
+            return;
+        res->ratios = n;
+        res->cap = cap;
+    }
+    res->ratios[res->n++] = ratio;
+}
+
 void fbw_cost_block(fbw_cost_probe *p, uint64_t now_ns, fbw_cost_result *res)
 {
     if (p->left == 0) { /* the first call: start an unaccounted block */
@@ -144,22 +157,16 @@ void fbw_cost_block(fbw_cost_probe *p, uint64_t now_ns, fbw_cost_result *res)
     if (p->on) {
         res->on_ns += now_ns - p->t0;
         res->on_calls += FBW_COST_BLOCK;
-        if (p->off_per_call > 0) {
-            if (res->n == res->cap) {
-                size_t cap = res->cap ? res->cap * 2 : 256;
-                double *n = realloc(res->ratios, cap * sizeof *n);
-                if (n) {
-                    res->ratios = n;
-                    res->cap = cap;
-                }
-            }
-            if (res->n < res->cap)
-                res->ratios[res->n++] = per_call / p->off_per_call - 1.0;
-        }
+        p->on_per_call = per_call;
     } else {
         res->off_ns += now_ns - p->t0;
         res->off_calls += FBW_COST_BLOCK;
+        /* An accounted block against the mean of the unaccounted ones on either side: a drift
+         * of the machine during the run cancels out instead of favouring one kind. */
+        if (p->on_per_call > 0 && p->off_per_call > 0 && per_call > 0)
+            add_ratio(res, p->on_per_call / ((p->off_per_call + per_call) / 2) - 1.0);
         p->off_per_call = per_call;
+        p->on_per_call = 0;
     }
     p->on = !p->on;
     p->left = FBW_COST_BLOCK;
@@ -190,8 +197,8 @@ void fbw_cost_summary(fbw_cost_result *res, const char *method, char *buf, size_
     double on = res->on_calls ? (double)res->on_ns / (double)res->on_calls / 1e3 : 0;
     double off = res->off_calls ? (double)res->off_ns / (double)res->off_calls / 1e3 : 0;
     snprintf(buf, cap,
-             "accounting cost (%s): %+.2f%% of client CPU per call, median of %zu paired blocks of %u "
-             "calls (quartiles %+.2f%% .. %+.2f%%); pooled: %.3f us per call accounted, %.3f us not "
+             "accounting cost (%s): %+.2f%% of client CPU per call, median of %zu accounted blocks "
+             "of %u calls, each against the unaccounted blocks around it (quartiles %+.2f%% .. %+.2f%%); pooled: %.3f us per call accounted, %.3f us not "
              "(%+.2f%%)",
              method, 100 * quantile(res->ratios, res->n, 0.5), res->n, FBW_COST_BLOCK,
              100 * quantile(res->ratios, res->n, 0.25), 100 * quantile(res->ratios, res->n, 0.75),

@@ -82,9 +82,10 @@ uint64_t fbw_cpu_estimate(const fbw_cpu_cls *c);
  * shared (+-40% between neighbouring runs here), so the comparison is made inside one thread:
  * blocks of FBW_COST_BLOCK driver calls alternate between no accounting at all and the method
  * measured. The thread CPU clock is read only at block boundaries (once per block in both
- * kinds), and each accounted block is compared with the unaccounted block just before it: the
- * median of those paired ratios is the cost, as a share of the client CPU per call (blocks hold
- * whole events of the same mix, so it is also the share per event). */
+ * kinds), and each accounted block is compared with the mean of the unaccounted blocks just
+ * before and after it (a drift during the run cancels): the median of those ratios is the cost,
+ * as a share of the client CPU per call (blocks hold whole events of the same mix, so it is also
+ * the share per event). */
 #define FBW_COST_BLOCK 256u
 
 typedef struct fbw_cost_probe {
@@ -92,11 +93,12 @@ typedef struct fbw_cost_probe {
     int on;              /* the current block is accounted */
     uint64_t t0;         /* thread CPU at the current block's start */
     double off_per_call; /* ns per call of the last unaccounted block, 0 when none */
+    double on_per_call;  /* ns per call of the accounted block since then, 0 when none */
 } fbw_cost_probe;
 
 typedef struct fbw_cost_result {
     uint64_t on_ns, on_calls, off_ns, off_calls;
-    double *ratios;      /* per pair: accounted / unaccounted CPU per call - 1 */
+    double *ratios;      /* per accounted block: its CPU per call / its neighbours' - 1 */
     size_t n, cap;
 } fbw_cost_result;
 
