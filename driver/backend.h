@@ -64,6 +64,10 @@ typedef struct fbw_be_conf {
     int debug;                /* log extra detail to stderr */
     int create_db;            /* sbdrv.c: create the database when the attach finds none */
     int page_size;            /* create: page size in bytes, 0 = server default */
+    int connect_timeout;      /* seconds for TCP connect + login + attach (> 0) */
+    int timeout;              /* fbwire: seconds any later wait for the server may last without a
+                                 byte (> 0); the wait then fails fatally, naming the request.
+                                 fbclient cannot bound these waits (docs/sysbench.md) */
 } fbw_be_conf;
 
 /* A fully fetched result. Cells are row-major; a cell's bytes live in `arena` at `off`.

@@ -65,7 +65,7 @@ enum {
 enum { SQLDA_VERSION1 = 1, SQL_DIALECT_V6 = 3, DSQL_CLOSE = 1, DSQL_DROP = 2 };
 enum {
     DPB_VERSION1 = 1, DPB_PAGE_SIZE = 4, DPB_USER_NAME = 28, DPB_PASSWORD = 29,
-    DPB_SQL_DIALECT = 63, DPB_CONFIG = 87
+    DPB_CONNECT_TIMEOUT = 57, DPB_SQL_DIALECT = 63, DPB_CONFIG = 87
 };
 enum {
     TPB_VERSION3 = 3, TPB_CONSISTENCY = 1, TPB_CONCURRENCY = 2, TPB_WAIT = 6, TPB_NOWAIT = 7,
@@ -416,6 +416,11 @@ static int build_dpb(const fbw_be_conf *f, int create, char *dpb, size_t cap, si
         n = dpb_put(dpb, n, cap, DPB_CONFIG, config, (size_t)cn);
     if (n && create && f->page_size > 0)
         n = dpb_put(dpb, n, cap, DPB_PAGE_SIZE, page, sizeof page);
+    /* The only wait fbclient lets a caller bound: TCP connect and the login (seconds). */
+    const char ct[4] = {(char)(f->connect_timeout & 0xff), (char)((f->connect_timeout >> 8) & 0xff),
+                        (char)((f->connect_timeout >> 16) & 0xff), 0};
+    if (n && f->connect_timeout > 0)
+        n = dpb_put(dpb, n, cap, DPB_CONNECT_TIMEOUT, ct, sizeof ct);
     if (n == 0)
         return fbw_err_set(err, FBW_E_USAGE,
                            "fbclient: user, password or auth list longer than 255 bytes");

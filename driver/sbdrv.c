@@ -38,6 +38,12 @@
  *   --P-create-db[=on|off]   create the database when it does not exist [off]; never touches
  *                            an existing one
  *   --P-page-size=N          page size of a database --P-create-db creates [0: server default]
+ *   --P-connect-timeout=N    seconds for TCP connect, login and attach [30] (fbclient:
+ *                            isc_dpb_connect_timeout)
+ *   --fbwire-timeout=N       seconds any later wait for the server may go without a reply [60];
+ *                            then the connection is closed with an error naming the request
+ *                            (fatal, or a reconnect under ignore-errors=network). fbclient has no
+ *                            such bound (docs/sysbench.md)
  * General options honoured: --db-ps-mode=disable (values inlined as literals), --db-debug
  * (every statement, rewrite and outcome is logged).
  *
@@ -117,7 +123,8 @@ static fbw_sb_host HOST;
 
 /* ---------------------------------------------------------------- options */
 
-#define FB_ARGS(P)                                                                              \
+/* EXTRA: entries only one backend has (fbclient cannot bound the waits after connect). */
+#define FB_ARGS(P, EXTRA)                                                                       \
     {                                                                                           \
         {P "-db", "connection string host[/port]:path or alias", "localhost:sbtest",            \
          SB_ARG_TYPE_STRING, NULL},                                                             \
@@ -165,11 +172,17 @@ static fbw_sb_host HOST;
          "off", SB_ARG_TYPE_BOOL, NULL},                                                        \
         {P "-page-size", "page size of a database that create-db creates (0: server default)", \
          "0", SB_ARG_TYPE_INT, NULL},                                                           \
-        {NULL, NULL, NULL, SB_ARG_TYPE_NULL, NULL},                                             \
+        {P "-connect-timeout", "seconds for TCP connect, login and attach", "30",               \
+         SB_ARG_TYPE_INT, NULL},                                                                \
+        EXTRA{NULL, NULL, NULL, SB_ARG_TYPE_NULL, NULL},                                        \
     }
 
-static sb_arg ARGS_FBWIRE[] = FB_ARGS("fbwire");
-static sb_arg ARGS_FBCLIENT[] = FB_ARGS("fbclient");
+#define FBWIRE_TIMEOUT_ARG                                                                      \
+    {"fbwire-timeout", "seconds any wait for the server may last without a reply before the "    \
+     "connection is closed with an error naming the request", "60", SB_ARG_TYPE_INT, NULL},
+
+static sb_arg ARGS_FBWIRE[] = FB_ARGS("fbwire", FBWIRE_TIMEOUT_ARG);
+static sb_arg ARGS_FBCLIENT[] = FB_ARGS("fbclient", );
 
 static const char *opt_string(const fbw_sbdrv *d, const char *suffix)
 {
@@ -312,6 +325,8 @@ static int read_options(fbw_sbdrv *d)
     f->auth = opt_string(d, "auth");
     f->create_db = opt_flag(d, "create-db");
     f->page_size = opt_int(d, "page-size");
+    f->connect_timeout = opt_int(d, "connect-timeout");
+    f->timeout = d->be == &fbw_backend_fbwire ? opt_int(d, "timeout") : 0;
     const char *iso = opt_string(d, "isolation");
     const char *ac = opt_string(d, "autocommit");
     const char *pipe = opt_string(d, "pipeline");
@@ -342,6 +357,10 @@ static int read_options(fbw_sbdrv *d)
         why = d->be == &fbw_backend_fbwire
                   ? "invalid --%s-pipeline (off or transaction)"
                   : "invalid --%s-pipeline (only off: only fbwire pipelines)";
+    if (why == NULL && (f->connect_timeout < 1 || f->connect_timeout > 86400))
+        why = "invalid --%s-connect-timeout (1..86400 seconds)";
+    if (why == NULL && d->be == &fbw_backend_fbwire && (f->timeout < 1 || f->timeout > 86400))
+        why = "invalid --%s-timeout (1..86400 seconds)";
     if (why == NULL && f->lock_timeout < -1)
         why = "invalid --%s-lock-timeout (-1, 0 or seconds)";
     if (why != NULL) {
@@ -417,6 +436,7 @@ static sbconn *conn_of(const sb_conn *con)
 #define ISC_WIRECRYPT_INCOMPATIBLE 335545064u
 #define ISC_MISS_WIRECRYPT 335545065u
 #define ISC_WIRECRYPT_PLUGIN 335545067u
+#define ISC_CONNECT_REJECT 335544421u /* also fbclient's word for a connect timeout */
 
 static int has_gds(const fbw_err *e, uint32_t code)
 {
@@ -457,6 +477,9 @@ static void connect_hint(const fbw_sbdrv *d, const fbw_err *e, char *out, size_t
                  p, p, p, d->conf.auth ? d->conf.auth : "the client default Srp256,Srp");
     else if (db_missing(e))
         snprintf(out, cap, " (if the database does not exist, --%s-create-db=on creates it)", p);
+    else if (has_gds(e, ISC_CONNECT_REJECT))
+        snprintf(out, cap, " (fbclient says this too when the server did not answer within "
+                 "--%s-connect-timeout=%d)", p, d->conf.connect_timeout);
 }
 
 /* Create the database when the attach found none and --P-create-db is on. Serialized: sysbench's
@@ -557,8 +580,12 @@ static int reattach(sbconn *sc)
     sc->d->be->disconnect(sc->bc);
     sc->bc = NULL;
     sc->in_txn = 0;
-    struct timespec pause = {0, 10 * 1000 * 1000};
-    for (int i = 0; i < RECONNECT_SECONDS * 100 && !*HOST.sb_error; i++) {
+    struct timespec pause = {0, 10 * 1000 * 1000}, t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* Bounded by time, not attempts: against a stalled server each attempt itself lasts up to
+     * the connect timeout. */
+    for (now = t0; now.tv_sec - t0.tv_sec < RECONNECT_SECONDS && !*HOST.sb_error;
+         clock_gettime(CLOCK_MONOTONIC, &now)) {
         fbw_err_clear(&sc->err);
         fbw_sbrep_connect_begin(sc->d->rep);
         int rc = sc->d->be->connect(&sc->d->conf, &sc->bc, &sc->err);
@@ -658,7 +685,18 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
             rs->counter = SB_CNT_RECONNECT;
             return SB_DB_ERROR_IGNORABLE;
         }
-        HOST.log_text(FBW_SB_LOG_FATAL, "%s: connection lost: %s", d->prefix, e->msg);
+        /* A write outside BEGIN ... COMMIT commits with its own reply: with the reply lost,
+         * whether it is in the database is unknown (a COMMIT's own error says so already). */
+        fbw_sql_class cls = sql ? fbw_classify(sql, len) : FBW_CLS_OTHER;
+        int autocommit_write = !sc->in_txn && (cls == FBW_CLS_UPDATE_INDEX ||
+                                               cls == FBW_CLS_UPDATE_NON_INDEX ||
+                                               cls == FBW_CLS_DELETE || cls == FBW_CLS_INSERT ||
+                                               cls == FBW_CLS_BULK_INSERT || cls == FBW_CLS_DDL);
+        HOST.log_text(FBW_SB_LOG_FATAL, "%s: connection lost during '%.*s': %s%s", d->prefix,
+                      (int)(len > 200 ? 200 : len), sql ? sql : "", e->msg,
+                      autocommit_write ? "; the statement ran in autocommit: whether it was "
+                                         "committed is unknown"
+                                       : "");
         return SB_DB_ERROR_FATAL;
     }
     if (is_ignorable(d, e)) {

@@ -5,8 +5,11 @@
 # fbwire negotiates with them and what a session costs on the wire (fbwire-sql --info on FB3 and
 # FB4), then benchmark: the stock sysbench 1.0.20 runs oltp_read_write through the fbwire driver
 # against a database on disk (prepare, run, cleanup) and prints its report, followed by the
-# driver's Firebird wire statistics. Every step checks before it acts, so running it again only
-# rebuilds what changed.
+# driver's Firebird wire statistics. It ends with what fbwire is for, at a glance: oltp_read_only
+# through fbclient, fbwire and fbwire pipelined, directly and through fbwire-link at 1 ms RTT, as
+# one small table of TPS and round trips per event (fbwire-compare --preset glance; about 45 s;
+# the full reports stay in build/glance). Every step checks before it acts, so running it again
+# only rebuilds what changed.
 #
 #   scripts/main.sh
 #
@@ -17,6 +20,7 @@
 # FBWIRE_SB_TABLES, FBWIRE_SB_TABLE_SIZE, FBWIRE_SB_THREADS, FBWIRE_SB_TIME (seconds)
 # FBWIRE_SB_QUICK=1         a short smoke run instead: 2 x 1,000 rows, 2 threads, 3 s
 # FBWIRE_SB=0               skip the benchmark
+# FBWIRE_GLANCE=0           skip the side-by-side at the end (it runs on FBWIRE_SB_SERVER too)
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -102,6 +106,15 @@ if [ "${FBWIRE_SB:-1}" != 0 ]; then
   step sysbench-prepare sb_prepare
   step sysbench-run sb run --time="$SB_TIME"
   step sysbench-cleanup sb cleanup
+fi
+
+# ---- the side-by-side: what the round trips cost once the server is 1 ms away (docs/compare.md) ----
+if [ "${FBWIRE_GLANCE:-1}" != 0 ]; then
+  GLANCE_OUT=$BUILD/glance
+  rm -rf "$GLANCE_OUT"   # its summary reads every run in the directory: only this one's
+  echo
+  step glance env FBWIRE_STATE="$STATE" "$PREFIX/bin/fbwire-compare" --preset glance "$GLANCE_OUT" \
+    --server "${FBWIRE_SB_SERVER:-fb3}"
 fi
 echo
 echo "=== main.sh: done in $((SECONDS - T0)) s"

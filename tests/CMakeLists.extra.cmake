@@ -164,6 +164,24 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-report)
                        SKIP_RETURN_CODE 77)
 endif()
 
+# scripts/main.sh's last step, `fbwire-compare --preset glance`, with 1 s runs of 1,000 rows on FB3:
+# every row of its table measured, round trips per event as README.md and docs/sysbench.md give
+# them (tests/sysbench/glance_check.py). No capture, so no root; about 30 s.
+if(FBW_DEBIAN_PYTHON3 AND TARGET fbwire-sysbench AND TARGET fbwire-link)
+  set(FBW_GLANCE_ENV FBWIRE_SYSBENCH_LIB=$<TARGET_FILE:fbwire-sysbench> FBWIRE_LINK=$<TARGET_FILE:fbwire-link>)
+  if(TARGET fbwire-cpu)
+    list(APPEND FBW_GLANCE_ENV FBWIRE_CPU=$<TARGET_FILE:fbwire-cpu>)
+  endif()
+  if(TARGET fbwire-report)
+    list(APPEND FBW_GLANCE_ENV FBWIRE_REPORT=$<TARGET_FILE:fbwire-report>)
+  endif()
+  add_test(NAME sysbench_glance
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1 ${FBW_GLANCE_ENV}
+                   ${FBW_DEBIAN_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/glance_check.py
+                   ${CMAKE_SOURCE_DIR}/tools/fbwire-compare ${CMAKE_SOURCE_DIR})
+  set_tests_properties(sysbench_glance PROPERTIES LABELS sysbench TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+
 # PostgreSQL 17 and MariaDB 11.8 in the Debian 13 chroot (scripts/peer-servers.sh pg17,
 # mariadb118): versions, the settings of docs/compare.md and TLS, through the host's psql and
 # mariadb clients (tests/peers/debian13.sh). As root it starts them (about 25 s the first time,
@@ -186,3 +204,31 @@ set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
 # A man page for every installed program (help2man at build time), rendered by man -l.
 add_test(NAME tools_manpages COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/manpages.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(tools_manpages PROPERTIES LABELS unit TIMEOUT 120)
+
+# The timeout tests stall a stock server (SIGSTOP, bounded by a watchdog; tests/support/stall.h):
+# the helper for the shell tests, and one lock so two tests never stall the same server at once.
+add_executable(fbwire-test-stall ${CMAKE_CURRENT_SOURCE_DIR}/stall/main.c
+               ${CMAKE_CURRENT_SOURCE_DIR}/support/stall.c)
+target_include_directories(fbwire-test-stall PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
+target_link_libraries(fbwire-test-stall PRIVATE fbwire_core)
+if(TARGET integ_test_stall)
+  set_tests_properties(integ_test_stall PROPERTIES RESOURCE_LOCK fbwire_stock_servers)
+endif()
+# fbwire-sql --timeout against a stock server stopped mid-script (about 10 s).
+if(TARGET fbwire-sql)
+  add_test(NAME tools_sql_stall COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/stall.sh
+           --stall $<TARGET_FILE:fbwire-test-stall> --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_sql_stall PROPERTIES LABELS integ TIMEOUT 120
+                       RESOURCE_LOCK fbwire_stock_servers)
+endif()
+
+# A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
+# build tree by the script) runs its own session on FB3 and FB4 under tcpdump, and fbwire-pcap's
+# stats, dump and replay --list are checked against it (tests/node/). Skipped (exit 77, with the
+# reason) without npm/node, root or registry access.
+if(TARGET fbwire-pcap)
+  add_test(NAME integ_node_firebird
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/node/node-firebird.sh ${CMAKE_BINARY_DIR})
+  set_tests_properties(integ_node_firebird PROPERTIES LABELS integ TIMEOUT 300
+                       SKIP_RETURN_CODE 77)
+endif()

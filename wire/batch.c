@@ -462,7 +462,8 @@ void fbw_batch_free(fbw_batch *b)
         return;
     if (b->created && fbw_conn_get_state(b->conn) == FBW_CS_READY)
         fbw_batch_release(b);
-    if (b->pending > 0)
+    /* A failed connection calls no reply handler again: nothing would ever free a zombie. */
+    if (b->pending > 0 && fbw_conn_get_state(b->conn) != FBW_CS_FAILED)
         b->zombie = 1;
     else
         destroy(b);

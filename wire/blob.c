@@ -759,7 +759,8 @@ void fbw_blob_free(fbw_blob *b)
         fbw_buf_reset(&b->out);
         end_object(b, b->mode == MODE_WRITE ? FBW_OP_CANCEL_BLOB : FBW_OP_CLOSE_BLOB, on_ignore);
     }
-    if (b->pending > 0)
+    /* A failed connection calls no reply handler again: nothing would ever free a zombie. */
+    if (b->pending > 0 && fbw_conn_get_state(b->conn) != FBW_CS_FAILED)
         b->zombie = 1;
     else
         destroy(b);

@@ -4,6 +4,7 @@
 
 #include "dsn.h"
 #include "keylog.h"
+#include "ops.h"
 #include "sock.h"
 
 #include <openssl/crypto.h>
@@ -20,6 +21,8 @@ struct fbw_client {
     fbw_conn *conn;
     fbw_err err;
     int timeout_ms;
+    int connect_timeout_ms;
+    int create;           /* attaching means op_create (for naming the wait) */
     uint64_t deadline_ns; /* while connecting: the whole login must finish by then (0 = none) */
     uint8_t *rbuf; /* heap, not stack: sysbench threads have 64 KiB stacks */
     /* Cancel (fbw_client_cancel, from another thread). The waiting thread owns the connection
@@ -57,14 +60,101 @@ static int take_conn_error(fbw_client *cl, int rc)
 
 static int read_once(fbw_client *cl, int timeout_ms, int cancellable);
 
+/* "5 s" or "1500 ms". */
+static void fmt_ms(char *b, size_t n, int ms)
+{
+    if (ms % 1000 == 0)
+        snprintf(b, n, "%d s", ms / 1000);
+    else
+        snprintf(b, n, "%d ms", ms);
+}
+
+/* What the connection is waiting for: the login step, or the oldest outstanding request, how many
+ * follow it, and whether a COMMIT is among them (its outcome is then unknown to us). */
+static void describe_wait(fbw_client *cl, char *b, size_t n)
+{
+    switch (fbw_conn_get_state(cl->conn)) {
+    case FBW_CS_CONNECTING: snprintf(b, n, "the reply to op_connect"); return;
+    case FBW_CS_AUTH: snprintf(b, n, "the authentication reply (op_cont_auth)"); return;
+    case FBW_CS_CRYPT: snprintf(b, n, "the reply to op_crypt"); return;
+    case FBW_CS_ATTACHING:
+        snprintf(b, n, "the reply to %s", cl->create ? "op_create" : "op_attach");
+        return;
+    default: break;
+    }
+    int total = fbw_conn_outstanding(cl->conn), commit = 0;
+    if (total <= 0) {
+        snprintf(b, n, "the server");
+        return;
+    }
+    /* Name the oldest request the server answers at once: replies it defers (lazy send) to
+     * earlier requests, e.g. op_free_statement, come with that answer but are not what waits. */
+    int first = -1;
+    for (int i = 0; i < total; i++) {
+        int32_t op = fbw_conn_pending_op(cl->conn, (size_t)i);
+        commit |= op == FBW_OP_COMMIT || op == FBW_OP_COMMIT_RETAINING;
+        if (first < 0 && !fbw_conn_pending_deferred(cl->conn, (size_t)i))
+            first = i;
+    }
+    if (first < 0)
+        first = 0;
+    char name[40];
+    int k = snprintf(b, n, "the reply to %s", fbw_op_name(fbw_conn_pending_op(cl->conn,
+                                                                              (size_t)first),
+                                                          name, sizeof name));
+    int others = total - 1;
+    if (others > 0 && k > 0 && (size_t)k < n)
+        k += snprintf(b + k, n - (size_t)k, " (%d more request%s outstanding)", others,
+                      others > 1 ? "s" : "");
+    if (commit && k > 0 && (size_t)k < n)
+        snprintf(b + k, n - (size_t)k, "; a COMMIT was sent and never answered: its outcome is "
+                 "unknown (the transaction may or may not have been committed)");
+}
+
+/* A wait ended without the reply (timeout, lost or failed socket): say which wait, close the
+ * socket and fail the connection, so nothing waits on it again (a close does not try to detach). */
+static int give_up(fbw_client *cl, int rc, int sending)
+{
+    char what[320], t[32];
+    describe_wait(cl, what, sizeof what);
+    if (rc == FBW_E_TIMEOUT) {
+        int connecting = cl->deadline_ns != 0;
+        fmt_ms(t, sizeof t, connecting ? cl->connect_timeout_ms : cl->timeout_ms);
+        if (sending)
+            fbw_err_set(&cl->err, rc, "the server took no data for %s while requests were sent, "
+                        "waiting for %s; the connection was closed", t, what);
+        else if (connecting)
+            fbw_err_set(&cl->err, rc, "the login timed out: no reply from the server within the "
+                        "connect timeout of %s, waiting for %s; the connection was closed", t, what);
+        else
+            fbw_err_set(&cl->err, rc, "no reply from the server for %s while waiting for %s; the "
+                        "connection was closed", t, what);
+    } else if (rc == FBW_E_EOF && !sending) {
+        fbw_err_set(&cl->err, rc, "connection lost: server closed the connection while fbwire "
+                    "waited for %s", what);
+    } else {
+        char was[FBW_ERR_MSG_MAX];
+        snprintf(was, sizeof was, "%s", cl->err.msg[0] ? cl->err.msg : fbw_rc_name(rc));
+        int sys = cl->err.sys_errno;
+        fbw_err_set(&cl->err, rc, "%s, waiting for %s", was, what);
+        cl->err.sys_errno = sys;
+    }
+    fbw_conn_fail(cl->conn, &cl->err);
+    fbw_sock_close(&cl->sock);
+    return rc;
+}
+
 /* Write everything queued. Pipelined requests may ask for more reply bytes than the socket buffers
  * hold: when the send would block and replies are waiting, read them first (the server stops
- * reading while it cannot write, so writing only would deadlock), then go on writing. */
+ * reading while it cannot write, so writing only would deadlock), then go on writing. Each step
+ * that makes no progress is bounded by timeout_ms. */
 static int flush(fbw_client *cl, int timeout_ms)
 {
     for (;;) {
         const uint8_t *p;
         size_t n, sent = 0;
+        if (fbw_conn_get_state(cl->conn) == FBW_CS_FAILED)
+            return take_conn_error(cl, FBW_E_PROTO);
         int rc = fbw_conn_pending(cl->conn, &p, &n);
         if (rc)
             return take_conn_error(cl, rc);
@@ -72,6 +162,8 @@ static int flush(fbw_client *cl, int timeout_ms)
             return FBW_OK;
         rc = fbw_sock_send_or_read(&cl->sock, p, n, timeout_ms, &sent, &cl->err);
         fbw_conn_sent(cl->conn, sent);
+        if (rc != FBW_AGAIN && rc != FBW_OK)
+            return give_up(cl, rc, 1);
         if (rc != FBW_AGAIN)
             return rc;
         rc = read_once(cl, timeout_ms, 0);
@@ -173,14 +265,8 @@ static int read_once(fbw_client *cl, int timeout_ms, int cancellable)
     if (cancellable)
         set_cancellable(cl, 0);
     fbw_stats_wait_time(st, fbw_now_ns() - t0);
-    if (rc) {
-        if (rc == FBW_E_EOF)
-            fbw_err_set(&cl->err, FBW_E_EOF, "connection lost: server closed the connection");
-        else if (rc == FBW_E_TIMEOUT)
-            fbw_err_set(&cl->err, FBW_E_TIMEOUT, "timed out after %d ms waiting for the server",
-                        timeout_ms);
-        return rc;
-    }
+    if (rc)
+        return give_up(cl, rc, 0);
     rc = fbw_conn_recv(cl->conn, cl->rbuf, got);
     return rc ? take_conn_error(cl, rc) : FBW_OK;
 }
@@ -230,6 +316,20 @@ int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg)
         if (rc)
             return rc;
     }
+}
+
+int fbw_client_pipe_wait(void *arg, fbw_err *err)
+{
+    fbw_client *cl = arg;
+    int rc = fbw_client_wait(cl);
+    if (rc == FBW_OK)
+        return FBW_OK;
+    const fbw_err *e = cl->err.code != FBW_OK ? &cl->err : fbw_conn_error(cl->conn);
+    if (e->code != FBW_OK)
+        *err = *e;
+    else
+        fbw_err_set(err, rc, "fbwire: %s", fbw_rc_name(rc));
+    return rc;
 }
 
 static int connected(void *arg)
@@ -309,11 +409,15 @@ static int establish(fbw_client *cl, const char *dsn, const fbw_client_opts *o)
     if (rc)
         return cl->conn ? take_conn_error(cl, rc) : rc;
     /* The connect timeout bounds the whole login: TCP connect, authentication and attach. */
-    cl->deadline_ns = fbw_now_ns() + (uint64_t)o->connect_timeout_ms * 1000000u;
+    cl->deadline_ns = o->connect_timeout_ms < 0
+                          ? 0
+                          : fbw_now_ns() + (uint64_t)o->connect_timeout_ms * 1000000u;
     rc = fbw_sock_connect(&cl->sock, d.host, d.port, o->connect_timeout_ms, &cl->err);
     if (rc)
         return rc;
     cl->timeout_ms = o->connect_timeout_ms;
+    cl->connect_timeout_ms = o->connect_timeout_ms;
+    cl->create = o->conn.create;
     rc = fbw_client_wait_until(cl, connected, cl->conn);
     cl->timeout_ms = o->timeout_ms;
     cl->deadline_ns = 0;

@@ -11,8 +11,11 @@ typedef struct fbw_client fbw_client;
 
 typedef struct fbw_client_opts {
     fbw_conn_opts conn;     /* conn.database is ignored: the path comes from the connection string */
-    int connect_timeout_ms; /* TCP connect + until attached; default 30000 */
-    int timeout_ms;         /* every later wait for the server; default 60000; < 0 = none */
+    int connect_timeout_ms; /* TCP connect + until attached; default 30000; < 0 = none */
+    int timeout_ms;         /* every later wait for the server; default 60000; < 0 = none.
+                             * A wait that gets no byte for this long fails with FBW_E_TIMEOUT and
+                             * an error naming the request waited for (and an unanswered COMMIT:
+                             * outcome unknown); the connection is then closed (fatal). */
     /* Key log (keylog.h): a file to append this connection's wire crypt key line to once it is
      * encrypted; NULL: $FBWIRE_KEYLOGFILE; "" or unset: none. A debugging aid that exposes the
      * session (docs/fbwire-pcap.md): a key log that cannot be written fails the connect. */
@@ -32,6 +35,9 @@ FBW_API int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *
  * first (then this waits and calls it again), and wait until nothing is outstanding. Returns the
  * first error of either. */
 FBW_API int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg);
+/* fbw_client_wait(cl) as a wait callback (pipe.h fbw_pipe_opts.wait, with wait_arg = cl): on
+ * failure err gets the client's error (or the connection's). */
+FBW_API int fbw_client_pipe_wait(void *cl, fbw_err *err);
 /* Detach and disconnect politely (bounded by the timeout), then free. NULL is fine. */
 FBW_API int fbw_client_close(fbw_client *cl);
 /* Drop the connection without talking to the server, then free. */

@@ -26,6 +26,7 @@ typedef struct pending_reply {
     const fbw_msgfmt *fmt; /* rows in the reply, for the decoder */
     fbw_reply_fn fn;
     void *arg;
+    uint8_t owned;         /* arg is heap memory to free if the handler never runs */
 } pending_reply;
 
 struct fbw_conn {
@@ -207,11 +208,34 @@ static int push_reply(fbw_conn *c, int32_t op, const fbw_msgfmt *fmt, fbw_reply_
     e->fn = fn;
     e->arg = arg;
     e->fmt = fmt;
+    e->owned = 0;
     c->q_len++;
     return FBW_OK;
 }
 
 int fbw_conn_outstanding(const fbw_conn *c) { return (int)c->q_len; }
+
+int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i)
+{
+    return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].op : 0;
+}
+
+int fbw_conn_pending_deferred(const fbw_conn *c, size_t i)
+{
+    return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].deferred : 0;
+}
+
+int fbw_conn_fail(fbw_conn *c, const fbw_err *why)
+{
+    if (c->state != FBW_CS_FAILED) {
+        c->err = *why;
+        if (c->err.code == FBW_OK)
+            c->err.code = FBW_E_IO;
+    }
+    fbw_buf_reset(&c->out_plain); /* a dead connection writes nothing more */
+    fbw_buf_reset(&c->out_wire);
+    return fail(c, c->err.code);
+}
 
 static int ignore_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err)
 {
@@ -264,6 +288,14 @@ int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt
     int rc = send_pkt(c, req);
     if (rc == FBW_OK && fn)
         rc = push_reply(c, req->op, fmt, fn, arg);
+    return rc;
+}
+
+int fbw_conn_request_owned(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg)
+{
+    int rc = fbw_conn_request_rows(c, req, NULL, fn, arg);
+    if (rc == FBW_OK)
+        c->q[(c->q_head + c->q_len - 1) % c->q_cap].owned = 1;
     return rc;
 }
 
@@ -643,6 +675,7 @@ static int on_ready(fbw_conn *c, const fbw_pkt *p)
     int rc = e->fn ? e->fn(e->arg, c, p, &c->err) : FBW_OK;
     if (rc == FBW_AGAIN)
         return FBW_OK;
+    e->owned = 0; /* the handler ran to its end: arg is its business now */
     if (rc)
         return fail(c, rc);
     c->q_head = (c->q_head + 1) % c->q_cap;
@@ -863,6 +896,11 @@ void fbw_conn_free(fbw_conn *c)
     fbw_buf_free(&c->out_wire);
     fbw_buf_free(&c->in_scratch);
     fbw_buf_free(&c->in_plain);
+    for (size_t i = 0; i < c->q_len; i++) { /* replies that never came */
+        pending_reply *e = &c->q[(c->q_head + i) % c->q_cap];
+        if (e->owned)
+            free(e->arg);
+    }
     free(c->q);
     if (c->strings)
         OPENSSL_cleanse(c->strings, c->strings_len);

@@ -65,6 +65,18 @@ FBW_API void fbw_conn_sent(fbw_conn *c, size_t n);
 FBW_API int fbw_conn_recv(fbw_conn *c, const uint8_t *p, size_t n);
 /* Replies still expected. */
 FBW_API int fbw_conn_outstanding(const fbw_conn *c);
+/* The op code of the i-th outstanding reply, oldest first (i = 0), or 0 when there is none: what a
+ * wait that ends without a reply was waiting for (client.c names it in the timeout error). */
+FBW_API int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i);
+/* Whether the i-th outstanding reply is one a lazy-send server holds back (op_free_statement,
+ * ...): a wait is really for the first one that is not. 0 when there is no i-th. */
+FBW_API int fbw_conn_pending_deferred(const fbw_conn *c, size_t i);
+/* The blocking layer gave up on the connection (no reply within the timeout, the socket failed):
+ * the state becomes FBW_CS_FAILED with *why as the error, nothing more is written, and every later
+ * call returns that error. Outstanding replies stay listed (fbw_conn_pending_op) to name them, but
+ * no reply handler is called again once a connection FAILED (for any reason): statements, blobs
+ * and batches freed then are destroyed at once instead of waiting for their replies. */
+FBW_API int fbw_conn_fail(fbw_conn *c, const fbw_err *why);
 /* Call before blocking for replies: if every outstanding reply is one the server defers, queue an
  * op_ping so the server flushes them. Returns 1 when there is something to wait for. */
 FBW_API int fbw_conn_before_wait(fbw_conn *c);
@@ -76,6 +88,9 @@ FBW_API int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, v
  * the decoder uses for them; it must stay valid until the reply is handled. */
 FBW_API int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt, fbw_reply_fn fn,
                           void *arg);
+/* Internal (stmt.c): like fbw_conn_request, for an arg on the heap that the handler frees when it
+ * runs; if it never runs (the connection failed or is freed first), fbw_conn_free frees it. */
+int fbw_conn_request_owned(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
 /* Requests that make the server allocate an object id (op_transaction, op_allocate_statement, blob
  * open/create) call this when queued; it returns the new allocation count. A lazy-send server maps
  * handle 0xFFFF to the most recent allocation, so a handle is usable as 0xFFFF while the count still

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dec.c - session decoder over pkt.c: context learned from the stream itself. */
 #include "dec.h"
+#include "dec_int.h"
 
 #include "compress.h"
 #include "crypt.h"
@@ -11,61 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_FORMATS 4096 /* statements tracked at once; more is not a real client */
-
-/* Formats a statement handle has announced. An entry exists from the op_allocate_statement on:
- * until its reply names the handle it is `pending` and only reachable as 0xFFFF. */
-typedef struct stmt_fmt {
-    uint16_t handle;
-    uint8_t pending, unused;
-    fbw_msgfmt bind, select, out, batch; /* out: execute2 singleton output */
-} stmt_fmt;
-
-/* A request waiting for its reply; fmt is the statement entry it concerns (index + 1, 0 none),
- * fixed when the request is seen, because 0xFFFF means "allocated last" at that moment. */
-typedef struct waiting {
-    int32_t op;
-    size_t fmt;
-} waiting;
-
-typedef struct direction {
-    fbw_buf raw;      /* after capture, before decrypt and inflate */
-    fbw_buf plain;    /* XDR bytes waiting to be decoded */
-    fbw_cipher *ci;   /* from op_crypt on, when the key is known */
-    int verified;     /* a packet decrypted with ci decoded: the key is right */
-    fbw_inflater *zi;
-    uint64_t offset;  /* stream offset of plain's head, for messages */
-} direction;
-
-struct fbw_dec {
-    fbw_dec_packet_fn fn;
-    void *arg;
-    fbw_err err;
-    fbw_stats stats;
-    fbw_pkt_ctx ctx;
-    direction dir[2];         /* [1] client->server, [0] server->client */
-    int crypt_started;
-    int crypt_pending;        /* op_crypt decoded and the key is known: start both ciphers */
-    char crypt_plugin[32];
-    int have_key;             /* fbw_dec_set_key: the session's key material */
-    char key_plugin[16];
-    uint8_t key[256], iv[64];
-    size_t key_len, iv_len;
-    int compress_pending;     /* accept said compress: switch both directions after it */
-    stmt_fmt *fmts;
-    size_t nfmts;
-    size_t alloc_fmt;         /* entry 0xFFFF names (index + 1): the last allocation the client
-                               * asked for, if that was a statement; 0 otherwise */
-    waiting *q;
-    size_t q_head, q_len, q_cap;
-    fbw_msgfmt imm_in, imm_out; /* op_exec_immediate2 formats */
-    fbw_turn turn;
-    int32_t answering;        /* request op the server packet being reported answers */
-    size_t msg_fmt;           /* format the packet being decoded framed its input message with:
-                               * statement entry (index + 1) or ... */
-    int msg_imm;              /* ... imm_in (op_exec_immediate2); both 0: none */
-};
 
 /* ---- formats ---- */
 
@@ -319,6 +265,10 @@ static int server_packet(fbw_dec *d, const fbw_pkt *p)
 {
     const waiting *w = head(d);
     d->answering = w && p->op != FBW_OP_DUMMY && p->op != FBW_OP_CRYPT_KEY_CALLBACK ? w->op : 0;
+    int reply = p->op != FBW_OP_DUMMY && p->op != FBW_OP_CRYPT_KEY_CALLBACK &&
+                p->op != FBW_OP_EVENT && p->op != FBW_OP_INLINE_BLOB;
+    if (!w && reply && d->lenient) /* joined late: a reply without its request means a wrong lock */
+        return fbw_err_set(&d->err, FBW_E_PROTO, "a reply with no request waiting: framing lost");
     switch (p->op) {
     case FBW_OP_DUMMY: case FBW_OP_CRYPT_KEY_CALLBACK: case FBW_OP_INLINE_BLOB: case FBW_OP_SQL_RESPONSE:
         return FBW_OK;
@@ -404,10 +354,26 @@ static int wrong_key(fbw_dec *d, int from_client, const char *what)
 
 /* ---- feeding ---- */
 
+/* Account for one framed packet and learn from it. */
+int fbw_dec_deliver(fbw_dec *d, int from_client, const fbw_pkt *p, size_t used, uint64_t ts)
+{
+    fbw_stats_packet(&d->stats, p->op, from_client, used);
+    d->pair_pkts[from_client]++;
+    int rc = from_client ? client_packet(d, p) : server_packet(d, p);
+    if (rc == FBW_OK && d->fn)
+        d->fn(d->arg, from_client, p, used, ts);
+    return rc;
+}
+
+void fbw_dec_clear_queue(fbw_dec *d)
+{
+    d->q_head = d->q_len = 0;
+}
+
 static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
 {
     direction *x = &d->dir[from_client];
-    while (fbw_buf_avail(&x->plain) > 0) {
+    while (fbw_buf_avail(&x->plain) > 0 && !x->blind) {
         fbw_pkt p;
         size_t used = 0;
         d->msg_fmt = 0; /* set again by format_cb if this packet carries an input message */
@@ -416,6 +382,15 @@ static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
                                 &d->err);
         if (rc == FBW_AGAIN)
             return FBW_OK;
+        if (rc && d->lenient && rc != FBW_E_NOMEM && fbw_sync_recoverable(from_client, &p)) {
+            /* A message of unknown format: its end shows when the burst does (sync.c). */
+            fbw_err_clear(&d->err);
+            x->blind = 1;
+            return FBW_OK;
+        }
+        if (rc == FBW_OK && d->lenient && !fbw_sync_session_op(from_client, (uint32_t)p.op))
+            rc = fbw_err_set(&d->err, FBW_E_PROTO, "op %d does not belong in this direction of an "
+                             "open session: framing lost", p.op);
         if (rc == FBW_OK && x->ci && !x->verified && !from_client && p.op != FBW_OP_RESPONSE) {
             fbw_err_set(&d->err, FBW_E_PROTO, "op %d where the reply to op_crypt belongs", p.op);
             rc = FBW_E_PROTO;
@@ -427,10 +402,7 @@ static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
         }
         if (x->ci)
             x->verified = 1;
-        fbw_stats_packet(&d->stats, p.op, from_client, used);
-        rc = from_client ? client_packet(d, &p) : server_packet(d, &p);
-        if (rc == FBW_OK && d->fn)
-            d->fn(d->arg, from_client, &p, used, ts);
+        rc = fbw_dec_deliver(d, from_client, &p, used, ts);
         fbw_buf_consume(&x->plain, used);
         x->offset += used;
         if (rc)
@@ -471,6 +443,52 @@ static int unfilter(fbw_dec *d, direction *x)
     return rc;
 }
 
+/* Bytes of one direction through the filters and the packet decoder. */
+int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts_ns)
+{
+    direction *x = &d->dir[from_client];
+    int rc = FBW_OK;
+    if (d->lenient && d->last_dir >= 0 && d->last_dir != from_client) {
+        /* The other direction's burst ended: its packets end here too. */
+        int prev = d->last_dir;
+        if (d->dir[prev].blind || fbw_buf_avail(&d->dir[prev].plain))
+            rc = fbw_sync_resolve(d, prev, ts_ns);
+        if (rc == FBW_OK && prev == 0) {
+            if (d->q_len == 0 && d->pair_pkts[0] && d->pair_pkts[1])
+                d->pairs++;
+            d->pair_pkts[0] = d->pair_pkts[1] = 0;
+        }
+    }
+    d->last_dir = from_client;
+    if (rc == FBW_OK) {
+        rc = fbw_buf_append(&x->raw, p, n);
+        d->took = 1;
+    }
+    if (rc == FBW_OK)
+        rc = unfilter(d, x);
+    if (rc == FBW_OK)
+        rc = decode_direction(d, from_client, ts_ns);
+    if (rc == FBW_OK && x->blind && fbw_buf_avail(&x->plain) > BLIND_MAX)
+        /* Memory stays bounded: give the burst up and hunt from the next one. */
+        rc = fbw_err_set(&d->err, FBW_E_PROTO, "more than %u MB of packets of unknown format in "
+                         "one burst", BLIND_MAX >> 20);
+    /* A compression switch inside this call may have moved bytes back to raw. */
+    for (int i = 0; rc == FBW_OK && i < 2; i++)
+        if (fbw_buf_avail(&d->dir[i].raw)) {
+            rc = unfilter(d, &d->dir[i]);
+            if (rc == FBW_OK)
+                rc = decode_direction(d, i, ts_ns);
+        }
+    if (rc && d->err.code == FBW_OK)
+        fbw_err_set(&d->err, rc, "%s", fbw_rc_name(rc));
+    return rc;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 int fbw_dec_feed(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts_ns)
 {
     if (d->err.code)
@@ -482,22 +500,42 @@ int fbw_dec_feed(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64
                            "the session is encrypted with %s from here on; decoding needs the session key",
                            d->crypt_plugin[0] ? d->crypt_plugin : "a wire crypt plugin");
     }
-    fbw_stats_turn(&d->stats, &d->turn, from_client, n, ts_ns);
-    direction *x = &d->dir[from_client];
-    int rc = fbw_buf_append(&x->raw, p, n);
-    if (rc == FBW_OK)
-        rc = unfilter(d, x);
-    if (rc == FBW_OK)
-        rc = decode_direction(d, from_client, ts_ns);
-    /* A compression switch inside this call may have moved bytes back to raw. */
-    for (int i = 0; rc == FBW_OK && i < 2; i++)
-        if (fbw_buf_avail(&d->dir[i].raw)) {
-            rc = unfilter(d, &d->dir[i]);
-            if (rc == FBW_OK)
-                rc = decode_direction(d, i, ts_ns);
+    d->fed[from_client] += n;
+    if (d->mode == DEC_START && n) {
+        int opens = from_client && n >= 4 && be32(p) == FBW_OP_CONNECT;
+        if (opens && d->anywhere) {
+            /* A word 1 where a capture begins is common: only a whole op_connect counts. */
+            fbw_pkt c;
+            size_t used;
+            fbw_pkt_ctx ctx = {0};
+            opens = fbw_pkt_decode(&ctx, p, n, &c, &used, NULL) == FBW_OK;
         }
-    if (rc && d->err.code == FBW_OK)
-        fbw_err_set(&d->err, rc, "%s", fbw_rc_name(rc));
+        d->mode = opens || !d->anywhere ? DEC_STRICT : DEC_HUNT;
+        if (opens)
+            d->sync.how = FBW_DEC_CONNECT;
+    }
+    if (d->mode == DEC_HUNT) /* counts the round trip when it has decided about the bytes */
+        return fbw_sync_hunt(d, from_client, p, n, ts_ns, 0);
+    fbw_stats_turn(&d->stats, &d->turn, from_client, n, ts_ns);
+    int prev = d->last_dir;
+    d->took = 0;
+    int rc = fbw_dec_feed_bytes(d, from_client, p, n, ts_ns);
+    if (rc && d->anywhere && d->mode == DEC_STRICT && d->ctx.protocol == 0 &&
+        d->sync.how == FBW_DEC_CONNECT && !d->crypt_started && rc != FBW_E_NOMEM) {
+        /* It only looked like op_connect (a word 1 where the capture began): hunt instead. */
+        d->sync.how = FBW_DEC_NOT_YET;
+        d->mode = DEC_LOCKED; /* fbw_sync_lose below turns it into hunting */
+        d->lenient = 1;
+        rc = FBW_E_PROTO;
+    }
+    if (rc && d->lenient && !d->is_trial && rc != FBW_E_NOMEM) {
+        /* Framing lost: hunt for it again, from this chunk when it was not taken yet. */
+        fbw_sync_lose(d);
+        if (d->took)
+            return FBW_OK;
+        d->last_dir = prev;
+        return fbw_sync_hunt(d, from_client, p, n, ts_ns, 1);
+    }
     return rc;
 }
 
@@ -511,6 +549,7 @@ int fbw_dec_new(fbw_dec_packet_fn fn, void *arg, fbw_dec **out)
     fbw_err_clear(&d->err);
     d->ctx.format = format_cb;
     d->ctx.arg = d;
+    d->last_dir = -1;
     *out = d;
     return FBW_OK;
 }
@@ -531,6 +570,7 @@ void fbw_dec_free(fbw_dec *d)
         fbw_cipher_free(d->dir[i].ci);
     }
     OPENSSL_cleanse(d->key, sizeof d->key);
+    fbw_sync_free(d);
     free(d->q);
     free(d);
 }
@@ -568,3 +608,22 @@ int fbw_dec_set_key(fbw_dec *d, const char *plugin, const uint8_t *key, size_t k
 }
 
 int fbw_dec_decrypting(const fbw_dec *d) { return d->dir[0].ci != NULL; }
+
+void fbw_dec_start_anywhere(fbw_dec *d)
+{
+    if (d->mode == DEC_START)
+        d->anywhere = 1;
+}
+
+const fbw_dec_sync *fbw_dec_sync_info(const fbw_dec *d) { return &d->sync; }
+int fbw_dec_format_unknown(const fbw_dec *d) { return d->unknown; }
+
+void fbw_dec_end(fbw_dec *d, uint64_t ts_ns)
+{
+    if (fbw_sync_finish(d) != FBW_OK)
+        return;
+    for (int i = 0; i < 2 && d->err.code == FBW_OK && d->lenient; i++)
+        if (d->dir[i].blind || fbw_buf_avail(&d->dir[i].plain))
+            if (fbw_sync_resolve(d, i, ts_ns) != FBW_OK)
+                fbw_sync_lose(d);
+}

@@ -3,7 +3,8 @@
  *
  * Layers (dependencies point down): client.h (blocking, sockets) -> conn.h (sans-I/O connection state
  * machine) -> pkt.h (every packet, both directions) -> xdr.h (bounded primitives). stats.h is the
- * round-trip accounting every connection carries; status.h turns server status vectors into fbw_err. */
+ * round-trip accounting every connection carries; status.h turns server status vectors into fbw_err.
+ * pipe.h (pipeline mode) sits on stmt.h, blob.h and tx.h and waits through the client's callback. */
 #ifndef FBWIRE_H
 #define FBWIRE_H
 
@@ -14,6 +15,7 @@
 #include "dsn.h"
 #include "err.h"
 #include "ops.h"
+#include "pipe.h"
 #include "pkt.h"
 #include "stats.h"
 #include "status.h"

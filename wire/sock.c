@@ -233,6 +233,7 @@ static int send_loop(fbw_sock *s, const uint8_t *q, size_t n, int timeout_ms, in
             q += k;
             n -= (size_t)k;
             *sent += (size_t)k;
+            deadline = deadline_after(timeout_ms); /* progress: a slow link is not a dead one */
             continue;
         }
         if (k < 0 && errno == EINTR)
@@ -242,7 +243,7 @@ static int send_loop(fbw_sock *s, const uint8_t *q, size_t n, int timeout_ms, in
             struct pollfd pfd = {.fd = s->fd, .events = ev, .revents = 0};
             int w = wait_fd(s->fd, ev, deadline);
             if (w == 0)
-                return fbw_err_set(err, FBW_E_TIMEOUT, "send to %s timed out after %d ms", s->peer,
+                return fbw_err_set(err, FBW_E_TIMEOUT, "send to %s: no progress for %d ms", s->peer,
                                    timeout_ms);
             if (w < 0)
                 return fbw_err_set_errno(err, errno, "poll for send to %s", s->peer);

@@ -32,7 +32,9 @@ void fbw_sock_init(fbw_sock *s);
  * the message), FBW_E_IO (errno kept; "connection refused to 127.0.0.1:3059"), FBW_E_TIMEOUT. */
 int fbw_sock_connect(fbw_sock *s, const char *host, const char *port, int timeout_ms, fbw_err *err);
 
-/* Send all n bytes within timeout_ms in total (< 0: no limit), without SIGPIPE.
+/* Send all n bytes without SIGPIPE; timeout_ms (< 0: no limit) bounds each wait for the peer to
+ * take more: a send that keeps making progress (a slow link) goes on, a peer that takes nothing
+ * for timeout_ms ends it.
  * Returns FBW_OK; FBW_E_EOF (peer reset/closed: "connection lost"), FBW_E_IO, FBW_E_TIMEOUT,
  * FBW_E_USAGE (socket closed). */
 int fbw_sock_send_all(fbw_sock *s, const void *p, size_t n, int timeout_ms, fbw_err *err);

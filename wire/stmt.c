@@ -716,7 +716,8 @@ void fbw_stmt_free(fbw_stmt *s)
         p.u.sqlfree.option = DSQL_DROP;
         request(s, &p, ignore_reply);
     }
-    if (s->pending > 0)
+    /* A failed connection calls no reply handler again: nothing would ever free a zombie. */
+    if (s->pending > 0 && fbw_conn_get_state(s->conn) != FBW_CS_FAILED)
         s->zombie = 1;
     else
         destroy(s);
@@ -785,7 +786,7 @@ int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw
     p.u.sqlst.dialect = 3;
     p.u.sqlst.sql.p = (const uint8_t *)sql;
     p.u.sqlst.sql.n = len;
-    rc = fbw_conn_request(c, &p, on_immediate, im);
+    rc = fbw_conn_request_owned(c, &p, on_immediate, im);
     if (rc)
         free(im);
     return rc;

@@ -3,7 +3,8 @@
  * sequence of chunks, each a header byte (bit 7: 1 = client -> server; bits 0-6: length - 1) and up
  * to 128 bytes of stream, fed in order the way the capture tool feeds TCP payload. Decoding must
  * end in FBW_OK or a clean error; ASan/UBSan catch everything else. Stats and pending counts are
- * read at the end so their paths run too. */
+ * read at the end so their paths run too. Each input runs twice: as a session seen from its start
+ * and as one that may start anywhere (the lock-on search of wire/sync.c). */
 #include "dec.h"
 
 #include <stddef.h>
@@ -19,12 +20,15 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* One pass over the chunks; anywhere: the streams may start mid-session (wire/sync.c). */
+static size_t run(const uint8_t *data, size_t size, int anywhere)
 {
     size_t sum = 0;
     fbw_dec *d = NULL;
     if (fbw_dec_new(on_packet, &sum, &d) != FBW_OK)
         return 0;
+    if (anywhere)
+        fbw_dec_start_anywhere(d);
     uint64_t ts = 1000;
     for (size_t i = 0; i < size;) {
         int from_client = data[i] >> 7;
@@ -37,10 +41,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         i += n;
         ts += 1000;
     }
+    fbw_dec_end(d, ts);
     const fbw_stats *st = fbw_dec_stats(d);
+    const fbw_dec_sync *sy = fbw_dec_sync_info(d);
     sum += (size_t)st->round_trips + fbw_dec_pending(d, 0) + fbw_dec_pending(d, 1) +
-           (size_t)fbw_dec_protocol(d);
+           (size_t)fbw_dec_protocol(d) + (size_t)sy->skipped[0] + (size_t)sy->unknown_rows;
     (void)fbw_dec_error(d)->msg[0];
     fbw_dec_free(d);
+    return sum;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t sum = run(data, size, 0) + run(data, size, 1);
     return sum == 0xFFFFFFFF; /* keep sum alive */
 }

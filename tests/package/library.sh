@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # library.sh - libfbwire as an installed C library: install the build into a scratch prefix,
 # check that libfbwire.so exports exactly the functions the installed headers declare with
-# FBW_API, build the example of docs/library.md (its ```c block, as printed) with pkg-config
-# against the shared library and with find_package(fbwire) against the static one, and run both
-# against the FB3 and FB4 servers (round trips as the document says).
+# FBW_API, build the examples of docs/library.md (its ```c blocks, as printed: the point select
+# and the pipelined transactions) with pkg-config against the shared library and with
+# find_package(fbwire) against the static one, and run them against the FB3 and FB4 servers
+# (round trips as the document says).
 #
 #   tests/package/library.sh BUILD_DIR
 set -uo pipefail
@@ -40,9 +41,12 @@ else
   cat "$WORK/exports.diff"
 fi
 
-# The example, exactly as docs/library.md prints it.
-awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$REPO/docs/library.md" >"$WORK/point_select.c"
+# The examples, exactly as docs/library.md prints them: the first ```c block and the second.
+example() { awk -v want="$1" '/^```c$/ { n++; on = n == want; next } /^```$/ { on = 0 } on' "$REPO/docs/library.md"; }
+example 1 >"$WORK/point_select.c"
+example 2 >"$WORK/pipeline.c"
 [ -s "$WORK/point_select.c" ] || fail "no C example in docs/library.md"
+[ -s "$WORK/pipeline.c" ] || fail "no pipeline example in docs/library.md"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 # shellcheck disable=SC2046
 if cc -std=c11 -Wall -Wextra -Werror -o "$WORK/ps_pc" "$WORK/point_select.c" $(pkg-config --cflags --libs fbwire) \
@@ -53,6 +57,10 @@ if cc -std=c11 -Wall -Wextra -Werror -o "$WORK/ps_pc" "$WORK/point_select.c" $(p
 else
   fail "example with pkg-config"; cat "$WORK/cc.err"
 fi
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror -o "$WORK/pipeline" "$WORK/pipeline.c" $(pkg-config --cflags --libs fbwire) \
+    -Wl,-rpath,"$PREFIX/lib" 2>"$WORK/cc-pipe.err" && ok "pipeline example builds with pkg-config" ||
+  { fail "pipeline example with pkg-config"; cat "$WORK/cc-pipe.err"; }
 mkdir -p "$WORK/cm"
 cat >"$WORK/cm/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.20)
@@ -88,6 +96,20 @@ for server in FB3 FB4; do
       fail "$server ${exe##*/}:"; sed 's/^/    /' "$out"
     fi
   done
+  # Pipeline mode: read-only COMMIT rides along (1 round trip), a writing one waits for the
+  # check (2), a failure names its request and is rolled back (2).
+  out=$WORK/$server-pipeline.out
+  if [ -x "$WORK/pipeline" ] && "$WORK/pipeline" "${!host}/${!port}:${!db}" >"$out" 2>&1 &&
+     grep -q '^read-only: 3 executions + COMMIT in 1 round trip(s)$' "$out" &&
+     [ "$(grep -c '^  request [123]: 1 row(s)$' "$out")" = 3 ] &&
+     grep -q '^  latest row: RDB\$FIELDS$' "$out" &&
+     grep -q '^writing: 3 executions, COMMIT after the check: 2 round trip(s), committed$' "$out" &&
+     grep -q '^failing: statement 2 of 3 of the pipelined transaction (key 0): arithmetic exception' "$out" &&
+     grep -q '; rolled back, 2 round trip(s)$' "$out"; then
+    ok "$server pipeline: commit rules and round trips as documented"
+  else
+    fail "$server pipeline:"; sed 's/^/    /' "$out"
+  fi
 done
 
 [ $FAILS -eq 0 ] || { echo "$FAILS failure(s)"; exit 1; }

@@ -168,6 +168,61 @@ int fbw_servers_load(fbw_servers *out, fbw_err *err)
     return rc;
 }
 
+/* One KEY from the environment, else from the env file (trimmed as load_file does). */
+static int lookup(const char *key, char *out, size_t size)
+{
+    const char *v = getenv(key);
+    if (v) {
+        snprintf(out, size, "%s", v);
+        return 1;
+    }
+    const char *state = getenv("FBWIRE_STATE"), *file = getenv("FBW_SERVERS_ENV");
+    char path[1100];
+    if (file && *file)
+        snprintf(path, sizeof path, "%s", file);
+    else if (state && *state)
+        snprintf(path, sizeof path, "%s/servers.env", state);
+    else
+        snprintf(path, sizeof path, "%s/.fbwire/servers.env", FBWIRE_SOURCE_DIR);
+    FILE *f = fopen(path, "r");
+    char line[LINE_MAX_LEN];
+    int found = 0;
+    size_t kn = strlen(key);
+    while (f && !found && fgets(line, sizeof line, f)) {
+        char *p = line + (strncmp(line, "export ", 7) == 0 ? 7 : 0);
+        if (strncmp(p, key, kn) == 0 && p[kn] == '=') {
+            snprintf(out, size, "%s", trim_value(p + kn + 1));
+            found = 1;
+        }
+    }
+    if (f)
+        fclose(f);
+    return found;
+}
+
+int fbw_servers_stock(const char *name, fbw_server *out, fbw_err *err)
+{
+    char key[64], port[16];
+    memset(out, 0, sizeof *out);
+    char up[8];
+    size_t i = 0;
+    for (; name[i] && i < sizeof up - 1; i++)
+        up[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 32 : name[i]);
+    up[i] = 0;
+    snprintf(key, sizeof key, "FBW_%s_HOST", up);
+    int ok = lookup(key, out->host, sizeof out->host);
+    snprintf(key, sizeof key, "FBW_%s_PORT", up);
+    ok = ok && lookup(key, port, sizeof port);
+    snprintf(key, sizeof key, "FBW_%s_DB", up);
+    ok = ok && lookup(key, out->db, sizeof out->db);
+    snprintf(key, sizeof key, "FBW_%s_VERSION", up);
+    lookup(key, out->version, sizeof out->version);
+    out->port = ok ? atoi(port) : 0;
+    if (!ok || out->port <= 0)
+        return fbw_err_set(err, FBW_E_USAGE, "%s (no usable %s)", FBW_SERVERS_MISSING, key);
+    return FBW_OK;
+}
+
 void fbw_servers_require(fbw_servers *out)
 {
     fbw_err err;

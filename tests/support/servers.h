@@ -56,6 +56,11 @@ char *fbw_servers_dsn(const fbw_servers *s, fbw_server_id id, char *buf, size_t 
  * outlive o). */
 void fbw_servers_client_opts(const fbw_servers *s, fbw_client_opts *o);
 
+/* A stock server (packaged firebird.conf, WireCrypt = Required): name "fb3s" or "fb4s", read from
+ * FBW_<NAME>_HOST/_PORT/_DB in the environment, else from the same env file fbw_servers_load reads.
+ * The timeout tests stall these (tests/support/stall.h), never the shared fb3/fb4. */
+int fbw_servers_stock(const char *name, fbw_server *out, fbw_err *err);
+
 /* A loopback TCP listener that completes handshakes (kernel backlog) and never answers.
  * Returns the listening fd and the port, or fails the test. */
 int fbw_servers_silent_listener(int *port);

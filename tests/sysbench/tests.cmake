@@ -57,4 +57,12 @@ fbw_sysbench_test(fbclient_fb4 --driver fbclient --server fb4
 # on (tests/sysbench/stock.sh; about one minute).
 add_test(NAME sysbench_stock COMMAND ${CMAKE_CURRENT_LIST_DIR}/stock.sh --lib ${SB_LIB}
          --sql $<TARGET_FILE:fbwire-sql>)
-set_tests_properties(sysbench_stock PROPERTIES LABELS sysbench TIMEOUT 400)
+set_tests_properties(sysbench_stock PROPERTIES LABELS sysbench TIMEOUT 400
+                     RESOURCE_LOCK fbwire_stock_servers)
+# A stock server stopped (SIGSTOP) mid-run: sysbench with --fbwire-timeout=3 --time=6 ends at the
+# timeout with the error naming the wait, pipeline off and transaction, fb3s and fb4s (about 20 s;
+# tests/sysbench/stall.sh). The lock keeps the stock-server tests from stalling each other.
+add_test(NAME sysbench_stall COMMAND ${CMAKE_CURRENT_LIST_DIR}/stall.sh
+         --stall $<TARGET_FILE:fbwire-test-stall> --lib ${SB_LIB})
+set_tests_properties(sysbench_stall PROPERTIES LABELS sysbench TIMEOUT 120
+                     RESOURCE_LOCK fbwire_stock_servers)

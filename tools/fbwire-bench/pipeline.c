@@ -2,15 +2,15 @@
 /* pipeline.c - "fbwire-bench pipeline": what one round trip costs the client and the server.
  *
  * One prepared point SELECT (--sql, default sysbench's `SELECT c FROM sbtest1 WHERE id=?`) in a
- * read-only transaction. Each round queues K executions of it with random ids 1..--ids (each with
- * its own result, stmt.h fbw_stmt_execute_out: execute + first fetch + the previous execution's
- * close), then waits once: K statements per round trip. For every K of --k the rounds run for
- * --seconds; the K values alternate within each of --runs runs so drift hits them alike. Printed
- * per K, medians over the runs: statements/s, client CPU per statement (getrusage of this
- * process) and server CPU per statement (the server process found from the connection's socket,
- * wire/srvcpu.h: user+system, children included; "n/a" with the reason when the server is not on
- * this machine). The server's figure counts everything that server did meanwhile: run it on an
- * otherwise idle server. Every execution must return exactly one row. */
+ * read-only transaction. Each round queues K executions of it with random ids 1..--ids in the
+ * library's pipeline (pipe.h: each with its own result; execute + first fetch + the previous
+ * execution's close), then syncs once: K statements per round trip. For every K of --k the
+ * rounds run for --seconds; the K values alternate within each of --runs runs so drift hits them
+ * alike. Printed per K, medians over the runs: statements/s, client CPU per statement (getrusage
+ * of this process) and server CPU per statement (the server process found from the connection's
+ * socket, wire/srvcpu.h: user+system, children included; "n/a" with the reason when the server
+ * is not on this machine). The server's figure counts everything that server did meanwhile: run
+ * it on an otherwise idle server. Every execution must return exactly one row. */
 #include "bench.h"
 #include "srvcpu.h"
 
@@ -77,22 +77,36 @@ static int pipe_option(void *state, const char *name, const char *value)
 
 typedef struct round {
     fbw_bench_stmt *b;
-    int k, next, ids;
+    fbw_pipe *p;
+    int ids;
     unsigned seed;
-    fbw_exec_out out[MAX_BATCH];
+    unsigned k[MAX_BATCH]; /* the executions' numbers in the pipeline */
 } round;
 
-static int q_round(void *arg)
+/* Queue k executions, sync once, and check that each returned exactly one row. */
+static int one_round(round *r, int k, fbw_err *err)
 {
-    round *r = arg;
-    for (; r->next < r->k; r->next++) {
+    for (int i = 0; i < k; i++) {
         fbw_value v;
         memset(&v, 0, sizeof v);
         v.type = FBW_SQL_LONG;
         v.u.i64 = 1 + (int64_t)(rand_r(&r->seed) % (unsigned)r->ids);
-        int rc = fbw_stmt_execute_out(r->b->s, &r->b->tx, &v, 0, &r->out[r->next]);
+        int rc = fbw_pipe_execute(r->p, r->b->s, &v, 0, r->b->sql, &r->k[i], err);
         if (rc)
             return rc;
+    }
+    int rc = fbw_pipe_sync(r->p, err);
+    if (rc)
+        return rc;
+    if (fbw_pipe_error(r->p)->code != FBW_OK) {
+        *err = *fbw_pipe_error(r->p);
+        return err->code;
+    }
+    for (int i = 0; i < k; i++) {
+        const fbw_exec_out *o = fbw_pipe_result(r->p, r->k[i]);
+        if (!o || o->rows != 1)
+            return fbw_err_set(err, FBW_E_BADVALUE, "an execution returned %zu rows, not 1",
+                               o ? o->rows : 0);
     }
     return FBW_OK;
 }
@@ -113,22 +127,9 @@ static int measure(fbw_bench_stmt *b, fbw_srvcpu *srv, int srv_ok, const pipe_st
     uint64_t w0 = fbw_bench_wall_ns(), c0 = fbw_bench_cpu_ns();
     uint64_t until = w0 + (uint64_t)(st->seconds * 1e9);
     while (fbw_bench_wall_ns() < until) {
-        r->k = k;
-        r->next = 0;
-        int rc = fbw_client_run(b->cl, q_round, r);
-        if (rc) {
-            *err = *fbw_client_error(b->cl);
+        int rc = one_round(r, k, err);
+        if (rc)
             return rc;
-        }
-        for (int i = 0; i < k; i++) {
-            if (r->out[i].err.code != FBW_OK) {
-                *err = r->out[i].err;
-                return err->code;
-            }
-            if (r->out[i].rows != 1)
-                return fbw_err_set(err, FBW_E_BADVALUE, "an execution returned %zu rows, not 1",
-                                   r->out[i].rows);
-        }
         fbw_stmt_clear_rows(b->s);
         stmts += (uint64_t)k;
     }
@@ -169,6 +170,13 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
         r->ids = st->ids;
         r->seed = 12345;
     }
+    fbw_pipe_opts po;
+    fbw_pipe_opts_init(&po);
+    po.max_replies = 4u * MAX_BATCH; /* K is the point: no sync inside a round */
+    po.wait = fbw_client_pipe_wait;
+    po.wait_arg = cl;
+    if (rc == FBW_OK && (rc = fbw_pipe_new(fbw_client_conn(cl), &po, &r->p, &err)) == FBW_OK)
+        fbw_pipe_begin(r->p, &b.tx);
     for (int run = 0; rc == FBW_OK && run < o->runs; run++)
         for (int i = 0; rc == FBW_OK && i < st->nk; i++)
             rc = measure(&b, &srv, srv_ok, st, st->k[i], r, &s[i * MAX_RUNS + run], &err);
@@ -205,9 +213,11 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
         if (rc)
             fbw_bench_print_error("finish", &err);
     }
+    fbw_client_close(cl);
+    if (r)
+        fbw_pipe_free(r->p);
     free(r);
     free(s);
-    fbw_client_close(cl);
     return rc == FBW_OK ? 0 : 1;
 }
 

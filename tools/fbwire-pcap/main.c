@@ -49,7 +49,9 @@ static void usage(FILE *f)
         "              this compares like with like), enabled or required\n"
         "  --connection K   only connection K, numbered as stats numbers them\n"
         "  --list      print the rebuilt workload, one line per step; connect nowhere\n"
-        "  --port N    also follow TCP port N (3050 always); repeatable\n"
+        "  --port N    follow only port 3050 and port N (repeatable); without it every TCP\n"
+        "              connection is followed and Firebird ones are recognised by content (an\n"
+        "              op_connect, or packets the decoder locks on to mid-session)\n"
         "  --json      JSON (dump: one object per line)\n"
         "  --trips     stats: list each round trip's ops (> sent, < received)\n"
         "  --keylog KEYS   decrypt encrypted connections with their line in this key log (written\n"
@@ -76,7 +78,7 @@ static void on_segment(void *arg, const fbw_seg *s)
 
 /* rp: replay (the report decodes quietly and taps every packet into it), else dump or stats. */
 static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, size_t nports,
-               fbw_replay *rp, const char *keylog)
+               int explicit_ports, fbw_replay *rp, const char *keylog)
 {
     fbw_report *r = NULL;
     fbw_tcp *t = NULL;
@@ -91,10 +93,13 @@ static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, siz
         goto done;
     }
     ro->keys = keys;
+    ro->ports = ports;
+    ro->nports = nports;
     if (fbw_report_new(ro, &r) != FBW_OK)
         goto done;
     fbw_report_sink(r, &sink);
-    if (fbw_tcp_new(&sink, ports, nports, &t) != FBW_OK)
+    /* Without --port every TCP connection is followed and recognised by content. */
+    if (fbw_tcp_new(&sink, ports, explicit_ports ? nports : 0, &t) != FBW_OK)
         goto done;
     if (fbw_cap_read(file, on_segment, t, &sum, &err) != FBW_OK) {
         fprintf(stderr, "fbwire-pcap: %s\n", err.msg);
@@ -178,7 +183,7 @@ static int run_replay(const char *file, fbw_report_opts *ro, const uint16_t *por
     }
     ro->tap = fbw_replay_tap;
     ro->tap_arg = rp;
-    int status = run(file, ro, ports, nports, rp, keylog);
+    int status = run(file, ro, ports, nports, nports > 1, rp, keylog);
     fbw_replay_free(rp);
     return status;
 }
@@ -298,5 +303,5 @@ int main(int argc, char **argv)
     }
     if (ro.mode == FBW_REPORT_QUIET)
         return run_replay(argv[optind], &ro, ports, nports, &po, keylog);
-    return run(argv[optind], &ro, ports, nports, NULL, keylog);
+    return run(argv[optind], &ro, ports, nports, nports > 1, NULL, keylog);
 }

@@ -82,7 +82,9 @@ typedef struct fbw_tcp_sink {
     void *arg;
 } fbw_tcp_sink;
 
-/* Connections whose client or server port is in ports[0..nports) are followed. */
+/* Connections whose client or server port is in ports[0..nports) are followed; every TCP
+ * connection when nports is 0. Without a SYN, the side on a listed port is the server, else the
+ * side with the lower port (servers listen below the ephemeral range). */
 int fbw_tcp_new(const fbw_tcp_sink *sink, const uint16_t *ports, size_t nports, fbw_tcp **out);
 void fbw_tcp_segment(fbw_tcp *t, const fbw_seg *s);
 /* End of capture: report held segments as gaps and close every open connection. */
@@ -122,6 +124,11 @@ typedef struct fbw_report_opts {
     fbw_report_tap tap; /* optional */
     void *tap_arg;
     const fbw_pcap_keys *keys; /* optional: encrypted connections with a line are decrypted */
+    /* Connections to these server ports are reported even when nothing in them is recognised as
+     * Firebird; connections on other ports only when the decoder recognised them (an op_connect,
+     * or packets it locked on to mid-session). */
+    const uint16_t *ports;
+    size_t nports;
 } fbw_report_opts;
 
 typedef struct fbw_report fbw_report;

@@ -19,7 +19,12 @@ typedef struct pconn {
     int id;
     char client[64], server[64];
     int saw_syn;
+    int on_port;      /* on a port given with --port (or 3050): listed even when not recognised */
+    uint64_t open_frame;
+    uint64_t last_ts;
     fbw_dec *dec;
+    fbw_dec_sync sync; /* how the decoder found the session; copied when it ends */
+    uint64_t relocks_noted;
     fbw_stats stats; /* copied when the connection ends */
     int protocol, compressed;
     uint64_t packets; /* decoded packets */
@@ -44,8 +49,10 @@ typedef struct pconn {
 
 struct fbw_report {
     fbw_report_opts o;
-    pconn **c;
+    pconn **c;        /* every connection followed, in the order it opened */
     size_t n, cap;
+    pconn **list;     /* the ones reported (Firebird, or on a listed port), numbered in order */
+    size_t nlist;
     uint64_t t0;
     int have_t0;
     int failed; /* out of memory somewhere: the report is incomplete */
@@ -362,6 +369,9 @@ static void trip_note(pconn *pc, int from_client, int32_t op)
 
 /* ---- decoder callback ---- */
 
+static void list_conn(pconn *pc);
+static void sync_notes(pconn *pc);
+
 static void print_time(fbw_report *r, fbw_buf *b, uint64_t ts)
 {
     uint64_t rel = ts >= r->t0 ? ts - r->t0 : 0;
@@ -372,6 +382,10 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
 {
     pconn *pc = arg;
     fbw_report *r = pc->r;
+    list_conn(pc);
+    if (pc->sync.how != fbw_dec_sync_info(pc->dec)->how ||
+        pc->relocks_noted != fbw_dec_sync_info(pc->dec)->relocks)
+        sync_notes(pc);
     pc->packets++;
     if (p->op == FBW_OP_CRYPT && from_client && !pc->crypt[0]) {
         snprintf(pc->crypt, sizeof pc->crypt, "%.*s",
@@ -411,7 +425,10 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
             print_time(r, &line, ts_ns);
             putf(&line, " c%d %s %s %zu", pc->id, dir, op_name(p->op, nb, sizeof nb), bytes);
         }
-        describe(pc, &e, from_client, p);
+        if (fbw_dec_format_unknown(pc->dec))
+            e_cstr(&e, "format", "unknown (prepared before the capture)");
+        else
+            describe(pc, &e, from_client, p);
         put(&line, r->o.json ? "}\n" : "\n");
         emit_buf(&line, r->o.out);
         fbw_buf_free(&line);
@@ -442,14 +459,60 @@ static void note(pconn *pc, const char *what)
     fbw_buf_free(&line);
 }
 
+/* The connection is reported from now on: it gets the next number. NULL (already listed, or no
+ * memory) needs nothing more. */
+static void list_conn(pconn *pc)
+{
+    fbw_report *r = pc->r;
+    if (pc->id)
+        return;
+    pconn **n = realloc(r->list, (r->nlist + 1) * sizeof *n);
+    if (!n) {
+        r->failed = 1;
+        return;
+    }
+    r->list = n;
+    r->list[r->nlist++] = pc;
+    pc->id = (int)r->nlist;
+    char what[256];
+    snprintf(what, sizeof what, "open %s -> %s (frame %" PRIu64 "%s)", pc->client, pc->server,
+             pc->open_frame, pc->saw_syn ? "" : ", started before the capture");
+    note(pc, what);
+}
+
 static void stop(pconn *pc, const char *why)
 {
     if (pc->stopped)
         return;
     pc->stopped = 1;
+    if (!pc->id && !pc->on_port)
+        return; /* not Firebird (nothing recognised) and on no listed port: ignored */
+    list_conn(pc);
     pc->problem = 1;
     snprintf(pc->why, sizeof pc->why, "%s", why);
     note(pc, why);
+}
+
+/* After each decoded packet: say when the decoder locked on (again). */
+static void sync_notes(pconn *pc)
+{
+    const fbw_dec_sync *s = fbw_dec_sync_info(pc->dec);
+    char what[300];
+    if (s->how == FBW_DEC_LOCKED_ON && !pc->sync.how) {
+        snprintf(what, sizeof what,
+                 "locked on mid-session after skipping %" PRIu64 " client and %" PRIu64
+                 " server bytes (protocol %d-%d by packet shapes)",
+                 s->lock_offset[1], s->lock_offset[0], s->protocol_lo, s->protocol_hi);
+        note(pc, what);
+    } else if (s->relocks > pc->relocks_noted) {
+        snprintf(what, sizeof what,
+                 "framing lost and found again (%" PRIu64 " client and %" PRIu64
+                 " server bytes skipped so far)",
+                 s->skipped[1], s->skipped[0]);
+        note(pc, what);
+        pc->relocks_noted = s->relocks;
+    }
+    pc->sync = *s;
 }
 
 static void *on_open(void *arg, const char *client, const char *server, int saw_syn, uint64_t frame)
@@ -472,21 +535,25 @@ static void *on_open(void *arg, const char *client, const char *server, int saw_
         return NULL;
     }
     pc->r = r;
-    pc->id = (int)r->n + 1;
+    fbw_dec_start_anywhere(pc->dec);
     snprintf(pc->client, sizeof pc->client, "%s", client);
     snprintf(pc->server, sizeof pc->server, "%s", server);
     pc->saw_syn = saw_syn;
+    pc->open_frame = frame;
     pc->trip_dir = -1;
     fbw_buf_init(&pc->trips);
     r->c[r->n++] = pc;
+    const char *colon = strrchr(server, ':');
+    long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+    for (size_t i = 0; i < r->o.nports; i++)
+        if (r->o.ports[i] == port)
+            pc->on_port = 1;
     unsigned line = 0;
     const fbw_keylog_entry *k = fbw_pcap_keys_find(r->o.keys, client, server, &line);
     if (k && fbw_dec_set_key(pc->dec, k->plugin, k->key, k->key_len, k->iv, k->iv_len) == FBW_OK)
         pc->key_line = line;
-    char what[256];
-    snprintf(what, sizeof what, "open %s -> %s (frame %" PRIu64 "%s)", client, server, frame,
-             saw_syn ? "" : ", started before the capture");
-    note(pc, what);
+    if (pc->on_port)
+        list_conn(pc); /* numbered in the order they open, as before content recognition */
     return pc;
 }
 
@@ -501,6 +568,7 @@ static void on_data(void *conn, int from_client, const uint8_t *p, size_t n, uin
     if (pc->stopped)
         return;
     pc->frame = frame;
+    pc->last_ts = ts_ns;
     int rc = fbw_dec_feed(pc->dec, from_client, p, n, ts_ns);
     if (rc == FBW_OK)
         return;
@@ -516,6 +584,8 @@ static void on_data(void *conn, int from_client, const uint8_t *p, size_t n, uin
                  "encrypted with %s from packet %" PRIu64 " on (after op_crypt in frame %" PRIu64
                  "); no key",
                  pc->crypt, pc->crypt_packet, pc->crypt_frame);
+    else if (fbw_dec_sync_info(pc->dec)->how == FBW_DEC_NOT_YET)
+        snprintf(why, sizeof why, "not recognised as Firebird: %s", fbw_dec_error(pc->dec)->msg);
     else
         snprintf(why, sizeof why, "cannot decode after packet %" PRIu64 " (frame %" PRIu64 "): %s",
                  pc->packets, frame, fbw_dec_error(pc->dec)->msg);
@@ -532,6 +602,29 @@ static void on_close(void *conn, enum fbw_tcp_end how)
     pconn *pc = conn;
     pc->end = how;
     pc->ended = 1;
+    if (pc->stopped)
+        fbw_dec_end(pc->dec, pc->last_ts); /* only counts round trips still held */
+    else {
+        /* Frame what is left of the last bursts (whole unless the capture cut them) and count
+         * the round trips of bytes held while hunting. */
+        fbw_dec_end(pc->dec, pc->last_ts);
+        if (!pc->id && fbw_dec_sync_info(pc->dec)->how != FBW_DEC_NOT_YET)
+            list_conn(pc);
+    }
+    if (!pc->stopped && !pc->id && fbw_dec_sync_info(pc->dec)->how == FBW_DEC_NOT_YET) {
+        char why[200];
+        const fbw_dec_sync *s = fbw_dec_sync_info(pc->dec);
+        snprintf(why, sizeof why,
+                 "not recognised as Firebird: no packet boundary found in %" PRIu64
+                 " client and %" PRIu64 " server bytes",
+                 s->skipped[1], s->skipped[0]);
+        stop(pc, why);
+    }
+    if (!pc->id) { /* ignored: free it now, report nothing */
+        fbw_dec_free(pc->dec);
+        pc->dec = NULL;
+        return;
+    }
     if (!pc->stopped && pc->crypt[0] && !fbw_dec_decrypting(pc->dec)) {
         char why[200];
         snprintf(why, sizeof why,
@@ -556,6 +649,9 @@ static void on_close(void *conn, enum fbw_tcp_end how)
         note(pc, how == FBW_TCP_END_RST ? "closed (RST)" : "closed (FIN)");
     pc->stats = *fbw_dec_stats(pc->dec);
     pc->stats.sent_since_wait = 0;
+    pc->sync = *fbw_dec_sync_info(pc->dec);
+    if (pc->sync.how == FBW_DEC_LOCKED_ON && !pc->protocol)
+        pc->protocol = pc->sync.protocol_hi;
     pc->decrypting = fbw_dec_decrypting(pc->dec) && !pc->key_failed;
     trip_flush_run(pc);
     fbw_dec_free(
@@ -637,10 +733,54 @@ static int decrypted(const pconn *pc)
     return pc->key_line && pc->crypt[0] && pc->decrypting;
 }
 
+/* How the session was found, one line; "none" when nothing in it decoded. */
+static void recognition_text(fbw_buf *b, const pconn *pc)
+{
+    const fbw_dec_sync *s = &pc->sync;
+    if (s->how == FBW_DEC_CONNECT) {
+        put(b, "recognised: op_connect\n");
+        return;
+    }
+    if (s->how != FBW_DEC_LOCKED_ON) {
+        put(b, "recognised: none\n");
+        return;
+    }
+    putf(b,
+         "recognised: mid-session, locked on after %" PRIu64 " client and %" PRIu64
+         " server bytes (protocol %d-%d by packet shapes)\n",
+         s->lock_offset[1], s->lock_offset[0], s->protocol_lo, s->protocol_hi);
+    putf(b, "skipped_bytes: client %" PRIu64 ", server %" PRIu64 " (framing lost again %" PRIu64
+            " times)\n",
+         s->skipped[1], s->skipped[0], s->relocks);
+    if (s->unknown_rows || s->unknown_msgs)
+        putf(b, "format_unknown: %" PRIu64 " rows, %" PRIu64
+                " parameter messages (prepared before the capture)\n",
+             s->unknown_rows, s->unknown_msgs);
+}
+
+static void recognition_json(fbw_buf *b, const pconn *pc)
+{
+    const fbw_dec_sync *s = &pc->sync;
+    const char *how = s->how == FBW_DEC_CONNECT     ? "op_connect"
+                      : s->how == FBW_DEC_LOCKED_ON ? "mid-session"
+                                                    : "none";
+    putf(b, ",\"recognised\":\"%s\"", how);
+    if (s->how != FBW_DEC_LOCKED_ON)
+        return;
+    putf(b,
+         ",\"lock_offset\":{\"client\":%" PRIu64 ",\"server\":%" PRIu64
+         "},\"skipped_bytes\":{\"client\":%" PRIu64 ",\"server\":%" PRIu64
+         "},\"relocks\":%" PRIu64 ",\"protocol_range\":[%d,%d],\"format_unknown\":{\"rows\":%" PRIu64
+         ",\"messages\":%" PRIu64 "}",
+         s->lock_offset[1], s->lock_offset[0], s->skipped[1], s->skipped[0], s->relocks,
+         s->protocol_lo, s->protocol_hi, s->unknown_rows, s->unknown_msgs);
+}
+
 static void conn_text(fbw_buf *b, const pconn *pc, int trips)
 {
     putf(b, "connection %d: %s -> %s%s\n", pc->id, pc->client, pc->server,
          pc->saw_syn ? "" : " (started before the capture)");
+    recognition_text(b, pc);
     putf(b, "protocol: %d\n", pc->protocol);
     putf(b, "compression: %s\n", pc->compressed ? "zlib" : "none");
     putf(b, "wire_crypt: %s\n", pc->crypt[0] ? pc->crypt : "none");
@@ -669,6 +809,7 @@ static void conn_json(fbw_buf *b, const pconn *pc, int trips)
     const char *crypt = pc->crypt[0] ? pc->crypt : "none"; /* from the capture: escaped */
     put_str(b, (const uint8_t *)crypt, strlen(crypt));
     putf(b, ",\"decrypted\":%s", decrypted(pc) ? "true" : "false");
+    recognition_json(b, pc);
     putf(b, ",\"end\":\"%s\",\"problem\":", end_name(pc));
     if (pc->problem)
         put_str(b, (const uint8_t *)pc->why, strlen(pc->why));
@@ -696,9 +837,9 @@ int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *su
     int problems = 0;
     fbw_stats total;
     fbw_stats_reset(&total);
-    for (size_t i = 0; i < r->n; i++) {
-        problems += r->c[i]->problem;
-        fbw_stats_add(&total, &r->c[i]->stats);
+    for (size_t i = 0; i < r->nlist; i++) {
+        problems += r->list[i]->problem;
+        fbw_stats_add(&total, &r->list[i]->stats);
     }
     fbw_buf b;
     fbw_buf_init(&b);
@@ -711,24 +852,29 @@ int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *su
         else
             put(&b, "null");
         put(&b, ",\"connections\":[");
-        for (size_t i = 0; i < r->n; i++) {
+        for (size_t i = 0; i < r->nlist; i++) {
             put(&b, i ? "," : "");
-            conn_json(&b, r->c[i], r->o.trips);
+            conn_json(&b, r->list[i], r->o.trips);
         }
-        putf(&b, "],\"total\":{\"connections\":%zu,\"problems\":%d,", r->n, problems);
+        putf(&b, "],\"total\":{\"connections\":%zu,\"ignored\":%zu,\"problems\":%d,", r->nlist,
+             r->n - r->nlist, problems);
         stats_json(&b, &total);
         put(&b, "}}\n");
     } else if (r->o.mode == FBW_REPORT_STATS) {
-        putf(&b, "capture: %" PRIu64 " frames, %" PRIu64 " TCP segments, %zu connections\n",
-             sum->frames, sum->tcp, r->n);
+        putf(&b, "capture: %" PRIu64 " frames, %" PRIu64 " TCP segments, %zu connections",
+             sum->frames, sum->tcp, r->nlist);
+        if (r->n > r->nlist)
+            putf(&b, " (%zu other TCP connections not recognised as Firebird: ignored)",
+                 r->n - r->nlist);
+        put(&b, "\n");
         if (sum->truncated[0])
             putf(&b, "capture truncated after frame %" PRIu64 ": %s\n", sum->frames,
                  sum->truncated);
-        for (size_t i = 0; i < r->n; i++) {
+        for (size_t i = 0; i < r->nlist; i++) {
             put(&b, "\n");
-            conn_text(&b, r->c[i], r->o.trips);
+            conn_text(&b, r->list[i], r->o.trips);
         }
-        putf(&b, "\ntotal: %zu connections, %d not decoded to the end\n", r->n, problems);
+        putf(&b, "\ntotal: %zu connections, %d not decoded to the end\n", r->nlist, problems);
         stats_text(&b, &total, "total");
     } else if (r->o.mode == FBW_REPORT_DUMP && sum->truncated[0]) {
         if (r->o.json) {
@@ -747,12 +893,12 @@ int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *su
 
 size_t fbw_report_count(const fbw_report *r)
 {
-    return r->n;
+    return r->nlist;
 }
 
 void fbw_report_conn_info(const fbw_report *r, size_t i, fbw_report_conn *out)
 {
-    const pconn *pc = r->c[i];
+    const pconn *pc = r->list[i];
     out->id = pc->id;
     out->client = pc->client;
     out->server = pc->server;
@@ -783,5 +929,6 @@ void fbw_report_free(fbw_report *r)
         free(r->c[i]);
     }
     free(r->c);
+    free(r->list);
     free(r);
 }

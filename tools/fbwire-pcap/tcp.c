@@ -251,7 +251,7 @@ static void payload(fbw_tcp *t, conn *c, int d, const fbw_seg *s)
 void fbw_tcp_segment(fbw_tcp *t, const fbw_seg *s)
 {
     int cs = is_port(t, s->sport), cd = is_port(t, s->dport);
-    if (!cs && !cd)
+    if (t->nports && !cs && !cd)
         return;
     int d = 0;
     conn *c = find(t, s, &d);
@@ -264,8 +264,8 @@ void fbw_tcp_segment(fbw_tcp *t, const fbw_seg *s)
     } else if (!c) {
         if (s->len == 0 && !(s->flags & FBW_TCP_SYN))
             return; /* a bare ACK/FIN/RST of a connection the capture did not see start */
-        /* No SYN seen: the side on a Firebird port is the server. */
-        d = cd ? 1 : 0;
+        /* No SYN seen: the side on a listed port is the server, else the lower port. */
+        d = cd != cs ? cd : s->dport < s->sport;
         c = add_conn(t, s, d, 0);
     }
     if (!c || !c->open)

@@ -149,10 +149,13 @@ void fbw_session_note_connect(fbw_session *s)
 static void report(fbw_session *s, const fbw_err *e)
 {
     const char *text = e->msg[0] ? e->msg : fbw_rc_name(e->code);
+    /* Not "failed" when the connection broke: a COMMIT in flight may well have committed. */
+    const char *how = fbw_is_fatal(e->code) ? "lost the connection" : "failed";
     if (s->line)
-        fprintf(s->msg, "fbwire-sql: statement %u (line %u) failed: %s\n", s->nstmt, s->line, text);
+        fprintf(s->msg, "fbwire-sql: statement %u (line %u) %s: %s\n", s->nstmt, s->line, how,
+                text);
     else
-        fprintf(s->msg, "fbwire-sql: ending the transaction failed: %s\n", text);
+        fprintf(s->msg, "fbwire-sql: ending the transaction %s: %s\n", how, text);
     if (e->sqlstate[0])
         fprintf(s->msg, "SQLSTATE = %s\n", e->sqlstate);
     if (e->ngds > 0)

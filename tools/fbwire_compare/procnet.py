@@ -7,9 +7,12 @@ Polled every 0.1 s, which is cheap enough not to miss a connection of a 1 s run.
 """
 import os
 import threading
+import time
 
 TCP_FILES = ("/proc/net/tcp", "/proc/net/tcp6")
 ESTABLISHED, LISTEN = "01", "0A"
+# Both FINs exchanged (or the socket closed): nothing more of the connection goes on the wire.
+DONE = ("06", "07")  # TIME_WAIT, CLOSE
 
 
 def children(pid):
@@ -75,6 +78,21 @@ def listening(port, files=TCP_FILES):
 def classify(rows, own_inodes, port):
     """{("O"|"F", client port)} of the established connections to port: ours or somebody else's."""
     return {("O" if ino in own_inodes else "F", lp) for lp, rp, st, ino in rows if st == ESTABLISHED and rp == port}
+
+
+def open_ends(port, own, files=TCP_FILES):
+    """The client ports of own whose connection to port has not finished both ways yet."""
+    return {lp for lp, rp, st, _ in table(files) if rp == port and lp in own and st not in DONE}
+
+
+def wait_closed(port, own, deadline, files=TCP_FILES):
+    """Wait (polling, until the monotonic deadline) for every connection of own to port to be
+    closed both ways in the kernel; returns the client ports still open."""
+    left = open_ends(port, own, files)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = open_ends(port, own, files)
+    return left
 
 
 class Watch:

@@ -58,25 +58,62 @@ def link_figures(doc):
     return cpu, doc.get("measured_rtt_ms", doc.get("rtt_measured_ms"))
 
 
-def capture_figures(out, turns, client_ports, events):
+def own_connections(turns, client_ports):
+    """The connections of `fbwire-pcap turns --json` whose client port is one of the run's."""
+    conns = (turns or {}).get("connections") or []
+    if not client_ports:
+        return conns
+    return [c for c in conns if int(c["client"].rsplit(":", 1)[1]) in client_ports]
+
+
+def capture_problem(turns, client_ports, dropped=0):
+    """Why a captured run's figures would be short, or None when the capture is complete: every
+    connection of the run is in it from its SYN to its FIN or RST, with no gap, and the kernel
+    dropped no packet (tcpdump's own count)."""
+    if turns is None:
+        return "fbwire-pcap turns gave no result"
+    if dropped:
+        return "tcpdump: %d packet(s) dropped by the kernel" % dropped
+    if turns.get("truncated"):
+        return "the capture file is truncated: %s" % turns["truncated"]
+    conns = own_connections(turns, client_ports)
+    if client_ports and len({int(c["client"].rsplit(":", 1)[1]) for c in conns}) < len(client_ports):
+        return "%d of the run's %d connection(s) are not in the capture" % (
+            len(client_ports) - len({int(c["client"].rsplit(":", 1)[1]) for c in conns}), len(client_ports))
+    # sysbench has exited, so each of its connections ended: one without its FIN or RST in the
+    # capture lost its end, and its count is short
+    unended = sum(1 for c in conns if c["end"] == "capture") if client_ports else 0
+    started = sum(1 for c in conns if not c.get("saw_syn", True)) if client_ports else 0
+    broken = [c["problem"] for c in conns if c["problem"]]
+    if not (unended or started or broken):
+        return None
+    parts = []
+    if unended:
+        parts.append("%d connection(s) without their FIN or RST" % unended)
+    if started:
+        parts.append("%d without their SYN" % started)
+    if broken:
+        parts.append("%d not followed (%s)" % (len(broken), broken[0]))
+    return "%d connection(s) of the capture could not be followed to their end: %s" % (
+        unended + started + len(broken), ", ".join(parts))
+
+
+def capture_figures(out, turns, client_ports, events, problem=None):
+    """problem: the runner's verdict on the capture (capture_problem, with tcpdump's drop count)."""
     na = out["not_available"]
-    conns = turns.get("connections") or []
+    conns = own_connections(turns, client_ports)
     if client_ports:
-        mine = [c for c in conns if int(c["client"].rsplit(":", 1)[1]) in client_ports]
-        out["capture_note"] = "%d of %d connections: those of this sysbench process" % (len(mine), len(conns))
-        conns = mine
+        out["capture_note"] = "%d of %d connections: those of this sysbench process" % (
+            len(conns), len(turns.get("connections") or []))
     else:
         out["capture_note"] = "every connection to the port (the process's were not identified)"
-    # sysbench has exited, so each of its connections ended: one without its FIN or RST in the
-    # capture lost its end (tcpdump fell behind), and its count is short
-    unended = sum(1 for c in conns if c["end"] == "capture") if client_ports else 0
-    incomplete = sum(1 for c in conns if c["problem"]) + unended
+    problem = problem or capture_problem(turns, client_ports)
     t = {"connections": len(conns), "round_trips": sum(c["round_trips"] for c in conns),
          "bytes_sent": sum(c["bytes_sent"] for c in conns),
          "bytes_received": sum(c["bytes_received"] for c in conns)}
-    if incomplete:
+    if problem:
         for k in CAPTURED:
-            na[k] = "%d connection(s) of the capture could not be followed to their end" % incomplete
+            na[k] = problem
     else:
         out["round_trips_per_event"] = t["round_trips"] / events
         out["bytes_sent_per_event"] = t["bytes_sent"] / events
@@ -114,7 +151,9 @@ def record(path, run):
     turns = load(path + ".turns.json")
     if turns is not None:
         out["files"]["turns"] = os.path.basename(path + ".turns.json")
-        capture_figures(out, turns, run.get("client_ports") or set(), events)
+        capture_figures(out, turns, run.get("client_ports") or set(), events, run.get("capture_problem"))
+        out["capture_attempts"] = run.get("capture_attempts", 1)
+        out["capture_problem"] = run.get("capture_problem")
     else:
         for k in CAPTURED:
             na[k] = "not captured (only the captured run of each case is)" if run["repeat"] else "no capture"

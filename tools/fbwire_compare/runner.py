@@ -5,6 +5,7 @@ import fcntl
 import json
 import os
 import platform
+import re
 import signal
 import subprocess
 import sys
@@ -89,8 +90,12 @@ class Runner:
 
     def load_servers(self):
         env = {}
+        # peers.env only when a target needs PostgreSQL or MariaDB (Firebird alone: fb-servers.sh)
+        need_peers = any(e in tg.PEERS for e in self.engines)
         for f in ("servers.env", "peers.env"):
             path = os.path.join(self.state, f)
+            if f == "peers.env" and not need_peers and not os.access(path, os.R_OK):
+                continue
             if not os.access(path, os.R_OK):
                 raise RuntimeError("no %s: run scripts/%s start" % (path, "fb-servers.sh" if f == "servers.env"
                                                                       else "peer-servers.sh"))
@@ -206,9 +211,22 @@ class Runner:
 
     # ------------------------------------------------------------ capture
 
+    # tcpdump's kernel buffer (-B, KiB). libpcap's TPACKET_V3 ring packs packets back to back, so
+    # 64 MiB holds a few seconds of a 4-thread run's small packets while tcpdump waits for the CPU
+    # on a loaded machine. No --immediate-mode: that falls back to TPACKET_V2, whose fixed frames
+    # are as large as lo's 64 KiB MTU, and the same buffer would hold only ~1,000 packets.
+    CAPTURE_BUFFER_KIB = 65536
+    # Full packets (-s 0: 262,144 bytes, above lo's MTU): fbwire-pcap turns follows each TCP stream
+    # and a packet cut short by the snaplen breaks it.
+    SNAPLEN = 0
+    # libpcap hands the ring's blocks to tcpdump when they are full or at its 1 s block timeout:
+    # the last packets of a run reach the file up to that long after they were sent.
+    BLOCK_TIMEOUT_S = 1.0
+
     def capture_start(self, pcap, port):
         log = open(pcap + ".log", "w")
-        self.cap_proc = subprocess.Popen(["tcpdump", "-i", "lo", "-n", "-s", "0", "-B", "32768", "-U", "-w", pcap,
+        self.cap_proc = subprocess.Popen(["tcpdump", "-i", "lo", "-n", "-s", str(self.SNAPLEN),
+                                          "-B", str(self.CAPTURE_BUFFER_KIB), "-U", "-w", pcap,
                                           "tcp port %d" % port], stdout=subprocess.DEVNULL, stderr=log)
         log.close()
         for _ in range(40):
@@ -222,22 +240,45 @@ class Runner:
         self.capture_kill()
         return False
 
-    def capture_stop(self, pcap):
-        """On a busy machine tcpdump lags behind the kernel's buffer; stopped too early it loses the
-        end of the run. With -U it writes every packet at once: stop when the file stopped growing
-        for 1 s (0.4 s was not enough at load 10)."""
-        size, same = -1, 0
-        for _ in range(150):
-            if same >= 5:
+    def turns(self, pcap, port, out=None, err=None):
+        """`fbwire-pcap turns --json` of the file as it is now (None when it gave no JSON)."""
+        try:
+            r = subprocess.run([self.pcap, "turns", pcap, "--port", str(port), "--json"], capture_output=True,
+                               text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            return None
+        if out:
+            with open(out, "w") as f:
+                f.write(r.stdout)
+        if err:
+            with open(err, "a") as f:
+                f.write(r.stderr)
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            return None
+
+    def capture_stop(self, pcap, port, own):
+        """The stopping order of a captured run, after sysbench (and the link) exited: wait until the
+        kernel has closed each of the run's connections both ways, then until the file holds the FIN
+        or RST of each (libpcap's block timeout), then stop tcpdump. Waits at most 20 s in all.
+        Returns the number of packets tcpdump says the kernel dropped (None: it did not say)."""
+        deadline = time.monotonic() + 20
+        procnet.wait_closed(port, own, deadline)
+        time.sleep(self.BLOCK_TIMEOUT_S + 0.2)
+        while time.monotonic() < deadline:
+            t = self.turns(pcap, port)
+            if t is not None and all(c["end"] != "capture" for c in record.own_connections(t, own)) \
+                    and {int(c["client"].rsplit(":", 1)[1]) for c in t.get("connections") or []} >= set(own):
                 break
-            time.sleep(0.2)
-            try:
-                now = os.stat(pcap).st_size
-            except OSError:
-                now = 0
-            same = same + 1 if now == size else 0
-            size = now
+            time.sleep(0.5)
         self.capture_kill()
+        try:
+            with open(pcap + ".log") as f:
+                m = re.search(r"^(\d+) packets? dropped by kernel", f.read(), re.M)
+        except OSError:
+            m = None
+        return int(m.group(1)) if m else None
 
     def capture_kill(self):
         if self.cap_proc:
@@ -259,14 +300,37 @@ class Runner:
             file=sys.stderr, flush=True)
 
     def run_one(self, t, w, n, r, rtt, total, t0):
+        """One run; a captured run whose capture is incomplete is made once more, and if the second
+        capture is incomplete too the run counts as failed, with the reason in its JSON."""
+        tag = "%s-t%d-%s%s-%s" % (w, n, t.name, rtt_tag(rtt, self.st.rate), "cap" if r == 0 else "r%d" % r)
+        base = os.path.join(self.out, "runs", tag)
+        attempts = 2 if r == 0 else 1
+        for attempt in range(1, attempts + 1):
+            self.progress(total, t0, "%s, %d thread(s), %s%s, %s%s" % (
+                w, n, t.name, ", RTT %g ms" % rtt if self.distance else "",
+                "captured run" if r == 0 else "repeat %d/%d" % (r, self.st.runs),
+                "" if attempt == 1 else ", attempt %d" % attempt))
+            ok, problem = self.attempt(t, w, n, r, rtt, base, attempt)
+            if not ok or not problem:
+                break
+            if attempt < attempts:
+                say("%s: the capture is incomplete (%s); the captured run once more" % (tag, problem))
+                for ext in (".json", ".turns.json", ".pcap.log", ".pcap"):
+                    if os.path.exists(base + ext):
+                        os.replace(base + ext, "%s.try%d%s" % (base, attempt, ext))
+            else:
+                say("FAILED %s: the capture is incomplete after %d attempts: %s" % (tag, attempts, problem))
+                self.failed += 1
+        if not ok:
+            self.failed += 1
+        self.done += 1
+
+    def attempt(self, t, w, n, r, rtt, base, attempt):
+        """-> (the run was made, why its capture is incomplete or None)."""
         st, e = self.st, t.engine
         host, port = self.servers.host_port(e)
-        tag = "%s-t%d-%s%s-%s" % (w, n, t.name, rtt_tag(rtt, st.rate), "cap" if r == 0 else "r%d" % r)
-        base = os.path.join(self.out, "runs", tag)
+        tag = os.path.basename(base)
         secs = st.capture_time if r == 0 else st.time
-        self.progress(total, t0, "%s, %d thread(s), %s%s, %s" % (
-            w, n, t.name, ", RTT %g ms" % rtt if self.distance else "",
-            "captured run" if r == 0 else "repeat %d/%d" % (r, st.runs)))
         rep = []
         if t.driver in ("fbwire", "fbclient"):
             rep = ["--%s-report=%s.report.json" % (t.driver, base)]
@@ -278,15 +342,11 @@ class Runner:
                 lk = linkmod.Link(self.link, (host, port), rtt, st.rate, base + ".link.json", base + ".link.log")
             except RuntimeError as ex:
                 say("%s: %s" % (tag, ex))
-                self.failed += 1
-                self.done += 1
-                return
+                return False, None
         if r == 0 and not self.capture_start(base + ".pcap", port):
             if lk:
                 lk.stop()
-            self.failed += 1
-            self.done += 1
-            return
+            return False, None
         opts = t.options + self.servers.conn_options(e, ("127.0.0.1", lk.port) if lk else None)
         sized = ["--tables=%d" % wl.tables_for(w, st.tables), "--table-size=%d" % st.table_size,
                  "--threads=%d" % n, "--time=%d" % secs]
@@ -304,18 +364,22 @@ class Runner:
                 lk.stop()
         ports = watch.stop()
         watch.write(base + ".ports")
+        own = {p_ for k, p_ in ports if k == "O"}
+        problem = None
         if r == 0:
-            self.capture_stop(base + ".pcap")
-            with open(base + ".turns.json", "w") as tj, open(base + ".stderr", "a") as se:
-                subprocess.call([self.pcap, "turns", base + ".pcap", "--port", str(port), "--json"], stdout=tj, stderr=se)
-            if not st.keep:
+            dropped = self.capture_stop(base + ".pcap", port, own)
+            turns = self.turns(base + ".pcap", port, base + ".turns.json", base + ".stderr")
+            problem = record.capture_problem(turns, own, dropped)
+            if dropped is None and not problem:
+                problem = "tcpdump did not report its kernel drop count (see %s.pcap.log)" % tag
+            run.update({"capture_attempts": attempt, "capture_problem": problem})
+            if not st.keep and not problem:
                 os.unlink(base + ".pcap")
         with open("/proc/loadavg") as f:
             load = float(f.read().split()[0])
         run.update({"target": t.name, "engine": e, "workload": w, "threads": n, "repeat": r, "exit": rc,
                     "wall": int(time.monotonic() - start), "cpu_note": self.cpu_note, "loadavg": load,
-                    "client_ports": {p_ for k, p_ in ports if k == "O"},
-                    "foreign": sum(1 for k, _ in ports if k == "F"),
+                    "client_ports": own, "foreign": sum(1 for k, _ in ports if k == "F"),
                     "connection": self.servers.conn_string(e) + (" via fbwire-link %s" % " ".join(
                         linkmod.args(rtt, st.rate)) if lk else ""),
                     # the direct connection options, as a reader would type them
@@ -324,12 +388,10 @@ class Runner:
         with open(base + ".json", "w") as f:
             json.dump(doc, f, indent=1)
             f.write("\n")
-        if doc["sysbench"] is None:
-            self.failed += 1
-        if rc != 0:
+        if doc["sysbench"] is None or rc != 0:
             say("%s: sysbench exit %d, see %s.log and .stderr" % (tag, rc, base))
-            self.failed += 1
-        self.done += 1
+            return False, None
+        return True, problem
 
     def link_rtt(self, rtt):
         """The achieved RTT of a link with these settings (measured once per RTT)."""

@@ -16,6 +16,9 @@ ENGINES = tuple(PEERS) + ("fb3", "fb4")
 FB_KINDS = ("fbwire", "fbwire-pipelined", "fbclient", "fbclient-per-statement")
 BUILTIN = tuple(PEERS) + tuple("%s-%s" % (fb, k) for fb in ("fb3", "fb4") for k in FB_KINDS)
 DEFAULT = ("pg", "mariadb", "fb3-fbwire", "fb4-fbwire")
+# The Firebird database of the comparison when peers.env does not name one (the same name as
+# scripts/peer-servers.sh gives it); prepare creates it when missing.
+FB_DB = "sbtest.fdb"
 
 
 def kind(engine):
@@ -62,7 +65,7 @@ def setup_options(engine, crypt):
         return ["--db-driver=pgsql"]
     if kind(engine) == "mariadb":
         return ["--db-driver=mysql", "--mysql-ssl=" + crypt.my]
-    return ["--db-driver=fbwire", "--fbwire-wire-crypt=" + crypt.fb]
+    return ["--db-driver=fbwire", "--fbwire-wire-crypt=" + crypt.fb, "--fbwire-create-db=on"]
 
 
 class Target:
@@ -127,7 +130,7 @@ class Servers:
     def fb_dsn(self, engine, host=None, port=None, db=None):
         s = engine.upper()
         h, p = self.host_port(engine)
-        return "%s/%s:%s/%s" % (host or h, port or p, self.e["FBW_DBDIR_" + s], db or self.e["PEER_FB_DB"])
+        return "%s/%s:%s/%s" % (host or h, port or p, self.e["FBW_DBDIR_" + s], db or self.e.get("PEER_FB_DB", FB_DB))
 
     def conn_options(self, engine, via=None):
         """Connection options; via = (host, port) of a link in front of the server."""

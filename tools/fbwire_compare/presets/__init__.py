@@ -8,20 +8,24 @@ reads the drivers' own JSON reports (docs/report.md).
   fbwire-compare --preset pipeline OUTDIR  pipeline off / transaction / fbclient, server CPU too
   fbwire-compare --preset bench            TPS of every workload (docs/sysbench.md), TSV lines
   fbwire-compare --preset soak             a long run that checks nothing grows or drifts
+  fbwire-compare --preset glance OUTDIR    oltp_read_only through fbclient, fbwire and fbwire pipelined,
+                                           direct and at 1 ms RTT: one small table (scripts/main.sh)
 
 `fbwire-compare --preset NAME --help` lists a preset's options. tools/fbwire-report/{cpu,measure,
-pipeline}.sh, tests/sysbench/bench.sh and scripts/soak.sh call these. One module per preset.
+pipeline}.sh, tests/sysbench/bench.sh and scripts/soak.sh call these;
+scripts/main.sh ends with glance. One module per preset.
 """
 import sys
 
 from .bench import bench
 from .common import Fail
 from .cpu import cpu
+from .glance import glance
 from .measure import measure
 from .pipeline import pipeline
 from .soak import soak
 
-PRESETS = {"cpu": cpu, "measure": measure, "pipeline": pipeline, "bench": bench, "soak": soak}
+PRESETS = {"cpu": cpu, "measure": measure, "pipeline": pipeline, "bench": bench, "soak": soak, "glance": glance}
 
 
 def main(argv, here):

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* script.h - a scripted Firebird server for unit tests of the statement, transaction and pipeline
+ * layers without a socket or a server: the connection (conn.h) is brought to READY over bytes,
+ * then every wait takes what the client queued, decodes each packet with the real decoder and
+ * answers it in order with bytes built by the real encoders, following the script below (one
+ * statement shape for every prepare, rows per fetch, which execution or commit fails). The
+ * answers can be fed one byte at a time or in chunks, to show that replies split anywhere, or
+ * larger than any socket buffer, give the same results.
+ *
+ * Only what a real server does is scripted here (the answers' layout is Firebird's); faults a real
+ * server produces too (a unique violation, a failed commit) are scripted so every position of a
+ * failure can be tried. For Criterion tests (asserts with cr_assert). */
+#ifndef FBW_TEST_SCRIPT_H
+#define FBW_TEST_SCRIPT_H
+
+#include "pipe.h"
+
+#define FBW_SCRIPT_MAX_COLS 4
+#define FBW_SCRIPT_MAX_LOG 8192
+
+typedef struct fbw_script {
+    fbw_conn *c;
+    /* the script */
+    int stmt_type;                        /* what every prepare describes (FBW_STMT_*) */
+    fbw_col in[FBW_SCRIPT_MAX_COLS], out[FBW_SCRIPT_MAX_COLS];
+    uint16_t nin, nout;
+    unsigned rows;                        /* rows each fetch returns before end of cursor */
+    size_t row_text;                      /* bytes of the VARCHAR value of each row */
+    uint64_t affected;                    /* what the records info reports */
+    unsigned fail_exec;                   /* op_execute number n (from 1) fails; 0: none */
+    unsigned fail_exec_every;             /* ... and every this many after it; 0: only n */
+    unsigned fail_prepare;                /* op_prepare_statement number n fails */
+    unsigned fail_commit;                 /* op_commit number n fails */
+    unsigned fail_blob;                   /* op_create_blob2 number n fails */
+    unsigned fail_start;                  /* op_transaction number n fails */
+    size_t chunk;                         /* answers fed in pieces of this many bytes (0: whole) */
+    /* what happened */
+    unsigned waits;                       /* waits that sent something: round trips */
+    unsigned execs, fetches, prepares, commits, rollbacks, starts, blobs;
+    int32_t log[FBW_SCRIPT_MAX_LOG];      /* every client op in order (op_ping excluded) */
+    unsigned nlog;
+    int64_t last_param;                   /* first parameter of the latest op_execute */
+    uint8_t tpb[64];                      /* the latest op_transaction's TPB */
+    size_t tpb_len;
+    uint16_t end_object;                  /* the handle the latest op_commit/op_rollback named */
+    /* internal */
+    fbw_msgfmt infmt;
+    fbw_buf sent;                         /* client bytes not decoded yet */
+    uint16_t next_handle;
+    uint16_t tx_handle;                   /* the latest op_transaction's */
+} fbw_script;
+
+/* A connection at READY (protocol 17, lazy send) with the default script: a SELECT with one
+ * INTEGER parameter and one VARCHAR(100) UTF8 column, 1 row per fetch of 10 bytes, affected 1. */
+void fbw_script_open(fbw_script *s);
+/* Answers whatever is still queued, then frees the connection. */
+void fbw_script_close(fbw_script *s);
+/* Describe INSERT/UPDATE/DELETE (no output, no cursor) with the same parameter. */
+void fbw_script_dml(fbw_script *s, int stmt_type);
+/* A wait callback (pipe.h fbw_pipe_wait_fn, arg = the script): answer everything outstanding. */
+int fbw_script_wait(void *arg, fbw_err *err);
+/* fbw_script_wait that must succeed. */
+void fbw_script_wait_ok(fbw_script *s);
+/* Prepare a new statement in tx and wait: asserts it prepared. */
+fbw_stmt *fbw_script_prepare(fbw_script *s, fbw_tx *tx, const char *sql);
+/* Start tx read-write (or read-only) and wait: asserts it is active. */
+void fbw_script_start(fbw_script *s, fbw_tx *tx, int read_only);
+/* How many times op appears in the log. */
+unsigned fbw_script_count(const fbw_script *s, int32_t op);
+
+#define FBW_SCRIPT_GDS_UNIQUE 335544665u /* violation of PRIMARY or UNIQUE KEY constraint */
+#define FBW_SCRIPT_GDS_DEADLOCK 335544336u
+
+#endif

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/* test_stmt.c - statements (wire/stmt.h) against a scripted server (tests/support/script.h), no
+ * socket: allocate + prepare + describe in one round trip, a failed prepare, execute + first fetch
+ * with rows decoded, affected-row counts, a failed execution keeping its own error (not the
+ * fetch's), several executions in flight each with its own result, replies fed one byte at a
+ * time, a cursor fetched later, execute immediate, and a statement freed while replies are due. */
+#include <criterion/criterion.h>
+
+#include "script.h"
+
+#include <string.h>
+
+static fbw_value id(int64_t v)
+{
+    fbw_value x;
+    memset(&x, 0, sizeof x);
+    x.type = FBW_SQL_LONG;
+    x.u.i64 = v;
+    return x;
+}
+
+Test(stmt, prepare_describes_in_one_round_trip)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    s.waits = 0;
+    s.nlog = 0;
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    cr_assert_eq(s.waits, 1);
+    cr_assert_eq(s.nlog, 2);
+    cr_assert_eq(s.log[0], FBW_OP_ALLOCATE_STATEMENT);
+    cr_assert_eq(s.log[1], FBW_OP_PREPARE_STATEMENT);
+    cr_assert_eq(fbw_stmt_type(st), FBW_STMT_SELECT);
+    cr_assert(fbw_stmt_has_cursor(st));
+    const fbw_msgfmt *in = fbw_stmt_input(st), *out = fbw_stmt_output(st);
+    cr_assert_eq(in->n, 1);
+    cr_assert_eq(in->cols[0].type, FBW_SQL_LONG);
+    cr_assert_eq(in->cols[0].nullable, 1);
+    cr_assert_eq(out->n, 1);
+    cr_assert_eq(out->cols[0].type, FBW_SQL_VARYING);
+    cr_assert_eq(out->cols[0].charset, FBW_CS_UTF8, "a text column's sub-type is its charset");
+    cr_assert_eq(out->cols[0].length, 8000);
+    uint16_t h;
+    cr_assert_eq(fbw_stmt_handle(st, &h), FBW_OK);
+    cr_assert_neq(h, FBW_INVALID_OBJECT);
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
+
+Test(stmt, failed_prepare)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    s.fail_prepare = 1;
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    fbw_stmt *st = NULL;
+    fbw_err err;
+    cr_assert_eq(fbw_stmt_new(s.c, &st, &err), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, &t, "SELEKT", 6), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_stmt_prepared(st), 0);
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_E_SERVER);
+    cr_assert_eq(fbw_stmt_error(st)->gds[0], 335544569u);
+    /* a second prepare of the same statement works (its handle is kept) */
+    cr_assert_eq(fbw_stmt_prepare(st, &t, "SELECT 1", 8), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert(fbw_stmt_prepared(st));
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK);
+    cr_assert_eq(fbw_script_count(&s, FBW_OP_ALLOCATE_STATEMENT), 1);
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
+
+static void rows_decoded(size_t chunk)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    s.rows = 3;
+    s.row_text = 300;
+    s.chunk = chunk;
+    s.waits = 0;
+    fbw_value v = id(42);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(s.waits, 1, "execute and first fetch in one round trip");
+    cr_assert_eq(s.last_param, 42, "the parameter travelled");
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK);
+    cr_assert(fbw_stmt_eof(st));
+    cr_assert_eq(fbw_stmt_row_count(st), 3);
+    for (size_t r = 0; r < 3; r++) {
+        fbw_value out;
+        fbw_err err;
+        cr_assert_eq(fbw_stmt_row(st, r, &out, &err), FBW_OK, "%s", err.msg);
+        cr_assert_eq(out.is_null, 0);
+        cr_assert_eq(out.u.bytes.n, 300);
+        cr_assert_eq(out.u.bytes.p[0], 'a' + (int)r);
+    }
+    fbw_value out;
+    fbw_err err;
+    cr_assert_neq(fbw_stmt_row(st, 3, &out, &err), FBW_OK, "no row 4");
+    fbw_stmt_clear_rows(st);
+    cr_assert_eq(fbw_stmt_row_count(st), 0);
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
+
+Test(stmt, rows_decoded) { rows_decoded(0); }
+Test(stmt, rows_fed_one_byte_at_a_time) { rows_decoded(1); }
+
+Test(stmt, affected_rows_counted)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_script_dml(&s, FBW_STMT_UPDATE);
+    fbw_tx t;
+    fbw_script_start(&s, &t, 0);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "UPDATE t SET k=k+1 WHERE id=?");
+    cr_assert_eq(fbw_stmt_has_cursor(st), 0);
+    s.affected = 7;
+    s.nlog = 0;
+    fbw_value v = id(1);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, FBW_EXEC_COUNT), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_stmt_affected(st), 7);
+    cr_assert_eq(s.log[0], FBW_OP_EXECUTE);
+    cr_assert_eq(s.log[1], FBW_OP_INFO_SQL, "the count rides along with the execute");
+    cr_assert_eq(s.nlog, 2, "no fetch without a cursor");
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
+
+Test(stmt, failed_execute_keeps_its_own_error)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    s.fail_exec = 1;
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_value v = id(1);
+    fbw_exec_out o;
+    cr_assert_eq(fbw_stmt_execute_out(st, &t, &v, 0, &o), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_script_count(&s, FBW_OP_FETCH), 1, "the fetch went out with the execute");
+    cr_assert_eq(fbw_stmt_error(st)->gds[0], FBW_SCRIPT_GDS_UNIQUE,
+                 "the execute's error, not the fetch's");
+    cr_assert_str_eq(fbw_stmt_error(st)->sqlstate, "23000");
+    cr_assert_eq(o.err.gds[0], FBW_SCRIPT_GDS_UNIQUE);
+    cr_assert(o.done && o.eof);
+    cr_assert_eq(o.rows, 0);
+    cr_assert_eq(t.state, FBW_TX_ACTIVE, "an error reply says nothing about the transaction");
+    /* the next execution starts clean */
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK);
+    cr_assert_eq(fbw_stmt_row_count(st), 1);
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
+
+Test(stmt, executions_in_flight_keep_their_own_results)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    s.fail_exec = 2;
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    s.rows = 4;
+    s.waits = 0;
+    fbw_exec_out o[3];
+    for (int i = 0; i < 3; i++) {
+        fbw_value v = id(i + 1);
+        cr_assert_eq(fbw_stmt_execute_out(st, &t, &v, 0, &o[i]), FBW_OK);
+    }
+    cr_assert(fbw_stmt_busy(st));
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(s.waits, 1);
+    cr_assert_eq(fbw_stmt_busy(st), 0);
+    cr_assert_eq(o[0].rows, 4);
+    cr_assert_eq(o[0].err.code, FBW_OK);
+    cr_assert_eq(o[1].err.gds[0], FBW_SCRIPT_GDS_UNIQUE, "the second failed alone");
+    cr_assert_eq(o[2].rows, 4);
+    cr_assert_eq(o[2].err.code, FBW_OK);
+    cr_assert_eq(fbw_stmt_row_count(st), 4, "only the latest execution's rows are kept");
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK, "the statement follows the latest execution");
+    cr_assert_eq(fbw_script_count(&s, FBW_OP_FREE_STATEMENT), 2,
+                 "each new execution closes the previous cursor in the same write");
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
+
+Test(stmt, cursor_fetched_later)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    s.rows = 2;
+    fbw_value v = id(5);
+    s.nlog = 0;
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, FBW_EXEC_NO_FETCH), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(s.nlog, 1);
+    cr_assert_eq(fbw_stmt_row_count(st), 0);
+    cr_assert_eq(fbw_stmt_eof(st), 0);
+    cr_assert_eq(fbw_stmt_fetch(st), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(s.log[1], FBW_OP_FETCH);
+    cr_assert_eq(fbw_stmt_row_count(st), 2);
+    cr_assert(fbw_stmt_eof(st));
+    s.nlog = 0;
+    cr_assert_eq(fbw_stmt_fetch(st), FBW_OK, "at the end: nothing queued");
+    cr_assert_eq(fbw_conn_outstanding(s.c), 0);
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
+
+Test(stmt, execute_immediate)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx t;
+    fbw_script_start(&s, &t, 0);
+    fbw_exec_result r;
+    const char *sql = "DELETE FROM t";
+    cr_assert_eq(fbw_exec_immediate(s.c, &t, sql, strlen(sql), &r), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert(r.done);
+    cr_assert_eq(r.err.code, FBW_OK);
+    cr_assert_eq(fbw_script_count(&s, FBW_OP_EXEC_IMMEDIATE), 1);
+    fbw_script_close(&s);
+}
+
+Test(stmt, freed_while_replies_are_due)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_value v = id(3);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    fbw_stmt_free(st); /* the replies still arrive and are handled; then it is gone */
+    s.nlog = 0;
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(s.log[s.nlog - 1], FBW_OP_FREE_STATEMENT, "the drop went out behind the execute");
+    cr_assert_eq(fbw_conn_outstanding(s.c), 0);
+    fbw_script_close(&s);
+}

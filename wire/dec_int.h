@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* dec_int.h - the session decoder's state, shared by dec.c (decoding a session from its start)
+ * and sync.c (finding packet boundaries in a session the capture joined late). Private to wire/. */
+#ifndef FBW_DEC_INT_H
+#define FBW_DEC_INT_H
+
+#include "buf.h"
+#include "compress.h"
+#include "crypt.h"
+#include "dec.h"
+#include "msg.h"
+
+#define MAX_FORMATS 4096 /* statements tracked at once; more is not a real client */
+
+/* Formats a statement handle has announced. An entry exists from the op_allocate_statement on:
+ * until its reply names the handle it is `pending` and only reachable as 0xFFFF. */
+typedef struct stmt_fmt {
+    uint16_t handle;
+    uint8_t pending, unused;
+    fbw_msgfmt bind, select, out, batch; /* out: execute2 singleton output */
+} stmt_fmt;
+
+/* A request waiting for its reply; fmt is the statement entry it concerns (index + 1, 0 none),
+ * fixed when the request is seen, because 0xFFFF means "allocated last" at that moment. */
+typedef struct waiting {
+    int32_t op;
+    size_t fmt;
+} waiting;
+
+typedef struct direction {
+    fbw_buf raw;      /* after capture, before decrypt and inflate */
+    fbw_buf plain;    /* XDR bytes waiting to be decoded */
+    fbw_cipher *ci;   /* from op_crypt on, when the key is known */
+    int verified;     /* a packet decrypted with ci decoded: the key is right */
+    fbw_inflater *zi;
+    uint64_t offset;  /* stream offset of plain's head, for messages */
+    int blind;        /* lenient: the packet at plain's head cannot be framed (format unknown);
+                       * the rest of the burst waits for its end (sync.c) */
+} direction;
+
+struct fbw_dec {
+    fbw_dec_packet_fn fn;
+    void *arg;
+    fbw_err err;
+    fbw_stats stats;
+    fbw_pkt_ctx ctx;
+    direction dir[2];         /* [1] client->server, [0] server->client */
+    int crypt_started;
+    int crypt_pending;        /* op_crypt decoded and the key is known: start both ciphers */
+    char crypt_plugin[32];
+    int have_key;             /* fbw_dec_set_key: the session's key material */
+    char key_plugin[16];
+    uint8_t key[256], iv[64];
+    size_t key_len, iv_len;
+    int compress_pending;     /* accept said compress: switch both directions after it */
+    stmt_fmt *fmts;
+    size_t nfmts;
+    size_t alloc_fmt;         /* entry 0xFFFF names (index + 1): the last allocation the client
+                               * asked for, if that was a statement; 0 otherwise */
+    waiting *q;
+    size_t q_head, q_len, q_cap;
+    fbw_msgfmt imm_in, imm_out; /* op_exec_immediate2 formats */
+    fbw_turn turn;
+    int32_t answering;        /* request op the server packet being reported answers */
+    size_t msg_fmt;           /* format the packet being decoded framed its input message with:
+                               * statement entry (index + 1) or ... */
+    int msg_imm;              /* ... imm_in (op_exec_immediate2); both 0: none */
+    /* ---- joining a session late (sync.c) ---- */
+    int mode;                 /* DEC_* below */
+    int anywhere;             /* fbw_dec_start_anywhere: hunt when the stream does not open */
+    int lenient;              /* locked on mid-session: a packet that cannot be framed is
+                               * skipped to the next packet boundary, a lost boundary is hunted */
+    int is_trial;             /* a candidate decoder of sync.c: fail instead of hunting */
+    int last_dir;             /* direction of the last bytes fed, -1 none */
+    int unknown;              /* the packet being reported could not be framed */
+    int took;                 /* fbw_dec_feed_bytes appended the chunk before failing */
+    uint64_t fed[2];          /* bytes fed per direction */
+    uint64_t pair_pkts[2];    /* packets decoded since the client's burst began */
+    uint64_t pairs;           /* request/reply exchanges that decoded and paired exactly */
+    uint64_t unknown_pkts;    /* packets skipped to a boundary (a trial's score) */
+    fbw_dec_sync sync;
+    struct dec_hunt *hunt;    /* while hunting */
+};
+
+enum { DEC_START, DEC_STRICT, DEC_HUNT, DEC_LOCKED };
+
+#define BLIND_MAX (16u << 20) /* bytes held waiting for the end of a burst of unknown format */
+
+/* dec.c */
+int fbw_dec_deliver(fbw_dec *d, int from_client, const fbw_pkt *p, size_t used, uint64_t ts);
+int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts);
+void fbw_dec_clear_queue(fbw_dec *d);
+
+/* sync.c */
+/* Ops an open session sends in that direction (client requests, server replies): in a session
+ * joined late, anything else means the framing is wrong. */
+int fbw_sync_session_op(int from_client, uint32_t op);
+/* A reply-bearing packet that may be skipped when it cannot be framed (its message's format was
+ * never seen): the header read before the message looks sane. */
+int fbw_sync_recoverable(int from_client, const fbw_pkt *p);
+/* The burst of the other direction ended: frame what is left of this one, skipping packets of
+ * unknown format to the next boundary. FBW_E_PROTO when the burst does not decode. */
+int fbw_sync_resolve(fbw_dec *d, int from_client, uint64_t ts);
+/* Feed while no boundary is known: candidate decoders, one per protocol layout, run from the start
+ * of a client burst until one of them has decoded request/reply pairs exactly; then lock on. */
+int fbw_sync_hunt(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts,
+                  int counted);
+/* Locked on, lost again: drop what is buffered and hunt. */
+void fbw_sync_lose(fbw_dec *d);
+/* The session ended while hunting: lock on with the best candidate that decoded an exchange. */
+int fbw_sync_finish(fbw_dec *d);
+void fbw_sync_free(fbw_dec *d);
+
+#endif
+
+
