@@ -50,6 +50,7 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 start_link() {
   local name=$1 to=$2; shift 2
   FLOG=$WORK/$name.faults JSON=$WORK/$name.json
+  rm -f "$WORK/$name.link"  # a reused name must not show the previous relay's port
   "$LINK" --listen 127.0.0.1:0 --to "$to" --fault-log "$FLOG" --json "$JSON" --quiet "$@" \
     2>"$WORK/$name.link" &
   LINK_PID=$!
@@ -62,10 +63,7 @@ start_link() {
   echo "fbwire-link did not start: $(cat "$WORK/$name.link")" >&2
   return 1
 }
-json_num() { python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1])); c = d["per_connection"][0]
-print(c[sys.argv[2]]["bytes"])' "$1" "$2"; }
+json_num() { python3 "$(dirname "${BASH_SOURCE[0]}")/link_json.py" bytes "$1" "$2"; }
 tps() { sed -n 's/.*transactions: *[0-9]* *(\([0-9.]*\) per sec.*/\1/p' "$1" | head -n 1; }
 
 QUERY="with recursive r(n) as (select 1 from rdb\$database union all select n + 1 from r where n < 100) select n, 'row ' || n || ' of the link fault test' from r"
