@@ -122,7 +122,6 @@ FBW_API int fbw_conn_cancel(fbw_conn *c, int kind);
 FBW_API fbw_conn_state fbw_conn_get_state(const fbw_conn *c);
 FBW_API const fbw_err *fbw_conn_error(const fbw_conn *c);
 FBW_API fbw_stats *fbw_conn_stats(fbw_conn *c);
-FBW_API const fbw_pkt_ctx *fbw_conn_pkt_ctx(const fbw_conn *c);
 
 typedef struct fbw_conn_info {
     int protocol;            /* 10..20, 0 before accept */
