@@ -23,6 +23,8 @@
 #include "tx.h"
 #include "value.h"
 
+/* The one place the version is written: CMakeLists.txt reads it for the project, the soname
+ * (libfbwire.so.<major>), pkg-config, the CMake package and the Debian package. */
 #define FBWIRE_VERSION "0.1.0"
 
 #endif
