@@ -68,9 +68,10 @@ FBW_API int fbw_conn_outstanding(const fbw_conn *c);
 /* The op code of the i-th outstanding reply, oldest first (i = 0), or 0 when there is none: what a
  * wait that ends without a reply was waiting for (client.c names it in the timeout error). */
 FBW_API int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i);
-/* Whether the i-th outstanding reply is one a lazy-send server holds back (op_free_statement,
- * ...): a wait is really for the first one that is not. 0 when there is no i-th. */
-FBW_API int fbw_conn_pending_deferred(const fbw_conn *c, size_t i);
+/* Internal (client.c names what a timed-out wait waited for): whether the i-th outstanding reply
+ * is one a lazy-send server holds back (op_free_statement, ...): a wait is really for the first one
+ * that is not. 0 when there is no i-th. Not exported. */
+int fbw_conn_pending_deferred(const fbw_conn *c, size_t i);
 /* The blocking layer gave up on the connection (no reply within the timeout, the socket failed):
  * the state becomes FBW_CS_FAILED with *why as the error, nothing more is written, and every later
  * call returns that error. Outstanding replies stay listed (fbw_conn_pending_op) to name them, but
@@ -84,9 +85,10 @@ FBW_API int fbw_conn_before_wait(fbw_conn *c);
 /* Queue a request (READY state) and the handler for its reply. Ops without replies (op_disconnect,
  * op_dummy) take fn = NULL. */
 FBW_API int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
-/* The same for requests whose reply carries rows (op_fetch, op_execute2): `fmt` is the row format
- * the decoder uses for them; it must stay valid until the reply is handled. */
-FBW_API int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt, fbw_reply_fn fn,
+/* Internal (stmt.c), not exported: the same for requests whose reply carries rows (op_fetch,
+ * op_execute2): `fmt` is the row format the decoder uses for them; it must stay valid until the
+ * reply is handled. */
+int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt, fbw_reply_fn fn,
                           void *arg);
 /* Internal (stmt.c): like fbw_conn_request, for an arg on the heap that the handler frees when it
  * runs; if it never runs (the connection failed or is freed first), fbw_conn_free frees it. */
@@ -96,11 +98,13 @@ int fbw_conn_request_owned(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, voi
  * handle 0xFFFF to the most recent allocation, so a handle is usable as 0xFFFF while the count still
  * equals the one its allocation got. */
 FBW_API uint64_t fbw_conn_note_allocation(fbw_conn *c);
-FBW_API uint64_t fbw_conn_allocations(const fbw_conn *c);
-/* Blobs open for writing on this connection (blob.c adds +1/-1; 0 reads). If a blob create fails,
- * 0xFFFF names the previous allocation: writes may only use the shortcut while no other blob is
- * open for writing, so a failure can never put segments into someone else's blob. */
-FBW_API int fbw_conn_blob_writers(fbw_conn *c, int delta);
+/* Internal (tx.c, stmt.c, blob.c), not exported: the current allocation count. */
+uint64_t fbw_conn_allocations(const fbw_conn *c);
+/* Internal (blob.c), not exported: blobs open for writing on this connection (blob.c adds +1/-1;
+ * 0 reads). If a blob create fails, 0xFFFF names the previous allocation: writes may only use the
+ * shortcut while no other blob is open for writing, so a failure can never put segments into
+ * someone else's blob. */
+int fbw_conn_blob_writers(fbw_conn *c, int delta);
 /* Queue op_detach (+ op_disconnect after its reply). */
 FBW_API int fbw_conn_detach(fbw_conn *c);
 /* Queue op_drop_database: the attached database is deleted and the attachment ends (+ op_disconnect).
