@@ -91,7 +91,10 @@ export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 if cc -std=c11 -Wall -Wextra -Werror -o "$WORK/ps_pc" "$WORK/point_select.c" $(pkg-config --cflags --libs fbwire) \
     -Wl,-rpath,"$PREFIX/lib" 2>"$WORK/cc.err"; then
   ok "example builds with pkg-config (shared)"
-  ldd "$WORK/ps_pc" | grep -q "$PREFIX/lib/libfbwire.so.$MAJOR" && ok "example uses the installed libfbwire.so.$MAJOR" ||
+  # ldd's output into a file first: grep -q stops reading at the first match, and with pipefail
+  # the SIGPIPE ldd may then get would turn a match into a failure.
+  ldd "$WORK/ps_pc" >"$WORK/ldd.out"
+  grep -q "$PREFIX/lib/libfbwire.so.$MAJOR" "$WORK/ldd.out" && ok "example uses the installed libfbwire.so.$MAJOR" ||
     fail "example does not load the installed libfbwire.so.$MAJOR"
 else
   fail "example with pkg-config"; cat "$WORK/cc.err"
@@ -111,7 +114,8 @@ EOF
 if cmake -S "$WORK/cm" -B "$WORK/cm/build" -DCMAKE_PREFIX_PATH="$PREFIX" >"$WORK/cm.log" 2>&1 &&
    cmake --build "$WORK/cm/build" >>"$WORK/cm.log" 2>&1; then
   ok "example builds with find_package(fbwire), fbwire::fbwire_static"
-  ldd "$WORK/cm/build/ps_cmake" | grep -q libfbwire && fail "static build still needs libfbwire.so" ||
+  ldd "$WORK/cm/build/ps_cmake" >"$WORK/ldd-static.out"
+  grep -q libfbwire "$WORK/ldd-static.out" && fail "static build still needs libfbwire.so" ||
     ok "static build does not need libfbwire.so"
 else
   fail "example with find_package"; tail -n 20 "$WORK/cm.log"
