@@ -2,6 +2,7 @@
 /* batch.c - the batch API (docs/protocol/statements.md §6; server.cpp batch_*, protocol.cpp
  * op_batch_cs, FirebirdInterface.idl interface Batch). */
 #include "batch.h"
+#include "request.h"
 
 #include "status.h"
 

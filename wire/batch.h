@@ -49,11 +49,6 @@ typedef struct fbw_batch_cs {
     size_t detail_len;
 } fbw_batch_cs;
 
-/* Decode an op_batch_cs packet's counts and detail bytes (update counts x 4, then (position,
- * status vector) pairs, then bare positions) into cs (initialised here; free with
- * fbw_batch_cs_free). Every count, position and vector is checked: nupdates > reccount, a position
- * >= reccount, a bad vector or bytes left over give FBW_E_BADVALUE with what and where. */
-FBW_API int fbw_batch_cs_parse(const fbw_pkt *p, fbw_batch_cs *cs, fbw_err *err);
 FBW_API void fbw_batch_cs_free(fbw_batch_cs *cs);
 /* Rows changed by message i, or FBW_BATCH_EXECUTE_FAILED / SUCCESS_NO_INFO / NOT_EXECUTED. */
 FBW_API int32_t fbw_batch_cs_state(const fbw_batch_cs *cs, uint32_t i);

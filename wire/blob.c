@@ -2,6 +2,7 @@
 /* blob.c - blobs (docs/protocol/statements.md §5; server: server.cpp get_segment, put_segment,
  * end_blob). */
 #include "blob.h"
+#include "request.h"
 
 #include "status.h"
 

@@ -4,6 +4,7 @@
  * inet.cpp INET_analyze, interface.cpp authReceiveResponse; server: server.cpp accept_connection,
  * ServerAuth). */
 #include "conn.h"
+#include "request.h"
 
 #include "auth.h"
 #include "compress.h"
