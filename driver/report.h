@@ -104,7 +104,7 @@ typedef struct fbw_rep_interval {
     uint64_t events, round_trips, wait_ns, executions;
 } fbw_rep_interval;
 
-/* CPU of the server process over the run (wire/srvcpu.h), when it runs on this machine. */
+/* CPU of the server process over the run (measure/srvcpu.h), when it runs on this machine. */
 typedef struct fbw_rep_server_cpu {
     int available;             /* 0: why says why not (remote server, no permission, ...) */
     int pid, children;         /* the listening process; live descendants at the end */

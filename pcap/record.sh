@@ -46,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The scripted fbwire session (fbwire-sql has no script mode yet).
-cc -std=c11 -D_DEFAULT_SOURCE -O1 -I"$SRC/wire" -I"$SRC/auth" "$SRC/pcap/session.c" \
+cc -std=c11 -D_DEFAULT_SOURCE -O1 -I"$SRC/wire" -I"$SRC/auth" -I"$SRC/base" "$SRC/pcap/session.c" \
     "$BUILD/libfbwire_core.a" -lssl -lcrypto -lz -o "$TMP/session"
 
 PRIVATE_DB=fbwire_pcap.fdb

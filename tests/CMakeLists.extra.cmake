@@ -211,7 +211,7 @@ set_tests_properties(tools_manpages PROPERTIES LABELS unit TIMEOUT 120)
 add_executable(fbwire-test-stall ${CMAKE_CURRENT_SOURCE_DIR}/stall/main.c
                ${CMAKE_CURRENT_SOURCE_DIR}/support/stall.c)
 target_include_directories(fbwire-test-stall PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support)
-target_link_libraries(fbwire-test-stall PRIVATE fbwire_core)
+target_link_libraries(fbwire-test-stall PRIVATE fbwire_core fbwire_measure)
 if(TARGET integ_test_stall)
   set_tests_properties(integ_test_stall PROPERTIES RESOURCE_LOCK fbwire_stock_servers)
 endif()

@@ -2,6 +2,7 @@
 /* batch.c - the batch API (docs/protocol/statements.md §6; server.cpp batch_*, protocol.cpp
  * op_batch_cs, FirebirdInterface.idl interface Batch). */
 #include "batch.h"
+#include "request.h"
 
 #include "status.h"
 
@@ -389,14 +390,6 @@ int fbw_batch_add(fbw_batch *b, const fbw_value *params)
     return fbw_buf_avail(&b->msgs) >= b->packet ? fbw_batch_flush(b) : FBW_OK;
 }
 
-int fbw_batch_add_many(fbw_batch *b, const fbw_value *params, size_t count)
-{
-    int rc = FBW_OK;
-    for (size_t i = 0; i < count && rc == FBW_OK; i++)
-        rc = fbw_batch_add(b, params + i * b->fmt->n);
-    return rc;
-}
-
 int fbw_batch_execute(fbw_batch *b, fbw_tx *tx)
 {
     if (!b->created)
@@ -469,7 +462,6 @@ void fbw_batch_free(fbw_batch *b)
         destroy(b);
 }
 
-int fbw_batch_busy(const fbw_batch *b) { return b->pending > 0; }
 uint64_t fbw_batch_pending(const fbw_batch *b) { return b->added; }
 int fbw_batch_executed(const fbw_batch *b) { return b->executed; }
 const fbw_batch_cs *fbw_batch_result(const fbw_batch *b) { return &b->cs; }

@@ -49,11 +49,6 @@ typedef struct fbw_batch_cs {
     size_t detail_len;
 } fbw_batch_cs;
 
-/* Decode an op_batch_cs packet's counts and detail bytes (update counts x 4, then (position,
- * status vector) pairs, then bare positions) into cs (initialised here; free with
- * fbw_batch_cs_free). Every count, position and vector is checked: nupdates > reccount, a position
- * >= reccount, a bad vector or bytes left over give FBW_E_BADVALUE with what and where. */
-FBW_API int fbw_batch_cs_parse(const fbw_pkt *p, fbw_batch_cs *cs, fbw_err *err);
 FBW_API void fbw_batch_cs_free(fbw_batch_cs *cs);
 /* Rows changed by message i, or FBW_BATCH_EXECUTE_FAILED / SUCCESS_NO_INFO / NOT_EXECUTED. */
 FBW_API int32_t fbw_batch_cs_state(const fbw_batch_cs *cs, uint32_t i);
@@ -77,8 +72,6 @@ FBW_API int fbw_batch_create(fbw_batch *b);
 /* Encode one message (values as for fbw_stmt_execute) into the pending packet; a full packet is
  * queued as op_batch_msg. A value that does not encode takes nothing (FBW_E_USAGE/BADVALUE). */
 FBW_API int fbw_batch_add(fbw_batch *b, const fbw_value *params);
-/* count messages from params laid out row after row (count x input columns). */
-FBW_API int fbw_batch_add_many(fbw_batch *b, const fbw_value *params, size_t count);
 /* Queue the pending messages as op_batch_msg now. */
 FBW_API int fbw_batch_flush(fbw_batch *b);
 /* Queue the pending messages and op_batch_exec in tx; the completion state arrives with its reply.
@@ -92,7 +85,6 @@ FBW_API int fbw_batch_cancel(fbw_batch *b);
 FBW_API int fbw_batch_release(fbw_batch *b);
 
 /* Results, valid once the replies are in. */
-FBW_API int fbw_batch_busy(const fbw_batch *b);
 FBW_API uint64_t fbw_batch_pending(const fbw_batch *b);   /* messages added since the last execute */
 FBW_API int fbw_batch_executed(const fbw_batch *b);       /* a completion state arrived for the last execute */
 FBW_API const fbw_batch_cs *fbw_batch_result(const fbw_batch *b);

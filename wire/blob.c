@@ -2,6 +2,7 @@
 /* blob.c - blobs (docs/protocol/statements.md §5; server: server.cpp get_segment, put_segment,
  * end_blob). */
 #include "blob.h"
+#include "request.h"
 
 #include "status.h"
 
@@ -331,13 +332,6 @@ int fbw_blob_flush(fbw_blob *b)
     return rc;
 }
 
-void fbw_blob_set_packet_size(fbw_blob *b, size_t bytes)
-{
-    if (bytes == 0)
-        bytes = FBW_BLOB_PACKET_DEFAULT;
-    b->packet = bytes < FBW_BLOB_PUT_MAX + 2 ? FBW_BLOB_PUT_MAX + 2 : bytes;
-}
-
 static int start_segment(fbw_blob *b, size_t want)
 {
     if (fbw_buf_avail(&b->out) + 2 + want > b->packet) {
@@ -568,8 +562,6 @@ int fbw_blob_read(fbw_blob *b, uint32_t buffer_length)
     return queue_read(b, buffer_length);
 }
 
-void fbw_blob_set_limit(fbw_blob *b, size_t bytes) { b->limit = bytes; }
-
 /* ---- info and seek ---- */
 
 static int64_t le_int(const uint8_t *p, size_t n)
@@ -742,15 +734,6 @@ int fbw_blob_close(fbw_blob *b)
     return rc ? rc : end_object(b, FBW_OP_CLOSE_BLOB, on_close);
 }
 
-int fbw_blob_cancel(fbw_blob *b)
-{
-    if (!b->server_open)
-        return FBW_OK;
-    fbw_buf_reset(&b->out);
-    b->seg_at = NO_SEGMENT;
-    return end_object(b, FBW_OP_CANCEL_BLOB, on_ignore);
-}
-
 void fbw_blob_free(fbw_blob *b)
 {
     if (!b)
@@ -787,7 +770,6 @@ const uint8_t *fbw_blob_data(const fbw_blob *b, size_t *n)
     return *n ? fbw_buf_head(&b->data) : (const uint8_t *)"";
 }
 
-void fbw_blob_clear_data(fbw_blob *b) { fbw_buf_reset(&b->data); }
 int fbw_blob_eof(const fbw_blob *b) { return b->eof; }
 size_t fbw_blob_segments_read(const fbw_blob *b) { return b->nsegs; }
 uint64_t fbw_blob_bytes_written(const fbw_blob *b) { return b->written; }

@@ -52,9 +52,6 @@ FBW_API int fbw_blob_write(fbw_blob *b, const void *p, size_t n);
 FBW_API int fbw_blob_put_segment(fbw_blob *b, const void *p, size_t n);
 /* Queue the buffered segments now (nothing when none). */
 FBW_API int fbw_blob_flush(fbw_blob *b);
-/* Bytes of segments per op_batch_segments packet (default FBW_BLOB_PACKET_DEFAULT, at least one
- * largest segment). */
-FBW_API void fbw_blob_set_packet_size(fbw_blob *b, size_t bytes);
 
 /* Queue op_open_blob2 for blob id (a BLOB or QUAD value) in tx with an optional BPB. */
 FBW_API int fbw_blob_open(fbw_blob *b, fbw_tx *tx, const fbw_value *id, const uint8_t *bpb, size_t bpb_len);
@@ -69,9 +66,6 @@ FBW_API int fbw_blob_read(fbw_blob *b, uint32_t buffer_length);
  * pipelined reads address whatever object the server allocated last; their replies are dropped. */
 FBW_API int fbw_blob_read_all(fbw_blob *b, fbw_tx *tx, const fbw_value *id, const uint8_t *bpb,
                       size_t bpb_len);
-/* Most bytes the buffer may hold while reading (default FBW_BLOB_LIMIT_DEFAULT); beyond it the
- * read fails with FBW_E_BADVALUE. */
-FBW_API void fbw_blob_set_limit(fbw_blob *b, size_t bytes);
 
 /* Queue op_seek_blob (stream blobs); the new position is in fbw_blob_position() once answered. */
 FBW_API int fbw_blob_seek(fbw_blob *b, int mode, int32_t offset);
@@ -82,15 +76,12 @@ FBW_API int fbw_blob_query_info(fbw_blob *b);
  * statement). Opened blob: queue op_close_blob. The close reply is deferred by fbclient's rules:
  * nothing needs to wait for it alone. */
 FBW_API int fbw_blob_close(fbw_blob *b);
-/* Queue op_cancel_blob: a created blob is discarded, buffered segments are dropped. */
-FBW_API int fbw_blob_cancel(fbw_blob *b);
 
 /* Results, valid once the queued requests are answered. */
 FBW_API int fbw_blob_busy(const fbw_blob *b);              /* replies still outstanding for this blob */
 /* The blob id: type FBW_SQL_BLOB, quad (high, low); FBW_AGAIN before the create/open is answered. */
 FBW_API int fbw_blob_id(const fbw_blob *b, fbw_value *id);
 FBW_API const uint8_t *fbw_blob_data(const fbw_blob *b, size_t *n); /* bytes read so far */
-FBW_API void fbw_blob_clear_data(fbw_blob *b);
 FBW_API int fbw_blob_eof(const fbw_blob *b);               /* end reached (or reading stopped by an error) */
 FBW_API size_t fbw_blob_segments_read(const fbw_blob *b);  /* segment entries received so far */
 FBW_API uint64_t fbw_blob_bytes_written(const fbw_blob *b);

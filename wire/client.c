@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* client.c - blocking loop over conn.c and sock.c. */
 #include "client.h"
+#include "request.h"
 
 #include "dsn.h"
 #include "keylog.h"

@@ -4,6 +4,7 @@
  * inet.cpp INET_analyze, interface.cpp authReceiveResponse; server: server.cpp accept_connection,
  * ServerAuth). */
 #include "conn.h"
+#include "request.h"
 
 #include "auth.h"
 #include "compress.h"
@@ -935,7 +936,6 @@ void fbw_conn_free(fbw_conn *c)
 fbw_conn_state fbw_conn_get_state(const fbw_conn *c) { return c->state; }
 const fbw_err *fbw_conn_error(const fbw_conn *c) { return &c->err; }
 fbw_stats *fbw_conn_stats(fbw_conn *c) { return &c->stats; }
-const fbw_pkt_ctx *fbw_conn_pkt_ctx(const fbw_conn *c) { return &c->ctx; }
 const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c) { return &c->info; }
 
 int fbw_conn_crypt_keys(const fbw_conn *c, fbw_crypt_keys *out, fbw_err *err)

@@ -6,12 +6,12 @@
  * The caller moves bytes: fbw_conn_pending()/fbw_conn_sent() give what to write, fbw_conn_recv() takes
  * what was read. Nothing here touches a socket or a clock (client.c does, over sock.c). Replies are
  * matched to requests strictly in order; replies a lazy-send server holds back (deferred ops) are never
- * waited for alone: fbw_conn_before_wait() appends an op_ping when needed. */
+ * waited for alone: fbw_conn_before_wait() appends an op_ping when needed. The request queue the
+ * objects (tx, stmt, blob, batch) put packets on is internal: wire/request.h. */
 #ifndef FBW_CONN_H
 #define FBW_CONN_H
 
 #include "err.h"
-#include "pkt.h"
 #include "stats.h"
 
 enum fbw_wire_crypt { FBW_WIRE_CRYPT_DISABLED = 0, FBW_WIRE_CRYPT_ENABLED = 1, FBW_WIRE_CRYPT_REQUIRED = 2 };
@@ -46,11 +46,6 @@ typedef enum fbw_conn_state {
 
 typedef struct fbw_conn fbw_conn;
 
-/* Reply handler for a request. Return FBW_OK when the reply completed the request (it is popped),
- * FBW_AGAIN when more reply packets belong to it (fetch responses), or a fatal error. A server error
- * in the reply is the request's business: store it and return FBW_OK. */
-typedef int (*fbw_reply_fn)(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err);
-
 /* Copies the options (strings included; the password into memory wiped on free). */
 FBW_API int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err);
 FBW_API void fbw_conn_free(fbw_conn *c);
@@ -68,9 +63,10 @@ FBW_API int fbw_conn_outstanding(const fbw_conn *c);
 /* The op code of the i-th outstanding reply, oldest first (i = 0), or 0 when there is none: what a
  * wait that ends without a reply was waiting for (client.c names it in the timeout error). */
 FBW_API int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i);
-/* Whether the i-th outstanding reply is one a lazy-send server holds back (op_free_statement,
- * ...): a wait is really for the first one that is not. 0 when there is no i-th. */
-FBW_API int fbw_conn_pending_deferred(const fbw_conn *c, size_t i);
+/* Internal (client.c names what a timed-out wait waited for): whether the i-th outstanding reply
+ * is one a lazy-send server holds back (op_free_statement, ...): a wait is really for the first one
+ * that is not. 0 when there is no i-th. Not exported. */
+int fbw_conn_pending_deferred(const fbw_conn *c, size_t i);
 /* Whether the i-th outstanding request is one the server may commit a transaction by: op_commit,
  * op_commit_retaining, or an execute in a transaction started with isc_tpb_autocommit. */
 FBW_API int fbw_conn_pending_commits(const fbw_conn *c, size_t i);
@@ -93,26 +89,6 @@ FBW_API int fbw_conn_fail(fbw_conn *c, const fbw_err *why);
  * op_ping so the server flushes them. Returns 1 when there is something to wait for. */
 FBW_API int fbw_conn_before_wait(fbw_conn *c);
 
-/* Queue a request (READY state) and the handler for its reply. Ops without replies (op_disconnect,
- * op_dummy) take fn = NULL. */
-FBW_API int fbw_conn_request(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
-/* The same for requests whose reply carries rows (op_fetch, op_execute2): `fmt` is the row format
- * the decoder uses for them; it must stay valid until the reply is handled. */
-FBW_API int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt, fbw_reply_fn fn,
-                          void *arg);
-/* Internal (stmt.c): like fbw_conn_request, for an arg on the heap that the handler frees when it
- * runs; if it never runs (the connection failed or is freed first), fbw_conn_free frees it. */
-int fbw_conn_request_owned(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
-/* Requests that make the server allocate an object id (op_transaction, op_allocate_statement, blob
- * open/create) call this when queued; it returns the new allocation count. A lazy-send server maps
- * handle 0xFFFF to the most recent allocation, so a handle is usable as 0xFFFF while the count still
- * equals the one its allocation got. */
-FBW_API uint64_t fbw_conn_note_allocation(fbw_conn *c);
-FBW_API uint64_t fbw_conn_allocations(const fbw_conn *c);
-/* Blobs open for writing on this connection (blob.c adds +1/-1; 0 reads). If a blob create fails,
- * 0xFFFF names the previous allocation: writes may only use the shortcut while no other blob is
- * open for writing, so a failure can never put segments into someone else's blob. */
-FBW_API int fbw_conn_blob_writers(fbw_conn *c, int delta);
 /* Queue op_detach (+ op_disconnect after its reply). */
 FBW_API int fbw_conn_detach(fbw_conn *c);
 /* Queue op_drop_database: the attached database is deleted and the attachment ends (+ op_disconnect).
@@ -134,7 +110,6 @@ FBW_API int fbw_conn_cancel(fbw_conn *c, int kind);
 FBW_API fbw_conn_state fbw_conn_get_state(const fbw_conn *c);
 FBW_API const fbw_err *fbw_conn_error(const fbw_conn *c);
 FBW_API fbw_stats *fbw_conn_stats(fbw_conn *c);
-FBW_API const fbw_pkt_ctx *fbw_conn_pkt_ctx(const fbw_conn *c);
 
 typedef struct fbw_conn_info {
     int protocol;            /* 10..20, 0 before accept */
@@ -146,15 +121,5 @@ typedef struct fbw_conn_info {
     char server_version[256];/* from isc_info_firebird_version, "" until queried */
 } fbw_conn_info;
 FBW_API const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
-
-/* What a key log line (keylog.h) records, once wire crypt has started: the plugin, the session key
- * it derives both directions' ciphers from and the IV the server sent (empty for Arc4). Views into
- * the connection, valid until it is freed. Only the blocking client asks, and only when a key log
- * was requested; nothing here writes them anywhere. FBW_E_UNSUPPORTED when not encrypted. */
-typedef struct fbw_crypt_keys {
-    const char *plugin;
-    fbw_bytes key, iv;
-} fbw_crypt_keys;
-int fbw_conn_crypt_keys(const fbw_conn *c, fbw_crypt_keys *out, fbw_err *err);
 
 #endif

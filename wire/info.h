@@ -53,18 +53,21 @@ typedef struct fbw_describe {
     void *alloc_arg;
 } fbw_describe;
 
+/* Internal, not exported: the describe codec stmt.c runs for fbw_stmt_prepare (a program reads the
+ * result through fbw_stmt_input/output and fbw_stmt_*_names). */
 /* The describe item list fbwire asks for (type, flags, bind and select sections). */
-FBW_API extern const uint8_t fbw_describe_items[];
-FBW_API extern const size_t fbw_describe_items_len;
+extern const uint8_t fbw_describe_items[];
+extern const size_t fbw_describe_items_len;
 /* Items to continue a side from 1-based column index `from`, into buf (>= 32 bytes). */
-FBW_API size_t fbw_describe_continue_items(int select, uint32_t from, uint8_t *buf);
+size_t fbw_describe_continue_items(int select, uint32_t from, uint8_t *buf);
 
 /* Parse one describe reply. Sets *truncated when the server ran out of space; then continue the
  * incomplete side with fbw_describe_continue_items (select side if d->out is incomplete, else bind).
  * Returns FBW_OK or FBW_E_BADVALUE (malformed reply; message says where). */
-FBW_API int fbw_describe_parse(fbw_describe *d, const uint8_t *p, size_t n, int *truncated, fbw_err *err);
+int fbw_describe_parse(fbw_describe *d, const uint8_t *p, size_t n, int *truncated, fbw_err *err);
 
-/* isc_info_sql_records reply: inserted + updated + deleted rows (selected rows in *selected). */
-FBW_API int fbw_info_records(const uint8_t *p, size_t n, uint64_t *affected, uint64_t *selected, fbw_err *err);
+/* Internal (stmt.c, fbwire-pcap), not exported: isc_info_sql_records reply: inserted + updated +
+ * deleted rows (selected rows in *selected). A program reads them with fbw_stmt_affected. */
+int fbw_info_records(const uint8_t *p, size_t n, uint64_t *affected, uint64_t *selected, fbw_err *err);
 
 #endif

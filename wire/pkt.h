@@ -6,7 +6,8 @@
  * carry no length prefix, so framing is parsing; data-bearing packets (rows, execute messages) need the
  * message format, which the caller supplies through fbw_pkt_ctx. Byte fields are views into the input
  * buffer, valid until that buffer changes. Layouts follow src/remote/protocol.cpp xdr_protocol().
- * No I/O, no allocation. */
+ * No I/O, no allocation. Internal to the project (not installed, not exported): programs use the
+ * objects; the decoder and the tools reach packets through dec.h. */
 #ifndef FBW_PKT_H
 #define FBW_PKT_H
 
@@ -109,11 +110,11 @@ typedef struct fbw_pkt_ctx {
  * FBW_E_PROTO (framing lost: unknown op, impossible length), FBW_E_UNSUPPORTED (op whose layout
  * fbwire does not decode: BLR-request messages, array slices, batch blob streams), or an error from
  * the format callback. err gets a message naming op and offset. */
-FBW_API int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *out, size_t *used,
+int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *out, size_t *used,
                    fbw_err *err);
 /* Append one packet to w. Message views (msg, data) must already hold XDR-encoded bytes.
  * Returns FBW_OK, FBW_E_NOMEM, or FBW_E_UNSUPPORTED for ops without an encoder. */
-FBW_API int fbw_pkt_encode(const fbw_pkt_ctx *ctx, fbw_wr *w, const fbw_pkt *p);
+int fbw_pkt_encode(const fbw_pkt_ctx *ctx, fbw_wr *w, const fbw_pkt *p);
 
 /* The message framing function from row.c, used for data-bearing packets. */
 FBW_API int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* stmt.c - statements (docs/protocol/statements.md §2-3, lazy-send.md). */
 #include "stmt.h"
+#include "request.h"
 
 #include "status.h"
 #include "value.h"

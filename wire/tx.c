@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tx.c - transactions (docs/protocol/statements.md §1). */
 #include "tx.h"
+#include "request.h"
 
 #include "status.h"
 

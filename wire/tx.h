@@ -7,6 +7,7 @@
 #ifndef FBW_TX_H
 #define FBW_TX_H
 
+#include "buf.h"
 #include "conn.h"
 
 enum fbw_isolation {

@@ -6,12 +6,14 @@
     check_map.py --self-test     check the checker on small trees it writes, good and broken
 
 A problem is:
-  - a .c file under wire/ auth/ driver/ tools/ pcap/ whose path (e.g. wire/conn.c) the map does not name;
+  - a .c file under base/ wire/ auth/ measure/ driver/ tools/ pcap/ whose path (e.g. wire/conn.c) the map does not name;
   - a path the map names in backquotes (`wire/x.c`, `tools/y/`) that does not exist;
-  - a file under tools/ that includes an internal header (a header under wire/ or auth/ that
+  - a file under tools/ that includes an internal header (a header under wire/, auth/ or base/ that
     wire/fbwire.h does not include, directly or not) which the map's "Current exceptions" table does
     not list for that file;
   - a row of that table that no longer matches an include (the exception was resolved: drop it).
+  - a file of a lower library layer that includes a header of a higher one: base/ includes only
+    base/, auth/ only base/ and auth/ (the folders are the layering base <- auth <- wire).
 A tool's own headers (found next to the including file) are always allowed.
 """
 import os
@@ -19,11 +21,15 @@ import re
 import sys
 import tempfile
 
-C_DIRS = ["wire", "auth", "driver", "tools", "pcap"]
-LIB_DIRS = ["wire", "auth"]
-PATH_ROOTS = ("wire/", "auth/", "driver/", "tools/", "scripts/", "pcap/", "lua/", "tests/", "docs/",
+C_DIRS = ["base", "wire", "auth", "measure", "driver", "tools", "pcap"]
+# The library's folders: their headers are internal unless wire/fbwire.h includes them. measure/ is
+# not the library: its header is the measurement module's contract, open to every tool.
+LIB_DIRS = ["wire", "auth", "base"]
+PATH_ROOTS = ("base/", "measure/", "wire/", "auth/", "driver/", "tools/", "scripts/", "pcap/", "lua/", "tests/", "docs/",
               "cmake/")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# Which library folders a folder's files may include from (wire/ may use all three).
+LAYER_MAY_USE = {"base": {"base"}, "auth": {"base", "auth"}}
 ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|")
 
 
@@ -108,6 +114,12 @@ def check(root):
             else:
                 problems.append("%s: includes internal header %s, not listed in docs/design.md "
                                 "(Current exceptions)" % (rel, h))
+    for layer, may in sorted(LAYER_MAY_USE.items()):
+        for rel in walk(root, layer, (".c", ".h")):
+            for h in INCLUDE.findall(read(os.path.join(root, rel))):
+                homes = [d for d in LIB_DIRS if os.path.isfile(os.path.join(root, d, h))]
+                if homes and not set(homes) & may:
+                    problems.append("%s: includes %s from %s/, a layer above %s/" % (rel, h, homes[0], layer))
     for rel, h in sorted(allowed - used):
         problems.append("docs/design.md: exception %s includes %s no longer holds; remove it"
                         % (rel, h))
@@ -138,6 +150,7 @@ def self_test():
         ("an internal header not listed", {"tools/t/main.c": tree["tools/t/main.c"] + '#include "auth.h"\n'}),
         ("an exception that no longer holds", {"tools/t/main.c": '#include "fbwire.h"\n'}),
         ("a header included only privately", {"wire/fbwire.h": ""}),
+        ("a lower layer including a higher one", {"auth/b.c": '#include "pub.h"\n'}),
     ]
     failures = []
     with tempfile.TemporaryDirectory() as root:

@@ -22,7 +22,7 @@ import re
 import sys
 import tempfile
 
-SCAN_DIRS = ["wire", "auth", "driver", "tools", "tests", "scripts", "docs", "lua", "pcap", "cmake"]
+SCAN_DIRS = ["base", "wire", "auth", "measure", "driver", "tools", "tests", "scripts", "docs", "lua", "pcap", "cmake"]
 BARE_DIRS = ["", "docs", "docs/protocol"]
 OUTPUT_NAMES = {
     "summary" + ".md": "written by tools/fbwire-compare-summary",

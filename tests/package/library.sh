@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # library.sh - libfbwire as an installed C library: install the build into a scratch prefix,
-# check that libfbwire.so exports exactly the functions the installed headers declare with
-# FBW_API, build the examples of docs/library.md (its ```c blocks, as printed: the point select
+# check that the installed headers are those docs/library.md lists as public (with the reason),
+# that libfbwire.so exports exactly the functions the installed headers declare with FBW_API,
+# each of them called by a test (tests/**/*.c, *.h) or an example of docs/library.md, that the
+# version agrees everywhere (fbwire.h, pkg-config, CMake package, soname), build the examples of docs/library.md (its ```c blocks, as printed: the point select
 # and the pipelined transactions) with pkg-config against the shared library and with
 # find_package(fbwire) against the static one, and run them against the FB3 and FB4 servers
 # (round trips as the document says).
@@ -21,10 +23,34 @@ fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 
 PREFIX=$WORK/prefix
 cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 || { cat "$WORK/install.log"; exit 1; }
-for f in include/fbwire/fbwire.h lib/libfbwire.so.0 lib/libfbwire.a lib/pkgconfig/fbwire.pc \
+# The version, written once (wire/fbwire.h), everywhere else derived from it.
+VERSION=$(sed -n 's/^#define FBWIRE_VERSION "\([0-9.]*\)"$/\1/p' "$PREFIX/include/fbwire/fbwire.h")
+MAJOR=${VERSION%%.*}
+[ -n "$VERSION" ] && ok "fbwire.h says version $VERSION" || fail "no FBWIRE_VERSION in the installed fbwire.h"
+for f in include/fbwire/fbwire.h "lib/libfbwire.so.$MAJOR" lib/libfbwire.a lib/pkgconfig/fbwire.pc \
          lib/cmake/fbwire/fbwireConfig.cmake; do
   [ -e "$PREFIX/$f" ] && ok "installed $f" || fail "missing $f"
 done
+
+soname=$(readelf -d "$PREFIX/lib/libfbwire.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
+[ "$soname" = "libfbwire.so.$MAJOR" ] && ok "soname $soname follows the version" ||
+  fail "soname '$soname', version $VERSION wants libfbwire.so.$MAJOR"
+[ -e "$PREFIX/lib/libfbwire.so.$VERSION" ] && ok "libfbwire.so.$VERSION installed" || fail "no libfbwire.so.$VERSION"
+pcver=$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --modversion fbwire)
+[ "$pcver" = "$VERSION" ] && ok "pkg-config says $pcver" || fail "pkg-config says '$pcver', fbwire.h $VERSION"
+grep -q "set(PACKAGE_VERSION \"$VERSION\")" "$PREFIX/lib/cmake/fbwire/fbwireConfigVersion.cmake" &&
+  ok "the CMake package is version $VERSION" || fail "fbwireConfigVersion.cmake is not version $VERSION"
+
+# The installed headers: exactly those docs/library.md lists under "What is public and why".
+awk '/^## What is public and why/ { on = 1; next } /^## / { on = 0 } on' "$REPO/docs/library.md" |
+  sed -n 's/^| `\([a-z_]*\.h\)` | .*/\1/p' | sort -u >"$WORK/headers.doc"
+(cd "$PREFIX/include/fbwire" && ls -- *.h) | sort -u >"$WORK/headers.installed"
+if [ -s "$WORK/headers.doc" ] && diff "$WORK/headers.doc" "$WORK/headers.installed" >"$WORK/headers.diff"; then
+  ok "the $(wc -l <"$WORK/headers.doc") installed headers are the public ones docs/library.md gives reasons for"
+else
+  fail "installed headers differ from docs/library.md (< documented only, > installed only):"
+  cat "$WORK/headers.diff"
+fi
 
 # Every include of the installed headers resolves inside include/fbwire (nothing left behind).
 echo '#include <fbwire/fbwire.h>' | cc -std=c11 -fsyntax-only -I"$PREFIX/include" -x c - 2>"$WORK/hdr.err" &&
@@ -45,6 +71,19 @@ fi
 example() { awk -v want="$1" '/^```c$/ { n++; on = n == want; next } /^```$/ { on = 0 } on' "$REPO/docs/library.md"; }
 example 1 >"$WORK/point_select.c"
 example 2 >"$WORK/pipeline.c"
+
+# Every exported function has a caller: a test's C source or one of the examples. A function
+# only the library calls is internal (declared without FBW_API); one nothing calls is dead.
+: >"$WORK/uncalled"
+while read -r fn; do
+  grep -rqw --include='*.c' --include='*.h' -- "$fn" "$REPO/tests" ||
+    grep -qw -- "$fn" "$WORK/point_select.c" "$WORK/pipeline.c" || echo "$fn" >>"$WORK/uncalled"
+done <"$WORK/exported"
+if [ -s "$WORK/exported" ] && [ ! -s "$WORK/uncalled" ]; then
+  ok "each of the $(wc -l <"$WORK/exported") exported functions is called by a test or an example"
+else
+  fail "exported functions no test or example calls:"; sed 's/^/    /' "$WORK/uncalled"
+fi
 [ -s "$WORK/point_select.c" ] || fail "no C example in docs/library.md"
 [ -s "$WORK/pipeline.c" ] || fail "no pipeline example in docs/library.md"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
@@ -52,8 +91,11 @@ export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 if cc -std=c11 -Wall -Wextra -Werror -o "$WORK/ps_pc" "$WORK/point_select.c" $(pkg-config --cflags --libs fbwire) \
     -Wl,-rpath,"$PREFIX/lib" 2>"$WORK/cc.err"; then
   ok "example builds with pkg-config (shared)"
-  ldd "$WORK/ps_pc" | grep -q "$PREFIX/lib/libfbwire.so.0" && ok "example uses the installed libfbwire.so.0" ||
-    fail "example does not load the installed libfbwire.so.0"
+  # ldd's output into a file first: grep -q stops reading at the first match, and with pipefail
+  # the SIGPIPE ldd may then get would turn a match into a failure.
+  ldd "$WORK/ps_pc" >"$WORK/ldd.out"
+  grep -q "$PREFIX/lib/libfbwire.so.$MAJOR" "$WORK/ldd.out" && ok "example uses the installed libfbwire.so.$MAJOR" ||
+    fail "example does not load the installed libfbwire.so.$MAJOR"
 else
   fail "example with pkg-config"; cat "$WORK/cc.err"
 fi
@@ -65,14 +107,15 @@ mkdir -p "$WORK/cm"
 cat >"$WORK/cm/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.20)
 project(fbwire_consumer C)
-find_package(fbwire 0.1 REQUIRED)
+find_package(fbwire ${VERSION%.*} REQUIRED)
 add_executable(ps_cmake $WORK/point_select.c)
 target_link_libraries(ps_cmake PRIVATE fbwire::fbwire_static)
 EOF
 if cmake -S "$WORK/cm" -B "$WORK/cm/build" -DCMAKE_PREFIX_PATH="$PREFIX" >"$WORK/cm.log" 2>&1 &&
    cmake --build "$WORK/cm/build" >>"$WORK/cm.log" 2>&1; then
   ok "example builds with find_package(fbwire), fbwire::fbwire_static"
-  ldd "$WORK/cm/build/ps_cmake" | grep -q libfbwire && fail "static build still needs libfbwire.so" ||
+  ldd "$WORK/cm/build/ps_cmake" >"$WORK/ldd-static.out"
+  grep -q libfbwire "$WORK/ldd-static.out" && fail "static build still needs libfbwire.so" ||
     ok "static build does not need libfbwire.so"
 else
   fail "example with find_package"; tail -n 20 "$WORK/cm.log"

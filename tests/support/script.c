@@ -5,6 +5,7 @@
 #include "status.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,17 @@ static void item(fbw_buf *b, uint8_t it, uint64_t v, unsigned len)
     fbw_buf_append(b, x, 3 + len);
 }
 
+/* A text item: the field name of column i, "P<i>" for a parameter and "C<i>" for a select column
+ * (a real server sends the column or the compared column's name), so names can be checked. */
+static void name_item(fbw_buf *b, uint8_t section, uint16_t i)
+{
+    char name[8];
+    int n = snprintf(name, sizeof name, "%c%u", section == FBW_INFO_SQL_BIND ? 'P' : 'C', i + 1u);
+    uint8_t x[3] = {FBW_INFO_SQL_FIELD, (uint8_t)n, 0};
+    fbw_buf_append(b, x, 3);
+    fbw_buf_append(b, name, (size_t)n);
+}
+
 static void side(fbw_buf *b, uint8_t section, const fbw_col *cols, uint16_t n)
 {
     fbw_buf_append(b, &section, 1);
@@ -117,6 +129,7 @@ static void side(fbw_buf *b, uint8_t section, const fbw_col *cols, uint16_t n)
         item(b, FBW_INFO_SQL_SUB_TYPE, text ? c->charset : 0, 4);
         item(b, FBW_INFO_SQL_SCALE, (uint32_t)(int32_t)c->scale, 4);
         item(b, FBW_INFO_SQL_LENGTH, c->length, 4);
+        name_item(b, section, i);
         uint8_t end = FBW_INFO_SQL_DESCRIBE_END;
         fbw_buf_append(b, &end, 1);
     }

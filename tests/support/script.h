@@ -14,6 +14,7 @@
 #define FBW_TEST_SCRIPT_H
 
 #include "pipe.h"
+#include "request.h"
 
 #define FBW_SCRIPT_MAX_COLS 4
 #define FBW_SCRIPT_MAX_LOG 8192

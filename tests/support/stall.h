@@ -2,7 +2,7 @@
 /* stall.h - stop a local test server (SIGSTOP) for a bounded time: a hung server or a dead
  * network path, for the timeout tests (tests/integ/test_stall.c, tests/stall/ scripts).
  *
- * The server is the process that listens on the port (wire/srvcpu.h finds it). Only the stock
+ * The server is the process that listens on the port (measure/srvcpu.h finds it). Only the stock
  * servers may be stalled: the shared fb3/fb4 ($FBW_FB3_PORT, $FBW_FB4_PORT) are refused, as are
  * ports nobody local listens on. The SIGCONT is guaranteed three ways: a watchdog process in a
  * session of its own (so a test killed with its process group cannot take it along) resumes the

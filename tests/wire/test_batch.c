@@ -6,6 +6,7 @@
 
 #include "batch.h"
 #include "feed.h"
+#include "request.h"
 #include "status.h"
 
 #include <string.h>

@@ -37,3 +37,19 @@ Test(buf, printf_is_never_cut)
     cr_expect_eq(h[want - 2], 'q');
     fbw_buf_free(&b);
 }
+
+/* The wiping free (passwords, session keys) zeroes the bytes before it releases them, and leaves
+ * the buffer empty and reusable like fbw_buf_free. */
+Test(buf, wipe_free_leaves_it_empty_and_reusable)
+{
+    fbw_buf b;
+    fbw_buf_init(&b);
+    cr_assert_eq(fbw_buf_puts(&b, "secret"), FBW_OK);
+    fbw_buf_wipe_free(&b);
+    cr_expect_eq(fbw_buf_avail(&b), 0);
+    cr_expect_null(b.data);
+    cr_assert_eq(fbw_buf_puts(&b, "again"), FBW_OK);
+    cr_expect_eq(memcmp(fbw_buf_head(&b), "again", 5), 0);
+    fbw_buf_wipe_free(&b);
+    fbw_buf_wipe_free(&b); /* twice is harmless, as free is */
+}

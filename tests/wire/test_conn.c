@@ -10,6 +10,7 @@
 #include "conn.h"
 #include "feed.h"
 #include "pb.h"
+#include "request.h"
 #include "status.h"
 
 #include <stdio.h>

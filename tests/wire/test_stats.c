@@ -172,3 +172,28 @@ Test(stats, reset_clears_pending_send)
     cr_assert_eq(fbw_stats_wait_begin(&s), 0);
     cr_assert_eq(s.packets_sent, 0);
 }
+
+/* The turnaround rule for a stream watched from outside: server bytes after client bytes are a
+ * round trip whose wait runs from the last client bytes; more server bytes in the same turn, or
+ * client bytes after client bytes, are not a new one. Chunks and wire bytes are counted. */
+Test(stats, turnaround_rule_from_outside)
+{
+    fbw_stats s;
+    fbw_stats_reset(&s);
+    fbw_turn t;
+    memset(&t, 0, sizeof t);
+    fbw_stats_turn(&s, &t, 1, 40, 100);
+    fbw_stats_turn(&s, &t, 1, 20, 150);  /* the same burst: the wait starts at its last bytes */
+    fbw_stats_turn(&s, &t, 0, 300, 400); /* reply: one round trip of 250 ns */
+    fbw_stats_turn(&s, &t, 0, 100, 900); /* more of it: no new trip, no more wait */
+    cr_assert_eq(s.round_trips, 1);
+    cr_assert_eq(s.wait_ns, 250);
+    fbw_stats_turn(&s, &t, 1, 10, 1000);
+    fbw_stats_turn(&s, &t, 0, 10, 1600);
+    cr_assert_eq(s.round_trips, 2);
+    cr_assert_eq(s.wait_ns, 850);
+    cr_assert_eq(s.wire_chunks_sent, 3);
+    cr_assert_eq(s.wire_chunks_received, 3);
+    cr_assert_eq(s.wire_bytes_sent, 70);
+    cr_assert_eq(s.wire_bytes_received, 410);
+}

@@ -42,6 +42,11 @@ Test(stmt, prepare_describes_in_one_round_trip)
     cr_assert_eq(out->cols[0].type, FBW_SQL_VARYING);
     cr_assert_eq(out->cols[0].charset, FBW_CS_UTF8, "a text column's sub-type is its charset");
     cr_assert_eq(out->cols[0].length, 8000);
+    /* the names the describe carried, per side */
+    cr_assert_not_null(fbw_stmt_input_names(st));
+    cr_expect_str_eq(fbw_stmt_input_names(st)[0].field, "P1");
+    cr_assert_not_null(fbw_stmt_output_names(st));
+    cr_expect_str_eq(fbw_stmt_output_names(st)[0].field, "C1");
     uint16_t h;
     cr_assert_eq(fbw_stmt_handle(st, &h), FBW_OK);
     cr_assert_neq(h, FBW_INVALID_OBJECT);
@@ -253,5 +258,56 @@ Test(stmt, freed_while_replies_are_due)
     fbw_script_wait_ok(&s);
     cr_assert_eq(s.log[s.nlog - 1], FBW_OP_FREE_STATEMENT, "the drop went out behind the execute");
     cr_assert_eq(fbw_conn_outstanding(s.c), 0);
+    fbw_script_close(&s);
+}
+
+/* DSQL_close of an open cursor: queued as op_free_statement, its reply deferred (nothing waits for
+ * it alone); the statement executes again afterwards. */
+Test(stmt, cursor_closed_and_executed_again)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    s.rows = 2;
+    fbw_value v = id(5);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, FBW_EXEC_NO_FETCH), FBW_OK);
+    fbw_script_wait_ok(&s);
+    s.nlog = 0;
+    cr_assert_eq(fbw_stmt_close(st), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_script_count(&s, FBW_OP_FREE_STATEMENT), 1, "the close went out");
+    cr_assert_eq(s.log[0], FBW_OP_FREE_STATEMENT, "before the next execute");
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK, "%s", fbw_stmt_error(st)->msg);
+    cr_assert_eq(fbw_stmt_row_count(st), 2);
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
+
+/* Prepare and execute in one round trip (the driver's unprepared path): a statement with its
+ * server handle is prepared again and executed behind the prepare without waiting. */
+Test(stmt, execute_unprepared_rides_behind_the_prepare)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_script_dml(&s, FBW_STMT_DELETE);
+    s.nin = 0; /* no parameters: the SQL carries its values */
+    fbw_tx t;
+    fbw_script_start(&s, &t, 0);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "DELETE FROM t WHERE id=1");
+    s.nlog = 0;
+    s.waits = 0;
+    const char *sql = "DELETE FROM t WHERE id=2";
+    cr_assert_eq(fbw_stmt_prepare(st, &t, sql, strlen(sql)), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute_unprepared(st, &t, FBW_EXEC_COUNT), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(s.waits, 1, "one round trip");
+    cr_assert_eq(s.log[0], FBW_OP_PREPARE_STATEMENT);
+    cr_assert_eq(s.log[1], FBW_OP_EXECUTE);
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK, "%s", fbw_stmt_error(st)->msg);
+    cr_assert_eq(fbw_stmt_affected(st), 1);
+    fbw_stmt_free(st);
     fbw_script_close(&s);
 }

@@ -210,3 +210,25 @@ Test(tx, sql_commit_and_set_transaction_replies)
     fbw_tx_note_exec_reply(&t, 9, 9); /* an ordinary statement */
     cr_assert_eq(t.state, FBW_TX_ACTIVE);
 }
+
+/* A TPB given as bytes (as fbwire-pcap replay takes one from a capture) goes out unchanged. */
+Test(tx, start_with_a_tpb_as_given)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx t;
+    fbw_tx_init(&t, s.c);
+    static const uint8_t tpb[] = {3 /* isc_tpb_version3 */, 9 /* write */, 15 /* read_committed */,
+                                  17 /* rec_version */, 7 /* nowait */};
+    cr_assert_eq(fbw_tx_start_tpb(&t, tpb, sizeof tpb), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(s.starts, 1);
+    cr_assert_eq(s.tpb_len, sizeof tpb);
+    cr_assert_eq(memcmp(s.tpb, tpb, sizeof tpb), 0);
+    uint16_t h;
+    cr_assert_eq(fbw_tx_handle(&t, &h), FBW_OK);
+    cr_assert_eq(h, s.tx_handle);
+    cr_assert_eq(fbw_tx_commit(&t), FBW_OK);
+    fbw_script_wait_ok(&s);
+    fbw_script_close(&s);
+}

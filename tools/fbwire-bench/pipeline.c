@@ -8,7 +8,7 @@
  * rounds run for --seconds; the K values alternate within each of --runs runs so drift hits them
  * alike. Printed per K, medians over the runs: statements/s, client CPU per statement (getrusage
  * of this process) and server CPU per statement (the server process found from the connection's
- * socket, wire/srvcpu.h: user+system, children included; "n/a" with the reason when the server
+ * socket, measure/srvcpu.h: user+system, children included; "n/a" with the reason when the server
  * is not on this machine). The server's figure counts everything that server did meanwhile: run
  * it on an otherwise idle server. Every execution must return exactly one row. */
 #include "bench.h"

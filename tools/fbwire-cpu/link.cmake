@@ -5,3 +5,5 @@ if(JANSSON_FOUND)
   target_compile_definitions(${name} PRIVATE FBW_HAVE_JANSSON)
   target_link_libraries(${name} PRIVATE PkgConfig::JANSSON)
 endif()
+# fbwire-cpu reads the local servers' CPU (measure/srvcpu.h).
+target_link_libraries(${name} PRIVATE fbwire_measure)

@@ -6,12 +6,11 @@
  * Client CPU is the command's own user+system time and that of the children it waited for
  * (wait4's rusage), so a benchmark client such as sysbench is measured whatever its driver.
  * Server CPU is read before and after the command for the process listening on each --port
- * (wire/srvcpu.h: the process, its reaped children and live descendants); a server that cannot
+ * (measure/srvcpu.h: the process, its reaped children and live descendants); a server that cannot
  * be found or read is reported as not available with the reason, never as 0. The command's
  * output passes through untouched; figures go to stderr and, with --json, to FILE. Exits with
  * the command's status (128 + signal when it was killed). */
 #include "srvcpu.h"
-#include "sock.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -20,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef FBW_HAVE_JANSSON
@@ -27,6 +27,15 @@
 #endif
 
 #define MAX_PORTS 8
+
+/* The wall clock of the run: monotonic, so a clock step during the command does not skew it. The
+ * tool's own, as the library's clock belongs to its blocking client. */
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 typedef struct server {
     fbw_srvcpu cpu;
@@ -111,7 +120,7 @@ static void servers_after(run *r)
 /* Run the command; SIGINT and SIGQUIT reach it (same process group), we only wait, like time(1). */
 static int run_command(run *r)
 {
-    uint64_t t0 = fbw_now_ns();
+    uint64_t t0 = now_ns();
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "fbwire-cpu: fork: %s\n", strerror(errno));
@@ -132,7 +141,7 @@ static int run_command(run *r)
         fprintf(stderr, "fbwire-cpu: wait: %s\n", strerror(errno));
         return -1;
     }
-    r->wall_s = (double)(fbw_now_ns() - t0) / 1e9;
+    r->wall_s = (double)(now_ns() - t0) / 1e9;
     r->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
     r->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     return 0;

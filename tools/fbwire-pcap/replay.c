@@ -97,7 +97,7 @@ static void sleep_until(uint64_t until)
 
 /* ---- text helpers ---- */
 
-/* Text output goes into fbw_bufs (wire/buf.h); an append that runs out of memory loses its text. */
+/* Text output goes into fbw_bufs (base/buf.h); an append that runs out of memory loses its text. */
 #define put(b, s) ((void)fbw_buf_puts((b), (s)))
 #define putf(b, ...) ((void)fbw_buf_printf((b), __VA_ARGS__))
 

@@ -60,7 +60,7 @@ struct fbw_report {
 
 /* ---- text helpers ---- */
 
-/* Text output goes into fbw_bufs (wire/buf.h); an append that runs out of memory loses its text. */
+/* Text output goes into fbw_bufs (base/buf.h); an append that runs out of memory loses its text. */
 #define put(b, s) ((void)fbw_buf_puts((b), (s)))
 #define putf(b, ...) ((void)fbw_buf_printf((b), __VA_ARGS__))
 

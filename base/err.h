@@ -55,7 +55,6 @@ FBW_API void fbw_err_clear(fbw_err *e);
 /* Set code and printf-formatted message; returns code so callers can `return fbw_err_set(...)`.
  * e may be NULL (then only the code is returned). */
 FBW_API int fbw_err_set(fbw_err *e, int code, const char *fmt, ...) FBW_PRINTF(3, 4);
-FBW_API int fbw_err_setv(fbw_err *e, int code, const char *fmt, va_list ap);
 /* Like fbw_err_set but records errno for FBW_E_IO and appends strerror. */
 FBW_API int fbw_err_set_errno(fbw_err *e, int sys_errno, const char *fmt, ...) FBW_PRINTF(3, 4);
 /* Prefix the existing message with "context: " (keeps the code). Returns e->code. */

@@ -23,7 +23,7 @@ static void put_msg(fbw_err *e, size_t at, const char *fmt, va_list ap)
         memcpy(e->msg + sizeof e->msg - 4, "...", 4);
 }
 
-int fbw_err_setv(fbw_err *e, int code, const char *fmt, va_list ap)
+static int err_setv(fbw_err *e, int code, const char *fmt, va_list ap)
 {
     if (!e)
         return code;
@@ -37,7 +37,7 @@ int fbw_err_set(fbw_err *e, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = fbw_err_setv(e, code, fmt, ap);
+    int rc = err_setv(e, code, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -48,7 +48,7 @@ int fbw_err_set_errno(fbw_err *e, int sys_errno, const char *fmt, ...)
         return FBW_E_IO;
     va_list ap;
     va_start(ap, fmt);
-    fbw_err_setv(e, FBW_E_IO, fmt, ap);
+    err_setv(e, FBW_E_IO, fmt, ap);
     va_end(ap);
     e->sys_errno = sys_errno;
     size_t len = strlen(e->msg);
