@@ -8,6 +8,7 @@
 #include "batch.h"
 #include "blob.h"
 #include "info.h"
+#include "request.h"
 #include "status.h"
 #include "value.h"
 
