@@ -67,9 +67,11 @@ FBW_API int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i);
  * is one a lazy-send server holds back (op_free_statement, ...): a wait is really for the first one
  * that is not. 0 when there is no i-th. Not exported. */
 int fbw_conn_pending_deferred(const fbw_conn *c, size_t i);
-/* Whether the i-th outstanding request is one the server may commit a transaction by: op_commit,
- * op_commit_retaining, or an execute in a transaction started with isc_tpb_autocommit. */
-FBW_API int fbw_conn_pending_commits(const fbw_conn *c, size_t i);
+/* Internal (client.c names an unanswered COMMIT in a wait's error): whether the i-th outstanding
+ * request is one the server may commit a transaction by: op_commit, op_commit_retaining, or an
+ * execute in a transaction started with isc_tpb_autocommit. Not exported: a program asks
+ * fbw_conn_outcome_unknown. */
+int fbw_conn_pending_commits(const fbw_conn *c, size_t i);
 /* The connection failed (fbw_conn_fail, a lost or timed-out wait) while a request that may commit
  * was queued or sent and its reply had not come: whether that transaction was committed is unknown
  * (it may or may not have been), so it must be reported neither as committed nor as failed. 0 when
