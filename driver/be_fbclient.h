@@ -2,8 +2,8 @@
 /* be_fbclient.h - the baseline backend's parts (driver/be_fbclient*.c) and what they share: the
  * ISC declarations, the attachment and statement records and the calls one part makes into
  * another. Internal to the sysbench driver; the backend's contract is backend.h.
- *   be_fbclient.c       library and connection: dlopen, status vectors, attach/create, detach,
- *                       statistics, vtable
+ *   be_fbclient.c       connection: attach/create (DPB), detach, statistics, vtable
+ *   be_fbclient_lib.c   libfbclient: dlopen on first use, entry points, status vectors
  *   be_fbclient_tx.c    transactions and autocommit: TPBs, BEGIN/COMMIT/ROLLBACK, where a
  *                       statement runs (explicit, shared or its own transaction)
  *   be_fbclient_stmt.c  statements: prepare, describe, binding, execute, results
@@ -117,7 +117,7 @@ typedef struct fbclient_lib {
     fbclient_api api;
 } fbclient_lib;
 
-/* Written once by be_fbclient.c's load_lib under pthread_once, read-only afterwards. */
+/* Written once by be_fbclient_lib.c's load_lib under pthread_once, read-only afterwards. */
 extern fbclient_lib fbw_bec_lib;
 
 #define API (&fbw_bec_lib.api)
@@ -157,7 +157,10 @@ static inline int has_error(const isc_status *st)
     return st[0] == 1 && st[1] != 0;
 }
 
-/* be_fbclient.c: errors */
+/* be_fbclient_lib.c */
+/* Load libfbclient.so.2 once; FBW_E_UNSUPPORTED naming what is missing. */
+int fbw_bec_global_init(fbw_err *err);
+/* Fill err from a status vector; a lost attachment gives FBW_E_IO. */
 int fbw_bec_status_err(const isc_status *st, fbw_err *err, const char *what);
 
 /* be_fbclient_tx.c */

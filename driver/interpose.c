@@ -22,19 +22,18 @@
  *   connect             a TCP socket connected by a thread that armed the tap (around
  *                       libfbclient's attach, which gives no access to its socket) is adopted by
  *                       the tap (tap.c), so fbclient's traffic is counted by the same decoder and
- *                       rule as fbwire's. EINPROGRESS counts as connected.
+ *                       rule as fbwire's. EINPROGRESS counts as connected. The tap subscribes
+ *                       when a thread first arms it; until then these four only forward.
  *   send, recv          the bytes an adopted socket moved go to its tap (copied; decoded when the
  *                       accounting asks). recv with MSG_PEEK feeds nothing: the bytes will be
  *                       read again.
  *   close               the tap lets go of the descriptor before the number can be reused.
  *
- * Nothing here calls up into the driver by name: the entry subscribes (fbw_ip_set_hooks) and the
- * tap is a leaf below. So the driver's own calls of these functions (report.c's
- * pthread_mutex_init, wire/sock.c's send and recv) pass through without making a circle. */
+ * Nothing here calls into the driver by name: the entry and the tap subscribe (interpose.h). So
+ * the driver's own calls of these functions (report.c's pthread_mutex_init, wire/sock.c's send and
+ * recv) pass through without making a circle. */
 #define _GNU_SOURCE
 #include "interpose.h"
-
-#include "tap.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -46,6 +45,7 @@
 #define EXPORT __attribute__((visibility("default")))
 
 static const fbw_ip_hooks *_Atomic HOOKS;
+static const fbw_ip_socket_hooks *_Atomic SOCKET_HOOKS;
 
 static void *_Atomic REAL_MUTEX_INIT, *_Atomic REAL_NEWSTATE, *_Atomic REAL_LOADFILE;
 static void *_Atomic REAL_CONNECT, *_Atomic REAL_SEND, *_Atomic REAL_RECV, *_Atomic REAL_CLOSE;
@@ -69,6 +69,16 @@ static const fbw_ip_hooks *hooks(void)
 void fbw_ip_set_hooks(const fbw_ip_hooks *h)
 {
     atomic_store_explicit(&HOOKS, h, memory_order_release);
+}
+
+static const fbw_ip_socket_hooks *socket_hooks(void)
+{
+    return atomic_load_explicit(&SOCKET_HOOKS, memory_order_acquire);
+}
+
+void fbw_ip_set_socket_hooks(const fbw_ip_socket_hooks *h)
+{
+    atomic_store_explicit(&SOCKET_HOOKS, h, memory_order_release);
 }
 
 int fbw_ip_real_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
@@ -118,10 +128,11 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     int (*f)(int, const struct sockaddr *, socklen_t);
     *(void **)&f = real(&REAL_CONNECT, "connect");
     int rc = f(fd, addr, len);
-    if (fbw_tap_armed() && addr && (addr->sa_family == AF_INET || addr->sa_family == AF_INET6) &&
+    const fbw_ip_socket_hooks *h = socket_hooks();
+    if (h && addr && (addr->sa_family == AF_INET || addr->sa_family == AF_INET6) &&
         (rc == 0 || errno == EINPROGRESS)) {
         int keep = errno;
-        fbw_tap_connected(fd);
+        h->connected(fd);
         errno = keep;
     }
     return rc;
@@ -132,11 +143,12 @@ EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
     ssize_t (*f)(int, const void *, size_t, int);
     *(void **)&f = real(&REAL_SEND, "send");
     ssize_t k = f(fd, buf, n, flags);
-    if (k > 0) {
-        fbw_tap *t = fbw_tap_of_fd(fd);
+    const fbw_ip_socket_hooks *h = socket_hooks();
+    if (k > 0 && h) {
+        struct fbw_tap *t = h->watched(fd);
         if (t) {
             int keep = errno;
-            fbw_tap_feed(t, 1, buf, (size_t)k);
+            h->moved(t, 1, buf, (size_t)k);
             errno = keep;
         }
     }
@@ -148,11 +160,12 @@ EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
     ssize_t (*f)(int, void *, size_t, int);
     *(void **)&f = real(&REAL_RECV, "recv");
     ssize_t k = f(fd, buf, n, flags);
-    if (k > 0 && !(flags & MSG_PEEK)) {
-        fbw_tap *t = fbw_tap_of_fd(fd);
+    const fbw_ip_socket_hooks *h = socket_hooks();
+    if (k > 0 && !(flags & MSG_PEEK) && h) {
+        struct fbw_tap *t = h->watched(fd);
         if (t) {
             int keep = errno;
-            fbw_tap_feed(t, 0, buf, (size_t)k);
+            h->moved(t, 0, buf, (size_t)k);
             errno = keep;
         }
     }
@@ -163,8 +176,9 @@ EXPORT int close(int fd)
 {
     int (*f)(int);
     *(void **)&f = real(&REAL_CLOSE, "close");
-    fbw_tap *t = fbw_tap_of_fd(fd);
+    const fbw_ip_socket_hooks *h = socket_hooks();
+    struct fbw_tap *t = h ? h->watched(fd) : NULL;
     if (t)
-        fbw_tap_closed(t);
+        h->closing(t);
     return f(fd);
 }

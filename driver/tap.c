@@ -2,9 +2,9 @@
 /* tap.c - in-process socket tap decoded by fbw_dec (see tap.h).
  *
  * The socket calls reach it from interpose.c (connect, send, recv and close of the whole process
- * pass through there): fbw_tap_connected adopts a socket connected while the thread is armed,
- * fbw_tap_of_fd finds a descriptor's tap, fbw_tap_feed hands it the bytes of one call,
- * fbw_tap_closed lets go of it. Process-wide state, which calls without a context cannot avoid:
+ * pass through there), to which the first arming subscribes (SOCKET_HOOKS below): a socket
+ * connected while the thread is armed is adopted, the bytes of each call on it are fed to its
+ * tap, a close lets go of it. Process-wide state, which calls without a context cannot avoid:
  * a table from descriptor to tap, allocated once (pthread_once) on first arming; the table never
  * shrinks or moves. Each table slot is written by the thread that owns the socket (connect,
  * close, free) and read by the socket calls; the decoder of a tap is only ever fed by the thread
@@ -17,6 +17,7 @@
 #include "tap.h"
 
 #include "dec.h"
+#include "interpose.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -78,6 +79,13 @@ static _Atomic(fbw_tap *) *table(size_t *n)
     return atomic_load_explicit(&FDS, memory_order_acquire);
 }
 
+/* What the socket calls do here (interpose.h), subscribed with the table. */
+static void on_connected(int fd);
+static fbw_tap *lookup(int fd);
+static void feed(fbw_tap *t, int from_client, const void *p, size_t n);
+static void on_closing(fbw_tap *t);
+static const fbw_ip_socket_hooks SOCKET_HOOKS = {on_connected, lookup, feed, on_closing};
+
 static void init_table(void)
 {
     struct rlimit rl;
@@ -89,6 +97,7 @@ static void init_table(void)
         return;
     atomic_store_explicit(&NFDS, want, memory_order_release);
     atomic_store_explicit(&FDS, t, memory_order_release);
+    fbw_ip_set_socket_hooks(&SOCKET_HOOKS); /* from now on the socket calls come here */
 }
 
 static int ensure_table(void)
@@ -334,20 +343,15 @@ void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f)
         snprintf(f->note, sizeof f->note, "tap decoder stopped: %.130s", e->msg);
 }
 
-/* ---------------------------------------------------------------- the socket side (interpose.c) */
+/* ---------------------------------------------------------------- the socket calls (interpose.c) */
 
-int fbw_tap_armed(void) { return ARM.on; }
-
-void fbw_tap_connected(int fd) { adopt(fd); }
-
-fbw_tap *fbw_tap_of_fd(int fd) { return lookup(fd); }
-
-void fbw_tap_feed(fbw_tap *t, int from_client, const void *p, size_t n)
+static void on_connected(int fd)
 {
-    feed(t, from_client, p, n);
+    if (ARM.on)
+        adopt(fd);
 }
 
-void fbw_tap_closed(fbw_tap *t)
+static void on_closing(fbw_tap *t)
 {
     let_go(t);
     t->closed = 1;

@@ -3,10 +3,10 @@
  * fbw_dec (wire/dec.h), so libfbclient's round trips are counted by the same decoder and the
  * same rule as a capture of fbwire's own traffic.
  *
- * The plug-in is LD_PRELOADed into sysbench, so interpose.c defines connect/send/recv/close: they
- * pass straight through unless the descriptor was connected while the calling thread had the tap
- * armed (around an attach made by our backend); then they hand the tap the bytes (the socket side
- * at the end of this header). Only plain streams decode; an encrypted one (wire crypt on) is
+ * The plug-in is LD_PRELOADed into sysbench, so interpose.c defines connect/send/recv/close; the
+ * tap subscribes to them (interpose.h) when a thread first arms it. They pass straight through
+ * unless the descriptor was connected while the calling thread had the tap armed (around an
+ * attach made by our backend); then they hand the tap the bytes. Only plain streams decode; an encrypted one (wire crypt on) is
  * counted at the socket instead: round trips, send/recv calls and bytes. Tapping never changes
  * the bytes or the calls. */
 #ifndef FBW_TAP_H
@@ -14,8 +14,6 @@
 
 #include "report.h"
 #include "stats.h"
-
-#include <stddef.h>
 
 typedef struct fbw_tap fbw_tap;
 
@@ -46,18 +44,5 @@ void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f);
 int fbw_tap_fd(const fbw_tap *t);
 /* The decoder's first error (code FBW_OK when none). */
 const fbw_err *fbw_tap_error(fbw_tap *t);
-
-/* The socket side: called by the interposed connect/send/recv/close (interpose.c) only, with
- * errno saved around them. */
-/* True when the calling thread is armed. */
-int fbw_tap_armed(void);
-/* A TCP socket the armed thread connected (or began to): tap it. */
-void fbw_tap_connected(int fd);
-/* The tap of a descriptor, or NULL (the common case: the call is not ours to watch). */
-fbw_tap *fbw_tap_of_fd(int fd);
-/* The n bytes one send (from_client 1) or recv (0) moved. */
-void fbw_tap_feed(fbw_tap *t, int from_client, const void *p, size_t n);
-/* The tap's socket is being closed: let go of the descriptor (it may be reused at once). */
-void fbw_tap_closed(fbw_tap *t);
 
 #endif
