@@ -3,11 +3,12 @@
  * ISC declarations, the attachment and statement records and the calls one part makes into
  * another. Internal to the sysbench driver; the backend's contract is backend.h.
  *   be_fbclient.c       connection: attach/create (DPB), detach, statistics, vtable
- *   be_fbclient_lib.c   libfbclient: dlopen on first use, entry points, status vectors
+ *   be_fbclient_bulk.c  multi-row INSERT: single-row executes, under a savepoint inside BEGIN
+ *   be_fbclient_stmt.c  statements: prepare, describe, binding, execute, results
  *   be_fbclient_tx.c    transactions and autocommit: TPBs, BEGIN/COMMIT/ROLLBACK, where a
  *                       statement runs (explicit, shared or its own transaction)
- *   be_fbclient_stmt.c  statements: prepare, describe, binding, execute, results
- *   be_fbclient_bulk.c  multi-row INSERT: single-row executes, under a savepoint inside BEGIN
+ *   be_fbclient_lib.c   libfbclient: dlopen on first use, entry points, status vectors
+ * Each part calls only parts listed below it.
  *
  * The few ISC types and entry points used are declared here from the documented C API (XSQLDA,
  * TEB, status vectors); fbclient's headers are not used, so libfbclient is no build dependency. */
