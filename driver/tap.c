@@ -320,12 +320,6 @@ int fbw_tap_socket_level(fbw_tap *t)
     return fbw_dec_error(t->dec)->code == FBW_E_CRYPT;
 }
 
-const fbw_err *fbw_tap_error(fbw_tap *t)
-{
-    drain(t);
-    return fbw_dec_error(t->dec);
-}
-
 void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f)
 {
     drain(t);

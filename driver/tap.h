@@ -42,7 +42,5 @@ int fbw_tap_socket_level(fbw_tap *t);
 void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f);
 /* The socket the tap adopted (still that connection's while it is attached); -1 for NULL. */
 int fbw_tap_fd(const fbw_tap *t);
-/* The decoder's first error (code FBW_OK when none). */
-const fbw_err *fbw_tap_error(fbw_tap *t);
 
 #endif
