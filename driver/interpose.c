@@ -138,20 +138,24 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     return rc;
 }
 
+/* What a send (from_client 1) or recv (0) of k bytes moved, to the tap watching fd, if any. */
+static void moved(int fd, int from_client, const void *buf, ssize_t k)
+{
+    const fbw_ip_socket_hooks *h = socket_hooks();
+    struct fbw_tap *t = k > 0 && h ? h->watched(fd) : NULL;
+    if (t) {
+        int keep = errno;
+        h->moved(t, from_client, buf, (size_t)k);
+        errno = keep;
+    }
+}
+
 EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
     ssize_t (*f)(int, const void *, size_t, int);
     *(void **)&f = real(&REAL_SEND, "send");
     ssize_t k = f(fd, buf, n, flags);
-    const fbw_ip_socket_hooks *h = socket_hooks();
-    if (k > 0 && h) {
-        struct fbw_tap *t = h->watched(fd);
-        if (t) {
-            int keep = errno;
-            h->moved(t, 1, buf, (size_t)k);
-            errno = keep;
-        }
-    }
+    moved(fd, 1, buf, k);
     return k;
 }
 
@@ -160,15 +164,8 @@ EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
     ssize_t (*f)(int, void *, size_t, int);
     *(void **)&f = real(&REAL_RECV, "recv");
     ssize_t k = f(fd, buf, n, flags);
-    const fbw_ip_socket_hooks *h = socket_hooks();
-    if (k > 0 && !(flags & MSG_PEEK) && h) {
-        struct fbw_tap *t = h->watched(fd);
-        if (t) {
-            int keep = errno;
-            h->moved(t, 0, buf, (size_t)k);
-            errno = keep;
-        }
-    }
+    if (!(flags & MSG_PEEK))
+        moved(fd, 0, buf, k);
     return k;
 }
 
