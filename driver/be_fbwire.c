@@ -191,6 +191,8 @@ static int fbwire_stats(fbw_be_conn *c, fbw_stats *out, fbw_err *err)
     return FBW_OK;
 }
 
+static const fbw_stats *fbwire_stats_ref(fbw_be_conn *c) { return fbw_conn_stats(c->c); }
+
 const fbw_backend fbw_backend_fbwire = {
     .name = "fbwire",
     .global_init = fbwire_global_init,
@@ -208,4 +210,5 @@ const fbw_backend fbw_backend_fbwire = {
     .bulk_insert = fbw_bew_bulk_insert,
     .fetch_rows = fbw_bew_fetch_rows,
     .stats = fbwire_stats,
+    .stats_ref = fbwire_stats_ref,
 };

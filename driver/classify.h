@@ -4,7 +4,9 @@
  * Classes follow the statement templates of sysbench's upstream OLTP scripts (point select, the
  * four range selects, index / non-index update, delete, insert, transaction control, multi-row
  * insert, DDL). Classification is lexical only: keywords outside '...' literals, "..." names and
- * comments, case-insensitive. It never changes the SQL and keeps no state. Two pseudo-classes
+ * comments, case-insensitive. Transaction control, DDL and INSERT follow the dialect's rule
+ * (wire/sqlkind.h): COMMIT RETAIN or BEGIN followed by other words is "other", as the driver
+ * sends it to the server unchanged. It never changes the SQL and keeps no state. Two pseudo-classes
  * take the traffic that is not a statement execution: prepares and the session (attach, detach,
  * closing statements). */
 #ifndef FBW_CLASSIFY_H

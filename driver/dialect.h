@@ -6,7 +6,9 @@
  * EXISTS) into EXECUTE BLOCKs, split a multi-row INSERT into a one-row template plus decoded
  * literal rows, and inline parameter values for --db-ps-mode=disable. It never talks to a
  * server, never looks at sysbench and keeps no state: everything here is unit-tested alone.
- * Lexing knows '...' literals ('' escapes), "..." identifiers, -- and block comments. */
+ * Words come from the library's one SQL tokenizer (wire/sqltok.h: '...' and q'...' literals,
+ * "..." identifiers, -- and block comments), and transaction control, DDL and multi-row INSERT
+ * from its one statement-kind rule (wire/sqlkind.h), which the report's classes use too. */
 #ifndef FBW_DIALECT_H
 #define FBW_DIALECT_H
 

@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -18,12 +19,22 @@
 
 struct fbw_rep_conn {
     fbw_rep_acc acc;       /* acc.ops unused here: done + last is the per-op total */
-    fbw_stats last;        /* the source's cumulative stats at the previous charge */
-    fbw_stats now;         /* scratch filled by the caller */
+    /* The source's cumulative stats at the previous charge. Its totals (the fields after the
+     * per-op table) are always current; the ~4 KB per-op table is copied only every
+     * OPS_COPY_EVERY charges and at fbw_rep_conn_snapshot: copying it on every call was a
+     * measurable part of what the report costs (docs/report.md). */
+    fbw_stats last;
+    fbw_stats now;         /* scratch of fbw_rep_conn_now */
+    unsigned since_copy;   /* charges since last's per-op table was copied */
     fbw_stats done;        /* stats of earlier attachments (before a restart) */
     fbw_rep_live mine;     /* owner's running totals, published through `live` */
     _Atomic uint64_t live_rt, live_wait, live_exec;
 };
+
+#define OPS_COPY_EVERY 256u
+#define TOTALS_AT offsetof(fbw_stats, packets_sent) /* the totals follow the per-op table */
+_Static_assert(offsetof(fbw_stats, op) == 0 && TOTALS_AT == sizeof(((fbw_stats *)0)->op),
+               "fbw_stats: the per-op table first, then only totals (copied per charge)");
 
 struct fbw_rep {
     pthread_mutex_t lock;  /* guards the list, never taken on the statement path */
@@ -116,11 +127,15 @@ uint64_t fbw_rep_percentile(const fbw_rep_cls *c, double p)
     return fbw_rep_bucket_upper(FBW_REP_HIST - 1);
 }
 
-static void charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns, int execution)
+/* Charge a - last to cls; a NULL: nothing new (no traffic). */
+static void charge(fbw_rep_conn *c, const fbw_stats *a, int cls, fbw_cpu_how how, uint64_t cpu_ns,
+                   int execution)
 {
     if (cls < 0 || cls >= FBW_CLS_COUNT)
         cls = FBW_CLS_OTHER;
-    const fbw_stats *a = &c->now, *b = &c->last;
+    const fbw_stats *b = &c->last;
+    if (!a)
+        a = b;
     fbw_rep_cls *k = &c->acc.cls[cls];
     uint64_t rt = a->round_trips - b->round_trips, wait = a->wait_ns - b->wait_ns;
     k->executions += (uint64_t)execution;
@@ -130,10 +145,16 @@ static void charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns, int execution)
     k->bytes_sent += a->bytes_sent - b->bytes_sent;
     k->bytes_received += a->bytes_received - b->bytes_received;
     k->wait_ns += wait;
-    k->cpu_ns += cpu_ns;
+    fbw_cpu_add(&k->cpu, how, cpu_ns);
     if (execution)
         k->hist[fbw_rep_bucket(wait)]++;
-    c->last = c->now;
+    if (a != b) {
+        memcpy((char *)&c->last + TOTALS_AT, (const char *)a + TOTALS_AT, sizeof *a - TOTALS_AT);
+        if (++c->since_copy >= OPS_COPY_EVERY) {
+            memcpy(c->last.op, a->op, sizeof a->op);
+            c->since_copy = 0;
+        }
+    }
     if (cls < STMT_CLASSES) {
         c->mine.round_trips += rt;
         c->mine.wait_ns += wait;
@@ -144,11 +165,33 @@ static void charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns, int execution)
     }
 }
 
-void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns) { charge(c, cls, cpu_ns, 1); }
+/* The scratch API copies in full each time, as before (tests, callers without a live source). */
+static void charge_now(fbw_rep_conn *c, int cls, uint64_t cpu_ns, int execution)
+{
+    charge(c, &c->now, cls, FBW_CPU_READ, cpu_ns, execution);
+    c->last = c->now;
+    c->since_copy = 0;
+}
+
+void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns) { charge_now(c, cls, cpu_ns, 1); }
 
 void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns)
 {
-    charge(c, cls, cpu_ns, 0);
+    charge_now(c, cls, cpu_ns, 0);
+}
+
+void fbw_rep_conn_charge_src(fbw_rep_conn *c, const fbw_stats *src, int cls, int execution,
+                             fbw_cpu_how how, uint64_t cpu_ns)
+{
+    charge(c, src, cls, how, cpu_ns, execution != 0);
+}
+
+void fbw_rep_conn_snapshot(fbw_rep_conn *c, const fbw_stats *src)
+{
+    if (src) {
+        c->last = *src;
+        c->since_copy = 0;
+    }
 }
 
 void fbw_rep_conn_restart(fbw_rep_conn *c)
@@ -156,6 +199,7 @@ void fbw_rep_conn_restart(fbw_rep_conn *c)
     fbw_stats_add(&c->done, &c->last);
     fbw_stats_reset(&c->last);
     fbw_stats_reset(&c->now); /* a charge without new stats then adds nothing */
+    c->since_copy = 0;
 }
 
 void fbw_rep_merge(fbw_rep *r, fbw_rep_acc *out)
@@ -174,7 +218,7 @@ void fbw_rep_merge(fbw_rep *r, fbw_rep_acc *out)
             d->bytes_sent += s->bytes_sent;
             d->bytes_received += s->bytes_received;
             d->wait_ns += s->wait_ns;
-            d->cpu_ns += s->cpu_ns;
+            fbw_cpu_sum(&d->cpu, &s->cpu);
             for (unsigned b = 0; b < FBW_REP_HIST; b++)
                 d->hist[b] += s->hist[b];
         }
@@ -182,6 +226,8 @@ void fbw_rep_merge(fbw_rep *r, fbw_rep_acc *out)
         fbw_stats_add(&out->ops, &c->last);
     }
     pthread_mutex_unlock(&r->lock);
+    for (int k = 0; k < FBW_CLS_COUNT; k++) /* a ratio of sums: every connection's sample counts */
+        out->cls[k].cpu_ns = fbw_cpu_estimate(&out->cls[k].cpu);
 }
 
 unsigned fbw_rep_connections(fbw_rep *r)
@@ -226,6 +272,8 @@ void fbw_rep_totals_of(const fbw_rep_acc *a, const fbw_rep_run *run, fbw_rep_tot
             t->executions += a->cls[k].executions;
             t->wait_ns += a->cls[k].wait_ns;
             t->cpu_ns += a->cls[k].cpu_ns;
+            t->cpu_calls += fbw_cpu_calls(&a->cls[k].cpu);
+            t->cpu_measured_calls += fbw_cpu_measured_calls(&a->cls[k].cpu);
         }
     }
     t->transactions = a->ops.op[FBW_OP_TRANSACTION].packets_sent;
@@ -285,11 +333,13 @@ static void print_classes(FILE *f, const fbw_rep_acc *a, int socket_level)
         char bytes[32];
         snprintf(bytes, sizeof bytes, "%.0f / %.0f", (double)c->bytes_sent / n,
                  (double)c->bytes_received / n);
-        fprintf(f, "    %-18s %10llu %8.3f %9.2f %21s %12.3f %12.3f %12.2f\n", fbw_class_label(k),
+        char cpu[16] = "-"; /* a class none of whose calls was timed has no figure */
+        if (fbw_cpu_measured_calls(&c->cpu) > 0 || fbw_cpu_calls(&c->cpu) == 0)
+            snprintf(cpu, sizeof cpu, "%.2f", (double)c->cpu_ns / n / 1e3);
+        fprintf(f, "    %-18s %10llu %8.3f %9.2f %21s %12.3f %12.3f %12s\n", fbw_class_label(k),
                 (unsigned long long)c->executions, (double)c->round_trips / n,
                 (double)(c->packets_sent + c->packets_received) / n, bytes,
-                (double)c->wait_ns / n / 1e6, (double)fbw_rep_percentile(c, 95) / 1e6,
-                (double)c->cpu_ns / n / 1e3);
+                (double)c->wait_ns / n / 1e6, (double)fbw_rep_percentile(c, 95) / 1e6, cpu);
         sum.round_trips += c->round_trips;
         sum.packets_sent += c->packets_sent + c->packets_received;
         sum.bytes_sent += c->bytes_sent;
@@ -336,6 +386,19 @@ static void print_server_cpu(FILE *f, const fbw_rep_run *run, const fbw_rep_tota
             t->server_us_per_event, t->server_us_per_execution, sc->pid, sc->children);
 }
 
+/* How the client CPU figures were taken, so an estimate never reads as a measurement. */
+static void print_cpu_method(FILE *f, const fbw_rep_run *run, const fbw_rep_totals *t)
+{
+    if (t->cpu_measured_calls == t->cpu_calls)
+        fprintf(f, "    client CPU taken:                    thread CPU clock around every call (%s)\n",
+                str(run->cpu_method, "every-call"));
+    else
+        fprintf(f, "    client CPU taken:                    sampled: clock read around %llu of %llu calls\n"
+                   "                                         (1 in %u at random), the rest estimated per class\n",
+                (unsigned long long)t->cpu_measured_calls, (unsigned long long)t->cpu_calls,
+                run->cpu_sample_every ? run->cpu_sample_every : FBW_CPU_SAMPLE_EVERY);
+}
+
 void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
 {
     fbw_rep_totals t;
@@ -346,8 +409,10 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
     print_facts(f, run);
     if (run->facts.unmeasured) { /* zeros here would read as measured figures */
         fprintf(f, "    round trips, packets, bytes:         not available (no wire statistics for this run)\n"
-                   "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n\n",
+                   "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n",
                 t.cpu_us_per_event, t.cpu_us_per_execution);
+        print_cpu_method(f, run, &t);
+        fputc('\n', f);
         return;
     }
     fprintf(f, "    round trips per event:               %.3f\n", t.rt_per_event);
@@ -362,6 +427,7 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
             (unsigned long long)t.round_trips, (unsigned long long)t.round_trips_all);
     fprintf(f, "    client CPU in the driver:            %.2f us per event, %.2f us per statement\n",
             t.cpu_us_per_event, t.cpu_us_per_execution);
+    print_cpu_method(f, run, &t);
     fprintf(f, "    statements per round trip:           %.2f\n", t.statements_per_round_trip);
     print_server_cpu(f, run, &t);
     print_classes(f, a, run->facts.socket_level);
@@ -413,7 +479,7 @@ static json_t *options_json(const fbw_rep_run *run)
 static json_t *class_json(int k, const fbw_rep_cls *c)
 {
     double n = (double)c->executions;
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}",
+    json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}",
                      "class", fbw_class_id(k), "label", fbw_class_label(k),
                      "executions", (json_int_t)c->executions, "round_trips", (json_int_t)c->round_trips,
                      "packets_sent", (json_int_t)c->packets_sent,
@@ -426,6 +492,10 @@ static json_t *class_json(int k, const fbw_rep_cls *c)
                      "wait_mean_ms", ratio((double)c->wait_ns / 1e6, n),
                      "wait_p95_ms", (double)fbw_rep_percentile(c, 95) / 1e6,
                      "cpu_us_per_execution", ratio((double)c->cpu_ns / 1e3, n));
+    json_object_set_new(o, "cpu_calls", json_integer((json_int_t)fbw_cpu_calls(&c->cpu)));
+    json_object_set_new(o, "cpu_measured_calls",
+                        json_integer((json_int_t)fbw_cpu_measured_calls(&c->cpu)));
+    return o;
 }
 
 static json_t *ops_json(const fbw_rep_acc *a)
@@ -525,6 +595,11 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                             "wire_bytes_sent", (json_int_t)a->ops.wire_bytes_sent,
                             "wire_bytes_received", (json_int_t)a->ops.wire_bytes_received);
     json_object_set_new(tot, "statements_per_round_trip", json_real(t.statements_per_round_trip));
+    json_object_set_new(tot, "cpu_method", json_string(str(run->cpu_method, "every-call")));
+    json_object_set_new(tot, "cpu_sample_every",
+                        json_integer(run->cpu_sample_every ? run->cpu_sample_every : 1));
+    json_object_set_new(tot, "cpu_calls", json_integer((json_int_t)t.cpu_calls));
+    json_object_set_new(tot, "cpu_measured_calls", json_integer((json_int_t)t.cpu_measured_calls));
     return json_pack("{s:s, s:o, s:o, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                      "format", "fbwire-report/1", "driver", jstr(run->driver),
                      "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),

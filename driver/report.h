@@ -11,6 +11,7 @@
 #define FBW_REPORT_H
 
 #include "classify.h"
+#include "cpuacct.h"
 #include "err.h"
 #include "stats.h"
 
@@ -25,7 +26,9 @@ typedef struct fbw_rep_cls {
     uint64_t executions, round_trips;
     uint64_t packets_sent, packets_received, bytes_sent, bytes_received;
     uint64_t wait_ns;
-    uint64_t cpu_ns;           /* client CPU (the calling thread's) inside the driver call */
+    uint64_t cpu_ns;           /* client CPU (the calling thread's) inside the driver calls:
+                                  set by fbw_rep_merge from `cpu` (measured + estimated) */
+    fbw_cpu_cls cpu;           /* how that figure was taken (cpuacct.h) */
     uint32_t hist[FBW_REP_HIST];
 } fbw_rep_cls;
 
@@ -43,17 +46,29 @@ int fbw_rep_new(fbw_rep **out);
 void fbw_rep_free(fbw_rep *r);
 /* A new accumulator owned by r (takes r's lock once). */
 int fbw_rep_conn_new(fbw_rep *r, fbw_rep_conn **out);
-/* Scratch the caller fills with the connection's cumulative stats before fbw_rep_conn_charge. */
+/* Scratch the caller fills with the connection's cumulative stats before fbw_rep_conn_charge
+ * (kept between charges: left unchanged, the next charge adds no traffic). */
 fbw_stats *fbw_rep_conn_now(fbw_rep_conn *c);
 /* Charge now - previous to class cls as one execution of it, with cpu_ns of client CPU time
- * the driver call took. */
+ * the driver call took (its clock read: FBW_CPU_READ). */
 void fbw_rep_conn_charge(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
 /* The same without counting an execution: later traffic of an execution already charged (a
  * pipelined result read by the script). */
 void fbw_rep_conn_charge_more(fbw_rep_conn *c, int cls, uint64_t cpu_ns);
+/* The statement path: charge src - previous (src: the source's live cumulative stats, not
+ * copied; NULL when nothing new is known), as an execution or not, with the call's CPU and how
+ * it was taken (cpuacct.h). Only the totals are compared per call; the per-op table is copied
+ * from src every few hundred charges, so call fbw_rep_conn_snapshot with the source before it
+ * goes away (detach), or the per-op table may miss the last calls. */
+void fbw_rep_conn_charge_src(fbw_rep_conn *c, const fbw_stats *src, int cls, int execution,
+                             fbw_cpu_how how, uint64_t cpu_ns);
+/* Take the whole of src (the per-op table included) as the previous charge's figures. Call
+ * right after a charge from the same source. */
+void fbw_rep_conn_snapshot(fbw_rep_conn *c, const fbw_stats *src);
 /* The stats source starts again from zero (a new attachment after a reconnect). */
 void fbw_rep_conn_restart(fbw_rep_conn *c);
-/* Sum of every connection into *out (zeroed first). Call when no connection is in use. */
+/* Sum of every connection into *out (zeroed first), with each class's cpu_ns estimated from
+ * the merged figures. Call when no connection is in use. */
 void fbw_rep_merge(fbw_rep *r, fbw_rep_acc *out);
 unsigned fbw_rep_connections(fbw_rep *r);
 
@@ -113,6 +128,8 @@ typedef struct fbw_rep_run {
     fbw_rep_server_cpu server_cpu;
     const fbw_rep_interval *intervals;
     size_t nintervals;
+    const char *cpu_method;     /* "sampled" | "every-call" (NULL: every-call) */
+    unsigned cpu_sample_every;  /* sampled: one call in N on average after the warm-up */
 } fbw_rep_run;
 
 /* Figures derived from an accumulator and the run (definitions in docs/report.md). */
@@ -122,6 +139,8 @@ typedef struct fbw_rep_totals {
     uint64_t executions;        /* statement classes */
     uint64_t wait_ns;           /* statement classes */
     uint64_t cpu_ns;            /* statement classes: client CPU inside driver calls */
+    uint64_t cpu_calls;         /* statement classes: driver calls that figure covers */
+    uint64_t cpu_measured_calls; /* of them, calls whose CPU clock was read (the rest estimated) */
     uint64_t transactions;      /* op_transaction requests sent */
     double rt_per_event, rt_per_transaction, rt_per_second, wait_share, tps, qps;
     double cpu_us_per_event, cpu_us_per_execution;

@@ -30,6 +30,9 @@
  *                            restart after N statements, 0 never [1000]
  *   --P-shared-restart-ms=N  the same after N ms, 0 never [1000]
  *   --P-report=FILE          also write the wire statistics report as JSON (docs/report.md)
+ *   --P-accounting=STRING    how the report takes client CPU: sampled | every-call | off (no
+ *                            report) | cost-sampled | cost-every-call (print what that method
+ *                            costs instead of the report; docs/report.md) [sampled]
  *   --P-wire-crypt=STRING    disabled | enabled | required [enabled, as fbclient: encrypted when
  *                            the server requires it or allows it; disabled keeps captures and
  *                            the fbclient tap's op-level detail readable]
@@ -158,6 +161,11 @@ static fbw_sb_host HOST;
          SB_ARG_TYPE_INT, NULL},                                                                \
         {P "-report", "also write the wire statistics report to FILE as JSON",                  \
          NULL, SB_ARG_TYPE_STRING, NULL},                                                       \
+        {P "-accounting",                                                                       \
+         "client CPU of the report: sampled (clock read around a random 1 in 16 calls), "       \
+         "every-call, off (no wire statistics report), or cost-sampled / cost-every-call "      \
+         "(measure what the report costs, print that instead)",                                 \
+         "sampled", SB_ARG_TYPE_STRING, NULL},                                                  \
         {P "-wire-crypt", "wire encryption: disabled, enabled or required", "enabled",          \
          SB_ARG_TYPE_STRING, NULL},                                                             \
         {P "-compress", "wire compression", "off", SB_ARG_TYPE_BOOL, NULL},                     \
@@ -380,7 +388,14 @@ static int drv_init(fbw_sbdrv *d)
         HOST.log_text(FBW_SB_LOG_FATAL, "%s: %s", d->prefix, err.msg);
         return 1;
     }
-    d->rep = fbw_sbrep_open(&HOST, d->prefix, d->be, &d->conf, opt_string(d, "report"));
+    int acct = fbw_sbrep_accounting(opt_string(d, "accounting"));
+    if (acct == -1) {
+        HOST.log_text(FBW_SB_LOG_FATAL,
+                      "invalid --%s-accounting (sampled, every-call, off, cost-sampled or "
+                      "cost-every-call)", d->prefix);
+        return 1;
+    }
+    d->rep = fbw_sbrep_open(&HOST, d->prefix, d->be, &d->conf, opt_string(d, "report"), acct);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "sbreport.h"
 
 #include "classify.h"
+#include "cpuacct.h"
 #include "report.h"
 #include "srvcpu.h"
 #include "tap.h"
@@ -35,6 +36,10 @@ struct fbw_sbrep {
     const char *driver;
     const fbw_backend *be;
     const fbw_be_conf *conf;
+    fbw_cpu_mode cpu_mode;       /* --P-accounting */
+    int cost;                    /* --P-accounting=cost-*: measure the accounting, no report */
+    fbw_sbrep_conn *live;        /* connections not finally detached (under lock) */
+    fbw_cost_result cost_res;    /* under lock */
     char *json_path;
     fbw_rep *rep;
     pthread_mutex_t lock;        /* facts, interval list, thread start/stop */
@@ -58,7 +63,12 @@ struct fbw_sbrep_conn {
     fbw_rep_conn *acc;
     fbw_tap *tap;
     fbw_be_conn *bc;
-    uint64_t cpu0;               /* thread CPU clock at fbw_sbrep_begin, 0 = not started */
+    fbw_sbrep_conn *next_live;   /* fbw_sbrep.live */
+    fbw_cpu_sampler sampler;     /* which calls have their CPU clock read */
+    fbw_cpu_how how;             /* the call begun: UNTIMED when none */
+    fbw_cost_probe probe;        /* cost mode: which calls are accounted */
+    int unaccounted;             /* cost mode: the call begun is in an unaccounted block */
+    uint64_t cpu0;               /* thread CPU clock at fbw_sbrep_begin, when read */
 };
 
 /* ---------------------------------------------------------------- command line */
@@ -118,9 +128,13 @@ static const char *isolation_name(fbw_be_isolation i)
 
 /* ---------------------------------------------------------------- open */
 
+int fbw_sbrep_accounting(const char *value) { return fbw_cpu_mode_parse(value); }
+
 fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw_backend *be,
-                          const fbw_be_conf *conf, const char *json_path)
+                          const fbw_be_conf *conf, const char *json_path, int accounting)
 {
+    if (accounting < 0)
+        return NULL;
     int argc;
     char *buf;
     char **argv = read_cmdline(&argc, &buf);
@@ -143,6 +157,8 @@ fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw
     r->driver = driver;
     r->be = be;
     r->conf = conf;
+    r->cpu_mode = (fbw_cpu_mode)(accounting & ~FBW_CPU_COST);
+    r->cost = (accounting & FBW_CPU_COST) != 0;
     pthread_mutex_init(&r->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -161,15 +177,19 @@ fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw
 
 /* ---------------------------------------------------------------- per-connection hooks */
 
-static void fill_now(fbw_sbrep_conn *c)
+/* The connection's cumulative stats: the tap's or the backend's own (live, not copied), or a
+ * copy in the report's scratch; NULL when there is no source. */
+static const fbw_stats *source(fbw_sbrep_conn *c)
 {
+    if (c->tap)
+        return fbw_tap_stats(c->tap);
+    if (!c->bc)
+        return NULL;
+    if (c->r->be->stats_ref)
+        return c->r->be->stats_ref(c->bc);
     fbw_stats *now = fbw_rep_conn_now(c->acc);
-    if (c->tap) {
-        *now = *fbw_tap_stats(c->tap);
-    } else if (c->bc && c->r->be->stats) {
-        fbw_err e;
-        (void)c->r->be->stats(c->bc, now, &e); /* on failure `now` keeps the last charge */
-    }
+    fbw_err e;
+    return c->r->be->stats && c->r->be->stats(c->bc, now, &e) == FBW_OK ? now : NULL;
 }
 
 /* CPU time of the calling thread (user + system): what the driver call cost the client, without
@@ -182,9 +202,26 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Cost mode: count the call; at a block boundary read the clock and switch blocks. Returns 1
+ * when the call is not to be accounted. */
+static int cost_skip(fbw_sbrep_conn *c)
+{
+    if (fbw_cost_next_call(&c->probe)) {
+        uint64_t now = thread_cpu_ns();
+        pthread_mutex_lock(&c->r->lock);
+        fbw_cost_block(&c->probe, now, &c->r->cost_res);
+        pthread_mutex_unlock(&c->r->lock);
+    }
+    c->unaccounted = !c->probe.on;
+    return c->unaccounted;
+}
+
 void fbw_sbrep_begin(fbw_sbrep_conn *c)
 {
-    if (c)
+    if (!c || (c->r->cost && cost_skip(c)))
+        return;
+    c->how = fbw_cpu_sampler_next(&c->sampler);
+    if (c->how != FBW_CPU_SKIP)
         c->cpu0 = thread_cpu_ns();
 }
 
@@ -192,17 +229,19 @@ static void charge(fbw_sbrep_conn *c, int cls, int execution)
 {
     if (!c)
         return;
+    if (c->unaccounted) { /* cost mode: as if there were no report */
+        c->unaccounted = 0;
+        return;
+    }
     uint64_t cpu = 0;
-    if (c->cpu0) { /* read before fill_now: the fbclient tap decodes there, off the clock */
+    fbw_cpu_how how = c->how;
+    if (how == FBW_CPU_READ || how == FBW_CPU_SAMPLE) {
+        /* read before source(): the fbclient tap decodes there, off the clock */
         uint64_t end = thread_cpu_ns();
         cpu = end > c->cpu0 ? end - c->cpu0 : 0;
-        c->cpu0 = 0;
     }
-    fill_now(c);
-    if (execution)
-        fbw_rep_conn_charge(c->acc, cls, cpu);
-    else
-        fbw_rep_conn_charge_more(c->acc, cls, cpu);
+    c->how = FBW_CPU_UNTIMED;
+    fbw_rep_conn_charge_src(c->acc, source(c), cls, execution, how, cpu);
 }
 
 void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls) { charge(c, cls, 1); }
@@ -317,6 +356,13 @@ void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **cp, fbw_be_conn *bc, i
         fbw_tap_free(t);
         return;
     }
+    if (!c->r) { /* first attach: the sampler lives as long as the connection object */
+        fbw_cpu_sampler_init(&c->sampler, r->cpu_mode, (uint64_t)(uintptr_t)c);
+        pthread_mutex_lock(&r->lock);
+        c->next_live = r->live;
+        r->live = c;
+        pthread_mutex_unlock(&r->lock);
+    }
     c->r = r;
     c->bc = bc;
     fbw_tap *handshake = NULL;
@@ -336,16 +382,36 @@ void fbw_sbrep_detach(fbw_sbrep_conn **cp, int final)
     fbw_sbrep_conn *c = *cp;
     if (!c)
         return;
-    if (c->bc)
+    if (c->bc) {
         fbw_sbrep_charge(c, FBW_CLS_SESSION);
+        fbw_rep_conn_snapshot(c->acc, source(c)); /* the per-op table, before the source goes */
+    }
     fbw_tap_free(c->tap);
     c->tap = NULL;
     c->bc = NULL;
     fbw_rep_conn_restart(c->acc); /* the accumulator stays with the report */
     if (final) {
+        pthread_mutex_lock(&c->r->lock);
+        for (fbw_sbrep_conn **pp = &c->r->live; *pp; pp = &(*pp)->next_live)
+            if (*pp == c) {
+                *pp = c->next_live;
+                break;
+            }
+        pthread_mutex_unlock(&c->r->lock);
         free(c);
         *cp = NULL;
     }
+}
+
+/* At done, for connections the script never closed: their per-op tables, which the statement
+ * path copies only now and then (report.h), complete before the merge. No worker runs now. */
+static void snapshot_open_connections(fbw_sbrep *r)
+{
+    pthread_mutex_lock(&r->lock);
+    for (fbw_sbrep_conn *c = r->live; c; c = c->next_live)
+        if (c->bc || c->tap)
+            fbw_rep_conn_snapshot(c->acc, source(c));
+    pthread_mutex_unlock(&r->lock);
 }
 
 /* ---------------------------------------------------------------- run metadata */
@@ -476,6 +542,8 @@ static void report(fbw_sbrep *r)
     server_cpu_of_run(r, &run.server_cpu);
     run.intervals = r->intervals;
     run.nintervals = r->nintervals;
+    run.cpu_method = fbw_cpu_mode_name(r->cpu_mode);
+    run.cpu_sample_every = r->cpu_mode == FBW_CPU_SAMPLED ? FBW_CPU_SAMPLE_EVERY : 1;
 
     char *text = NULL;
     size_t len = 0;
@@ -511,8 +579,15 @@ void fbw_sbrep_done(fbw_sbrep *r)
     pthread_mutex_unlock(&r->lock);
     if (joined)
         pthread_join(r->thread, NULL);
-    if (fbw_rep_connections(r->rep) > 0)
+    if (r->cost) { /* the traffic figures are partial in this mode: only the cost is printed */
+        char line[400];
+        fbw_cost_summary(&r->cost_res, fbw_cpu_mode_name(r->cpu_mode), line, sizeof line);
+        r->host.log_text(FBW_SB_LOG_NOTICE, "%s: %s", r->driver, line);
+        fbw_cost_free(&r->cost_res);
+    } else if (fbw_rep_connections(r->rep) > 0) {
+        snapshot_open_connections(r);
         report(r);
+    }
     fbw_rep_free(r->rep);
     free(r->intervals);
     free(r->json_path);

@@ -102,6 +102,7 @@ endif()
 # fbwire-link, the program, against an echo server written in the test (no database server):
 # byte-for-byte relay, 600 connections, delay, rate, every fault mode, a short --self-test.
 if(TARGET fbwire-link)
+  find_package(Threads REQUIRED)
   add_test(NAME tools_fbwire_link
            COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/fbwire-link.py $<TARGET_FILE:fbwire-link>)
   set_tests_properties(tools_fbwire_link PROPERTIES LABELS unit TIMEOUT 120)
@@ -222,6 +223,28 @@ if(TARGET fbwire-sql)
                        RESOURCE_LOCK fbwire_stock_servers)
 endif()
 
+# The commit ledger (tests/ledger/main.c, docs/faults.md): threads insert through fbwire-link with
+# seeded random resets; every acknowledged row must be in the table and no failed one. The short
+# seeded run is part of the default suite; the 10-minute soak: fbwire-test-ledger --seconds 600.
+if(TARGET fbwire-link)
+  find_package(Threads REQUIRED)
+  add_executable(fbwire-test-ledger ${CMAKE_CURRENT_SOURCE_DIR}/ledger/main.c)
+  target_link_libraries(fbwire-test-ledger PRIVATE fbwire_testsupport Threads::Threads)
+  add_dependencies(fbwire-test-ledger fbwire-link)
+  foreach(srv fb3 fb4)
+    add_test(NAME integ_ledger_${srv} COMMAND fbwire-test-ledger --server ${srv} --seconds 10)
+    set_tests_properties(integ_ledger_${srv} PROPERTIES LABELS integ TIMEOUT 90)
+  endforeach()
+endif()
+# The sysbench driver (both pipeline modes) and fbwire-sql through fbwire-link faults on FB3 and
+# FB4: a reset mid-run, 1-byte slices, 1 Mbit/s, a reply cut or held mid-rows (about 50 s).
+if(TARGET fbwire-link AND TARGET fbwire-sysbench AND TARGET fbwire-sql)
+  add_test(NAME tools_link_faults COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tools/link-faults.sh
+           --link $<TARGET_FILE:fbwire-link> --lib $<TARGET_FILE:fbwire-sysbench>
+           --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_link_faults PROPERTIES LABELS integ TIMEOUT 300)
+endif()
+
 # A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
 # build tree by the script) runs its own session on FB3 and FB4 under tcpdump, and fbwire-pcap's
 # stats, dump and replay --list are checked against it (tests/node/). Skipped (exit 77, with the
@@ -232,3 +255,11 @@ if(TARGET fbwire-pcap)
   set_tests_properties(integ_node_firebird PROPERTIES LABELS integ TIMEOUT 300
                        SKIP_RETURN_CODE 77)
 endif()
+
+# Unit test of fbwire-pcap's statement fingerprints and latency table (pure, label "unit").
+add_executable(tools_test_fpstats ${CMAKE_CURRENT_SOURCE_DIR}/tools/test_fpstats.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/fpstats.c)
+target_include_directories(tools_test_fpstats PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+target_link_libraries(tools_test_fpstats PRIVATE fbwire_testsupport)
+add_test(NAME tools_test_fpstats COMMAND tools_test_fpstats)
+set_tests_properties(tools_test_fpstats PROPERTIES LABELS unit TIMEOUT 120)

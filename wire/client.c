@@ -92,7 +92,8 @@ static void describe_wait(fbw_client *cl, char *b, size_t n)
     int first = -1;
     for (int i = 0; i < total; i++) {
         int32_t op = fbw_conn_pending_op(cl->conn, (size_t)i);
-        commit |= op == FBW_OP_COMMIT || op == FBW_OP_COMMIT_RETAINING;
+        if (fbw_conn_pending_commits(cl->conn, (size_t)i))
+            commit = op == FBW_OP_COMMIT || op == FBW_OP_COMMIT_RETAINING ? 1 : commit ? commit : 2;
         if (first < 0 && !fbw_conn_pending_deferred(cl->conn, (size_t)i))
             first = i;
     }
@@ -106,9 +107,11 @@ static void describe_wait(fbw_client *cl, char *b, size_t n)
     if (others > 0 && k > 0 && (size_t)k < n)
         k += snprintf(b + k, n - (size_t)k, " (%d more request%s outstanding)", others,
                       others > 1 ? "s" : "");
+    /* The same condition as fbw_conn_outcome_unknown once the connection is failed. */
     if (commit && k > 0 && (size_t)k < n)
-        snprintf(b + k, n - (size_t)k, "; a COMMIT was sent and never answered: its outcome is "
-                 "unknown (the transaction may or may not have been committed)");
+        snprintf(b + k, n - (size_t)k, "; %s was sent and never answered: its outcome is unknown "
+                 "(the transaction may or may not have been committed)",
+                 commit == 1 ? "a COMMIT" : "a statement of an autocommit transaction");
 }
 
 /* A wait ended without the reply (timeout, lost or failed socket): say which wait, close the

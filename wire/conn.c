@@ -23,6 +23,7 @@
 typedef struct pending_reply {
     int32_t op;
     uint8_t deferred;
+    uint8_t commits;       /* the server may commit a transaction when it runs this request */
     const fbw_msgfmt *fmt; /* rows in the reply, for the decoder */
     fbw_reply_fn fn;
     void *arg;
@@ -205,6 +206,7 @@ static int push_reply(fbw_conn *c, int32_t op, const fbw_msgfmt *fmt, fbw_reply_
     pending_reply *e = &c->q[(c->q_head + c->q_len) % c->q_cap];
     e->op = op;
     e->deferred = c->info.lazy && oi && (oi->flags & FBW_OPF_DEFERRED);
+    e->commits = op == FBW_OP_COMMIT || op == FBW_OP_COMMIT_RETAINING;
     e->fn = fn;
     e->arg = arg;
     e->fmt = fmt;
@@ -223,6 +225,27 @@ int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i)
 int fbw_conn_pending_deferred(const fbw_conn *c, size_t i)
 {
     return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].deferred : 0;
+}
+
+int fbw_conn_pending_commits(const fbw_conn *c, size_t i)
+{
+    return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].commits : 0;
+}
+
+void fbw_conn_mark_commits(fbw_conn *c)
+{
+    if (c->q_len > 0)
+        c->q[(c->q_head + c->q_len - 1) % c->q_cap].commits = 1;
+}
+
+int fbw_conn_outcome_unknown(const fbw_conn *c)
+{
+    if (c->state != FBW_CS_FAILED)
+        return 0;
+    for (size_t i = 0; i < c->q_len; i++)
+        if (c->q[(c->q_head + i) % c->q_cap].commits)
+            return 1;
+    return 0;
 }
 
 int fbw_conn_fail(fbw_conn *c, const fbw_err *why)

@@ -71,6 +71,18 @@ FBW_API int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i);
 /* Whether the i-th outstanding reply is one a lazy-send server holds back (op_free_statement,
  * ...): a wait is really for the first one that is not. 0 when there is no i-th. */
 FBW_API int fbw_conn_pending_deferred(const fbw_conn *c, size_t i);
+/* Whether the i-th outstanding request is one the server may commit a transaction by: op_commit,
+ * op_commit_retaining, or an execute in a transaction started with isc_tpb_autocommit. */
+FBW_API int fbw_conn_pending_commits(const fbw_conn *c, size_t i);
+/* The connection failed (fbw_conn_fail, a lost or timed-out wait) while a request that may commit
+ * was queued or sent and its reply had not come: whether that transaction was committed is unknown
+ * (it may or may not have been), so it must be reported neither as committed nor as failed. 0 when
+ * the connection has not failed, or failed with no such request outstanding (then every transaction
+ * whose commit was not acknowledged was not committed: the server rolls it back). Conservative: a
+ * COMMIT queued but not yet written when the socket failed also counts as unknown. */
+FBW_API int fbw_conn_outcome_unknown(const fbw_conn *c);
+/* Internal (stmt.c): the request queued last may commit (fbw_conn_pending_commits). */
+void fbw_conn_mark_commits(fbw_conn *c);
 /* The blocking layer gave up on the connection (no reply within the timeout, the socket failed):
  * the state becomes FBW_CS_FAILED with *why as the error, nothing more is written, and every later
  * call returns that error. Outstanding replies stay listed (fbw_conn_pending_op) to name them, but

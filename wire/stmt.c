@@ -609,6 +609,27 @@ static int encode_params(fbw_stmt *s, const fbw_value *params, fbw_bytes *msg)
     return FBW_OK;
 }
 
+int fbw_stmt_set_input(fbw_stmt *s, const fbw_msgfmt *f)
+{
+    if (!s->prepared)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "statement is not prepared");
+    if (f->n != s->in.n)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "%u parameters given, the statement takes %u",
+                           f->n, s->in.n);
+    fbw_buf blr;
+    fbw_buf_init(&blr);
+    int rc = fbw_blr_build(f, fbw_conn_get_info(s->conn)->protocol, 3, &blr, &s->err);
+    if (rc) {
+        fbw_buf_free(&blr);
+        return rc;
+    }
+    if (f->n)
+        memcpy(s->in.cols, f->cols, f->n * sizeof *f->cols);
+    fbw_buf_free(&s->in_blr);
+    s->in_blr = blr;
+    return FBW_OK;
+}
+
 int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags)
 {
     return fbw_stmt_execute_out(s, tx, params, flags, NULL);
@@ -659,6 +680,8 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     rc = request_exec(x, &p, on_execute);
     if (rc)
         return rc;
+    if ((tx && tx->autocommit) || s->type == FBW_STMT_COMMIT)
+        fbw_conn_mark_commits(s->conn);
     if (cursor) {
         s->cursor_open = 1;
         s->cursor_tx = tx;
@@ -789,5 +812,7 @@ int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw
     rc = fbw_conn_request_owned(c, &p, on_immediate, im);
     if (rc)
         free(im);
+    else if (tx && tx->autocommit)
+        fbw_conn_mark_commits(c);
     return rc;
 }

@@ -63,6 +63,13 @@ FBW_API int fbw_stmt_close(fbw_stmt *s);
 /* Rows per op_fetch; 0 = fbclient's rule: min(1000, 1 MiB / row length), at least 10. */
 FBW_API void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows);
 
+/* Bind the parameters in another format than the statement describes, as a client may: the
+ * server converts each value to the parameter's type (a TIMESTAMP sent for a DATE parameter).
+ * The same number of fields as described; copied, and used (with its BLR) by every later
+ * execute until the next prepare. FBW_E_USAGE when not prepared or the count differs, or a
+ * column cannot be expressed in BLR (message in the statement's error). */
+FBW_API int fbw_stmt_set_input(fbw_stmt *s, const fbw_msgfmt *f);
+
 /* Results (valid once the queued requests are answered). */
 FBW_API int fbw_stmt_busy(const fbw_stmt *s);          /* replies still outstanding for this statement */
 FBW_API int fbw_stmt_prepared(const fbw_stmt *s);

@@ -90,6 +90,7 @@ static int queue_start(fbw_tx *t, const uint8_t *tpb, size_t n)
     int rc = fbw_conn_request(t->conn, &p, on_start_reply, t);
     if (rc == FBW_OK) {
         t->state = FBW_TX_STARTING;
+        t->autocommit = 0; /* fbw_tx_start sets it; a TPB given as bytes is not parsed for it */
         t->generation++;
         t->alloc_token = fbw_conn_note_allocation(t->conn);
     }
@@ -113,6 +114,8 @@ int fbw_tx_start(fbw_tx *t, const fbw_tx_opts *o)
     rc = fbw_tpb_build(o, &tpb, &t->err);
     if (rc == FBW_OK)
         rc = queue_start(t, tpb.data, tpb.len);
+    if (rc == FBW_OK)
+        t->autocommit = o->autocommit != 0;
     fbw_buf_free(&tpb);
     return rc;
 }

@@ -34,6 +34,8 @@ typedef struct fbw_tx {
     fbw_conn *conn;
     int state;       /* enum fbw_tx_state */
     uint16_t handle; /* valid once ACTIVE */
+    uint8_t autocommit; /* started with isc_tpb_autocommit: its executes commit (in the padding
+                         * before alloc_token, so the struct keeps its size) */
     uint64_t alloc_token; /* conn allocation counter at start, for the 0xFFFF shortcut */
     uint64_t generation;  /* bumped at every start: cursors opened under an older one are gone */
     fbw_err err;     /* last server error for this transaction's own requests */

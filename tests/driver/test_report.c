@@ -446,3 +446,175 @@ Test(report, json)
     free(a);
 }
 #endif
+
+/* The statement path reads the source's live stats without copying them: a NULL source charges
+ * no traffic, the totals are charged exactly on every call, and the per-op table (copied only
+ * now and then) is complete after fbw_rep_conn_snapshot. */
+Test(report, live_source)
+{
+    fbw_rep *r;
+    fbw_rep_conn *c;
+    cr_assert_eq(fbw_rep_new(&r), FBW_OK);
+    cr_assert_eq(fbw_rep_conn_new(r, &c), FBW_OK);
+    fbw_stats *s = calloc(1, sizeof *s);
+    traffic(s, FBW_OP_EXECUTE, 1, 1, 1, 1000);
+    fbw_rep_conn_charge_src(c, s, FBW_CLS_POINT_SELECT, 1, FBW_CPU_READ, 10);
+    for (int i = 0; i < 3; i++)
+        fbw_rep_conn_charge_src(c, NULL, FBW_CLS_SESSION, 1, FBW_CPU_UNTIMED, 0);
+    traffic(s, FBW_OP_EXECUTE, 1, 1, 2, 3000);
+    fbw_rep_conn_charge_src(c, s, FBW_CLS_UPDATE_INDEX, 1, FBW_CPU_READ, 10);
+    for (int i = 0; i < 600; i++) { /* past the per-op table's copy interval */
+        traffic(s, FBW_OP_FETCH, 1, 1, 1, 500);
+        fbw_rep_conn_charge_src(c, s, FBW_CLS_POINT_SELECT, 1, FBW_CPU_SKIP, 0);
+    }
+    fbw_rep_acc *a = malloc(sizeof *a);
+    fbw_rep_merge(r, a);
+    cr_expect_eq(a->cls[FBW_CLS_SESSION].round_trips, 0);
+    cr_expect_eq(a->cls[FBW_CLS_SESSION].packets_sent, 0);
+    cr_expect_eq(a->cls[FBW_CLS_SESSION].executions, 3);
+    cr_expect_eq(a->cls[FBW_CLS_UPDATE_INDEX].round_trips, 2);
+    cr_expect_eq(a->cls[FBW_CLS_UPDATE_INDEX].wait_ns, 3000);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].round_trips, 601);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].wait_ns, 1000 + 600 * 500);
+    cr_expect_eq(a->ops.round_trips, 603, "the totals are current on every charge");
+    cr_expect_eq(a->ops.packets_sent, s->packets_sent);
+    cr_expect_lt(a->ops.op[FBW_OP_FETCH].packets_sent, 600, "the per-op table lags until a snapshot");
+    fbw_rep_conn_snapshot(c, s);
+    fbw_rep_merge(r, a);
+    cr_expect_eq(a->ops.op[FBW_OP_FETCH].packets_sent, 600);
+    cr_expect_eq(a->ops.op[FBW_OP_EXECUTE].packets_sent, 2);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].round_trips, 601, "a snapshot charges nothing");
+    fbw_rep_conn_restart(c); /* detach: the next attachment starts from zero */
+    fbw_stats_reset(s);
+    traffic(s, FBW_OP_EXECUTE, 1, 1, 1, 100);
+    fbw_rep_conn_charge_src(c, s, FBW_CLS_POINT_SELECT, 1, FBW_CPU_READ, 10);
+    fbw_rep_merge(r, a);
+    cr_expect_eq(a->cls[FBW_CLS_POINT_SELECT].round_trips, 602);
+    cr_expect_eq(a->ops.round_trips, 604);
+    cr_expect_eq(a->ops.op[FBW_OP_FETCH].packets_sent, 600);
+    free(a);
+    free(s);
+    fbw_rep_free(r);
+}
+
+/* Sampled client CPU: read (warm-up), sampled and skipped calls of one class give its estimate;
+ * the totals, the text and the JSON say how many calls were timed. */
+static fbw_rep_acc *sampled_acc(void)
+{
+    fbw_rep *r;
+    fbw_rep_conn *c;
+    cr_assert_eq(fbw_rep_new(&r), FBW_OK);
+    cr_assert_eq(fbw_rep_conn_new(r, &c), FBW_OK);
+    fbw_stats *s = calloc(1, sizeof *s);
+    for (int i = 0; i < 18; i++) {
+        traffic(s, FBW_OP_EXECUTE, 1, 1, 1, 1000);
+        fbw_cpu_how how = i < 2 ? FBW_CPU_READ : i % 4 == 0 ? FBW_CPU_SAMPLE : FBW_CPU_SKIP;
+        fbw_rep_conn_charge_src(c, s, FBW_CLS_POINT_SELECT, 1, how, how == FBW_CPU_READ ? 1000 : 500);
+    }
+    traffic(s, FBW_OP_EXECUTE, 1, 1, 1, 1000); /* a pipelined result read later: no execution */
+    fbw_rep_conn_charge_src(c, s, FBW_CLS_POINT_SELECT, 0, FBW_CPU_SKIP, 0);
+    fbw_rep_acc *a = malloc(sizeof *a);
+    fbw_rep_merge(r, a);
+    fbw_rep_free(r);
+    free(s);
+    return a;
+}
+
+Test(report, sampled_cpu)
+{
+    fbw_rep_acc *a = sampled_acc();
+    const fbw_rep_cls *ps = &a->cls[FBW_CLS_POINT_SELECT];
+    /* 2 read (1000 each), 4 sampled (500 each: i = 4, 8, 12, 16), 13 skipped at the sample's
+     * mean 500 */
+    cr_expect_eq(ps->executions, 18);
+    cr_expect_eq(fbw_cpu_calls(&ps->cpu), 19);
+    cr_expect_eq(fbw_cpu_measured_calls(&ps->cpu), 6);
+    cr_expect_eq(ps->cpu_ns, 2000 + 2000 + 13 * 500);
+    fbw_rep_run run;
+    memset(&run, 0, sizeof run);
+    run.events = 18;
+    run.duration_s = 1;
+    run.threads = 1;
+    run.cpu_method = "sampled";
+    run.cpu_sample_every = 16;
+    fbw_rep_totals t;
+    fbw_rep_totals_of(a, &run, &t);
+    cr_expect_eq(t.cpu_ns, 10500);
+    cr_expect_eq(t.cpu_calls, 19);
+    cr_expect_eq(t.cpu_measured_calls, 6);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fbw_rep_print(f, a, &run);
+    fclose(f);
+    cr_expect(strstr(text, "client CPU taken:                    sampled: clock read around 6 of 19 calls\n"
+                           "                                         (1 in 16 at random), the rest estimated per class"),
+              "%s", text);
+    free(text);
+    free(a);
+}
+
+Test(report, every_call_cpu_text)
+{
+    fbw_rep *r;
+    fbw_rep_conn *c;
+    cr_assert_eq(fbw_rep_new(&r), FBW_OK);
+    cr_assert_eq(fbw_rep_conn_new(r, &c), FBW_OK);
+    fbw_stats *s = calloc(1, sizeof *s);
+    traffic(s, FBW_OP_EXECUTE, 1, 1, 1, 1000);
+    charge_cpu(c, s, FBW_CLS_POINT_SELECT, 700);
+    fbw_rep_acc *a = malloc(sizeof *a);
+    fbw_rep_merge(r, a);
+    fbw_rep_run run;
+    memset(&run, 0, sizeof run);
+    run.events = 1;
+    run.cpu_method = "every-call";
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fbw_rep_print(f, a, &run);
+    fclose(f);
+    cr_expect(strstr(text, "client CPU taken:                    thread CPU clock around every call (every-call)"),
+              "%s", text);
+    cr_expect_null(strstr(text, "estimated"));
+    free(text);
+    free(a);
+    free(s);
+    fbw_rep_free(r);
+}
+
+#ifdef FBW_HAVE_JANSSON
+Test(report, sampled_cpu_json)
+{
+    fbw_rep_acc *a = sampled_acc();
+    fbw_rep_run run;
+    memset(&run, 0, sizeof run);
+    run.events = 18;
+    run.duration_s = 1;
+    run.threads = 1;
+    run.cpu_method = "sampled";
+    run.cpu_sample_every = 16;
+    char path[] = "/tmp/test_report_XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    fbw_err e;
+    fbw_err_clear(&e);
+    cr_assert_eq(fbw_rep_write_json(path, a, &run, &e), FBW_OK, "%s", e.msg);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    unlink(path);
+    cr_assert_not_null(doc, "%s", je.text);
+    json_t *ps = json_array_get(json_object_get(doc, "classes"), 0);
+    cr_expect_eq(json_integer_value(json_object_get(ps, "cpu_ns")), 10500);
+    cr_expect_eq(json_integer_value(json_object_get(ps, "cpu_calls")), 19);
+    cr_expect_eq(json_integer_value(json_object_get(ps, "cpu_measured_calls")), 6);
+    json_t *tot = json_object_get(doc, "totals");
+    cr_expect_str_eq(json_string_value(json_object_get(tot, "cpu_method")), "sampled");
+    cr_expect_eq(json_integer_value(json_object_get(tot, "cpu_sample_every")), 16);
+    cr_expect_eq(json_integer_value(json_object_get(tot, "cpu_calls")), 19);
+    cr_expect_eq(json_integer_value(json_object_get(tot, "cpu_measured_calls")), 6);
+    json_decref(doc);
+    free(a);
+}
+#endif

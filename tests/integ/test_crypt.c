@@ -519,7 +519,7 @@ static void sniff_case(const fbw_servers *s, const setup *k)
     capture_free(&cap);
 }
 
-Test(crypt, fb3_capture_arc4_hides_sql, .timeout = 60)
+Test(crypt, fb3_capture_arc4_hides_sql, .timeout = 180)
 {
     fbw_servers s;
     fbw_servers_require(&s);
@@ -530,7 +530,7 @@ Test(crypt, fb3_capture_arc4_hides_sql, .timeout = 60)
     sniff_case(&s, &arc4z);
 }
 
-Test(crypt, fb4_capture_every_plugin_hides_sql, .timeout = 60)
+Test(crypt, fb4_capture_every_plugin_hides_sql, .timeout = 180)
 {
     fbw_servers s;
     fbw_servers_require(&s);

@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <time.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -700,4 +702,634 @@ Test(pcap_replay, failing_statements_are_reported_and_the_replay_goes_on, .timeo
     cr_expect(strstr(c.out, "0\n"), "FBW_PCAP still exists: %s", c.out);
     fbw_run_free(&c);
     unlink(db);
+}
+
+/* ---- a concurrent capture on FB4 replayed as a load on FB3 ----
+ * (captured on FB4: the shared FB3 port carries the other tests' traffic, more than tcpdump on a
+ * busy machine keeps up with) */
+
+/* Four fbwire clients at once, each with think time between its transactions: point and range
+ * selects, UPDATE, a DATE parameter bound as a TIMESTAMP (as node-firebird does), INSERT and
+ * DELETE, on rows of its own. */
+#define LD_THREADS 4
+#define LD_SECONDS 2
+#define LD_THINK_MS 30
+
+static const char *const ld_sql[] = {
+    "SELECT ID, K, C, D FROM LD_T WHERE ID = ?",
+    "SELECT ID, K FROM LD_T WHERE ID BETWEEN ? AND ? ORDER BY ID",
+    "UPDATE LD_T SET K = K + 1 WHERE ID = ?",
+    "UPDATE LD_T SET D = ? WHERE ID = ?",
+    "INSERT INTO LD_T (ID, K, C, D) VALUES (?, ?, ?, ?)",
+    "DELETE FROM LD_T WHERE ID = ?",
+    "INSERT INTO LD_B (ID, B) VALUES (?, ?)",
+    "INSERT INTO LD_C (ID, V) VALUES (?, ?)",
+};
+#define LD_NSQL (sizeof ld_sql / sizeof *ld_sql)
+
+typedef struct ld_client {
+    fbw_blob *blob;
+    int blob_stage;
+    char text[64];
+    const fbw_servers *s;
+    const char *dsn;
+    int k;
+    fbw_client *cl;
+    fbw_tx tx;
+    fbw_stmt *st[LD_NSQL];
+    size_t cur;
+    fbw_value v[4];
+    fbw_col ts_cols[2];
+    char failed[512];
+} ld_client;
+
+static int ld_q_prepare(void *arg)
+{
+    ld_client *c = arg;
+    return fbw_stmt_prepare(c->st[c->cur], &c->tx, ld_sql[c->cur], strlen(ld_sql[c->cur]));
+}
+
+static int ld_q_execute(void *arg)
+{
+    ld_client *c = arg;
+    return fbw_stmt_execute(c->st[c->cur], &c->tx, c->v, FBW_EXEC_COUNT);
+}
+
+static int ld_q_fetch(void *arg)
+{
+    ld_client *c = arg;
+    return fbw_stmt_fetch(c->st[c->cur]);
+}
+
+static int ld_q_blob(void *arg)
+{
+    ld_client *c = arg;
+    int rc = FBW_OK;
+    if (c->blob_stage == 0 && (rc = fbw_blob_create(c->blob, &c->tx, NULL, 0)) == FBW_OK)
+        c->blob_stage = 1;
+    if (rc == FBW_OK && c->blob_stage == 1 &&
+        (rc = fbw_blob_write(c->blob, c->text, strlen(c->text))) == FBW_OK)
+        c->blob_stage = 2;
+    if (rc == FBW_OK && c->blob_stage == 2 && (rc = fbw_blob_close(c->blob)) == FBW_OK)
+        c->blob_stage = 3;
+    return rc;
+}
+
+static int ld_fail(ld_client *c, const char *what, const char *msg);
+
+typedef struct ld_batch {
+    ld_client *c;
+    fbw_batch *b;
+    int stage;
+    fbw_value v[2];
+    char v_text[16];
+} ld_batch;
+
+/* create, 5 messages, execute: a stage that cannot be queued yet is resumed */
+static int ld_q_batch(void *arg)
+{
+    ld_batch *x = arg;
+    int rc = FBW_OK;
+    if (x->stage == 0 && (rc = fbw_batch_create(x->b)) == FBW_OK)
+        x->stage = 1;
+    const fbw_msgfmt *in = fbw_stmt_input(x->c->st[7]);
+    while (rc == FBW_OK && x->stage >= 1 && x->stage <= 5) {
+        char id[16];
+        fbw_err e;
+        snprintf(id, sizeof id, "%d", x->c->k * 100 + x->stage);
+        snprintf(x->v_text, sizeof x->v_text, "batch %d", x->stage);
+        memset(x->v, 0, sizeof x->v);
+        x->v[0].type = in->cols[0].type;
+        x->v[1].type = in->cols[1].type;
+        if (fbw_value_from_text(&in->cols[0], id, strlen(id), &x->v[0], &e) ||
+            fbw_value_from_text(&in->cols[1], x->v_text, strlen(x->v_text), &x->v[1], &e))
+            return FBW_E_USAGE;
+        if ((rc = fbw_batch_add(x->b, x->v)) == FBW_OK)
+            x->stage++;
+    }
+    if (rc == FBW_OK && x->stage == 6 && (rc = fbw_batch_execute(x->b, &x->c->tx)) == FBW_OK)
+        x->stage = 7;
+    return rc;
+}
+
+/* One FB4 batch of five INSERTs (op_batch_create, op_batch_msg, op_batch_exec), committed. */
+static int ld_batch_insert(ld_client *c)
+{
+    ld_batch x;
+    memset(&x, 0, sizeof x);
+    x.c = c;
+    fbw_batch_opts o;
+    fbw_batch_opts_init(&o);
+    fbw_err e;
+    fbw_tx_opts to;
+    fbw_tx_opts_init(&to);
+    if (fbw_tx_start(&c->tx, &to) || fbw_client_wait(c->cl) || c->tx.err.code)
+        return ld_fail(c, "start", c->tx.err.msg);
+    if (fbw_batch_new(fbw_client_conn(c->cl), c->st[7], &o, &x.b, &e))
+        return ld_fail(c, "batch", e.msg);
+    int rc = fbw_client_run(c->cl, ld_q_batch, &x);
+    if (!rc)
+        rc = fbw_client_wait(c->cl);
+    const fbw_batch_cs *cs = fbw_batch_result(x.b);
+    if (rc || !fbw_batch_executed(x.b) || !cs || cs->reccount != 5) {
+        ld_fail(c, "batch execute", rc ? fbw_client_error(c->cl)->msg : "not all 5 messages ran");
+        fbw_batch_free(x.b);
+        return -1;
+    }
+    fbw_batch_free(x.b);
+    if (fbw_tx_commit(&c->tx) || fbw_client_wait(c->cl) || c->tx.err.code)
+        return ld_fail(c, "commit", c->tx.err.msg);
+    return 0;
+}
+
+static int ld_fail(ld_client *c, const char *what, const char *msg)
+{
+    if (!c->failed[0])
+        snprintf(c->failed, sizeof c->failed, "client %d: %.200s: %.250s", c->k, what, msg);
+    return -1;
+}
+
+/* Execute statement i with the parameters given as text (in the statement's format, or
+ * TIMESTAMP for statement 3's DATE) and read its cursor to the end. */
+static int ld_exec(ld_client *c, size_t i, const char *const *texts, int n)
+{
+    c->cur = i;
+    const fbw_msgfmt *in = fbw_stmt_input(c->st[i]);
+    for (int k = 0; k < n; k++) {
+        fbw_err e;
+        memset(&c->v[k], 0, sizeof c->v[k]);
+        c->v[k].type = in->cols[k].type;
+        if (fbw_value_from_text(&in->cols[k], texts[k], strlen(texts[k]), &c->v[k], &e))
+            return ld_fail(c, texts[k], e.msg);
+    }
+    if (fbw_client_run(c->cl, ld_q_execute, c) || fbw_stmt_error(c->st[i])->code)
+        return ld_fail(c, ld_sql[i], fbw_stmt_error(c->st[i])->msg);
+    while (!fbw_stmt_eof(c->st[i])) {
+        fbw_stmt_clear_rows(c->st[i]);
+        if (fbw_client_run(c->cl, ld_q_fetch, c) || fbw_stmt_error(c->st[i])->code)
+            return ld_fail(c, "fetch", fbw_stmt_error(c->st[i])->msg);
+    }
+    fbw_stmt_clear_rows(c->st[i]);
+    return 0;
+}
+
+static int ld_iteration(ld_client *c, int it)
+{
+    char id[16], lo[16], hi[16], nid[16], k[16];
+    int base = c->k * 50 + 1;
+    snprintf(id, sizeof id, "%d", base + it % 50);
+    snprintf(lo, sizeof lo, "%d", base + it % 45);
+    snprintf(hi, sizeof hi, "%d", base + it % 45 + 4);
+    snprintf(nid, sizeof nid, "%d", 100000 + c->k * 10000 + it);
+    snprintf(k, sizeof k, "%d", it);
+    fbw_tx_opts to;
+    fbw_tx_opts_init(&to);
+    if (fbw_tx_start(&c->tx, &to) || fbw_client_wait(c->cl) || c->tx.err.code)
+        return ld_fail(c, "start", c->tx.err.msg);
+    const char *p0[] = {id}, *p1[] = {lo, hi}, *p3[] = {"2024-01-06 00:00:00", id},
+               *p4[] = {nid, k, "load", "2024-02-29"};
+    if (ld_exec(c, 0, p0, 1) || ld_exec(c, 1, p1, 2) || ld_exec(c, 2, p0, 1) ||
+        ld_exec(c, 3, p3, 2) || ld_exec(c, 4, p4, 4) || ld_exec(c, 5, (const char *[]){nid}, 1))
+        return -1;
+    /* a text blob written with op_create_blob2 + op_batch_segments, then inserted by its id */
+    fbw_err e;
+    snprintf(c->text, sizeof c->text, "blob of row %s, iteration %d", nid, it);
+    c->blob_stage = 0;
+    if (fbw_blob_new(fbw_client_conn(c->cl), &c->blob, &e))
+        return ld_fail(c, "blob", e.msg);
+    int rc = fbw_client_run(c->cl, ld_q_blob, c);
+    if (!rc)
+        rc = fbw_client_wait(c->cl);
+    if (!rc)
+        rc = fbw_blob_id(c->blob, &c->v[1]);
+    if (rc || fbw_blob_error(c->blob)->code) {
+        ld_fail(c, "blob", fbw_blob_error(c->blob)->msg);
+        fbw_blob_free(c->blob);
+        return -1;
+    }
+    fbw_blob_free(c->blob);
+    const fbw_msgfmt *in = fbw_stmt_input(c->st[6]);
+    memset(&c->v[0], 0, sizeof c->v[0]);
+    c->v[0].type = in->cols[0].type;
+    if (fbw_value_from_text(&in->cols[0], nid, strlen(nid), &c->v[0], &e))
+        return ld_fail(c, nid, e.msg);
+    c->v[1].type = in->cols[1].type;
+    c->cur = 6;
+    if (fbw_client_run(c->cl, ld_q_execute, c) || fbw_stmt_error(c->st[6])->code)
+        return ld_fail(c, ld_sql[6], fbw_stmt_error(c->st[6])->msg);
+    if (fbw_tx_commit(&c->tx) || fbw_client_wait(c->cl) || c->tx.err.code)
+        return ld_fail(c, "commit", c->tx.err.msg);
+    return 0;
+}
+
+static void *ld_thread(void *arg)
+{
+    ld_client *c = arg;
+    fbw_client_opts o;
+    fbw_servers_client_opts(c->s, &o);
+    o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
+    fbw_err e;
+    usleep((useconds_t)c->k * 40000u); /* staggered starts: offsets the replay must keep */
+    if (fbw_client_connect(c->dsn, &o, &c->cl, &e)) {
+        ld_fail(c, "connect", e.msg);
+        return NULL;
+    }
+    fbw_conn *conn = fbw_client_conn(c->cl);
+    fbw_tx_init(&c->tx, conn);
+    fbw_tx_opts to;
+    fbw_tx_opts_init(&to);
+    if (fbw_tx_start(&c->tx, &to) || fbw_client_wait(c->cl) || c->tx.err.code)
+        ld_fail(c, "start", c->tx.err.msg);
+    for (size_t i = 0; i < LD_NSQL && !c->failed[0]; i++) {
+        c->cur = i;
+        if (fbw_stmt_new(conn, &c->st[i], &e) || fbw_client_run(c->cl, ld_q_prepare, c) ||
+            fbw_stmt_error(c->st[i])->code) {
+            ld_fail(c, ld_sql[i], fbw_stmt_error(c->st[i])->msg);
+            break;
+        }
+    }
+    if (!c->failed[0] && (fbw_tx_commit(&c->tx) || fbw_client_wait(c->cl) || c->tx.err.code))
+        ld_fail(c, "commit", c->tx.err.msg);
+    /* the DATE parameter of statement 3 as the client binds it: a TIMESTAMP */
+    if (!c->failed[0]) {
+        const fbw_msgfmt *in = fbw_stmt_input(c->st[3]);
+        memcpy(c->ts_cols, in->cols, 2 * sizeof *c->ts_cols);
+        c->ts_cols[0].type = FBW_SQL_TIMESTAMP;
+        c->ts_cols[0].length = 8;
+        fbw_msgfmt f = {c->ts_cols, 2, 2};
+        if (fbw_stmt_set_input(c->st[3], &f))
+            ld_fail(c, "bind as TIMESTAMP", fbw_stmt_error(c->st[3])->msg);
+    }
+    if (!c->failed[0])
+        ld_batch_insert(c);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int it = 0; !c->failed[0]; it++) {
+        if (ld_iteration(c, it)) {
+            size_t n = strlen(c->failed);
+            snprintf(c->failed + n, sizeof c->failed - n, " (iteration %d)", it);
+            break;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec + (t.tv_nsec - t0.tv_nsec) / 1e9 >= LD_SECONDS)
+            break;
+        usleep(LD_THINK_MS * 1000);
+    }
+    for (size_t i = 0; i < LD_NSQL; i++)
+        fbw_stmt_free(c->st[i]);
+    if (fbw_conn_detach(conn) == FBW_OK)
+        fbw_client_wait(c->cl);
+    fbw_client_close(c->cl);
+    return NULL;
+}
+
+/* The table on a fresh database: 200 rows, K = ID * kmul. */
+static void ld_db(const fbw_servers *s, const char *dsn, int kmul)
+{
+    create_db(s, dsn);
+    char fill[600];
+    snprintf(fill, sizeof fill,
+             "CREATE TABLE LD_T (ID INTEGER NOT NULL PRIMARY KEY, K INTEGER, C VARCHAR(40), "
+             "D DATE);\n"
+             "CREATE TABLE LD_B (ID INTEGER NOT NULL PRIMARY KEY, B BLOB SUB_TYPE TEXT);\n"
+             "CREATE TABLE LD_C (ID INTEGER NOT NULL PRIMARY KEY, V VARCHAR(20));\n"
+             "INSERT INTO LD_T SELECT N, N * %d, 'row ' || N, DATE '2024-01-01' + N FROM (WITH "
+             "RECURSIVE R (N) AS (SELECT 1 FROM RDB$DATABASE UNION ALL SELECT N + 1 FROM R WHERE "
+             "N < 200) SELECT N FROM R);\n",
+             kmul);
+    const char *argv[] = {"--user", s->user, "--password", s->password, "--wire-crypt",
+                          "disabled", "--bail", dsn, fill, NULL};
+    fbw_run r = fbw_run_tool(SQL_TOOL, argv, NULL, 65536);
+    cr_assert_eq(r.status, 0, "cannot fill %s: %s%s", dsn, r.out, r.err);
+    fbw_run_free(&r);
+}
+
+static void db_path(const fbw_server *srv, const char *tag, char *path, size_t psize, char *dsn,
+                    size_t dsize)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", srv->db);
+    snprintf(path, psize, "%s/fbwire_rload_%s_%d.fdb", dirname(dir), tag, (int)getpid());
+    snprintf(dsn, dsize, "%s/%d:%s", srv->host, srv->port, path);
+    unlink(path);
+}
+
+/* A query's rows as fbwire-sql prints them (blob contents as text). */
+static char *rows_of(const fbw_servers *s, const char *dsn, const char *sql)
+{
+    const char *argv[] = {"--user", s->user, "--password", s->password, "--wire-crypt", "disabled",
+                          "--tsv", dsn, sql, NULL};
+    fbw_run r = fbw_run_tool(SQL_TOOL, argv, NULL, 1u << 20);
+    cr_assert_eq(r.status, 0, "query %s: %s", dsn, r.err);
+    char *out = strdup(r.out);
+    fbw_run_free(&r);
+    return out;
+}
+
+/* Drop a database the test made (FB4's files are inside its chroot: unlink cannot reach them). */
+static void drop_db(const fbw_servers *s, const char *dsn)
+{
+    fbw_client_opts o;
+    fbw_servers_client_opts(s, &o);
+    o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
+    fbw_client *cl;
+    fbw_err e;
+    if (fbw_client_connect(dsn, &o, &cl, &e) != FBW_OK)
+        return;
+    if (fbw_conn_drop_database(fbw_client_conn(cl)) == FBW_OK)
+        fbw_client_wait(cl);
+    fbw_client_close(cl);
+}
+
+/* A number after "\"KEY\":" in JSON text at or after p; -1 when absent. */
+static double json_num(const char *p, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *q = p ? strstr(p, k) : NULL;
+    return q ? strtod(q + strlen(k), NULL) : -1;
+}
+
+/* Validate a replay's JSON output against docs/fbwire-pcap-replay.schema.json. */
+static void check_schema(const char *tmp, const char *json)
+{
+    char path[700], out[700];
+    snprintf(path, sizeof path, "%s/replay.json", tmp);
+    snprintf(out, sizeof out, "%s/schema.out", tmp);
+    write_file(path, json);
+    char *argv[] = {"python3", "-c",
+                    "import json,sys,jsonschema\n"
+                    "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n",
+                    FBWIRE_SOURCE_DIR "/docs/fbwire-pcap-replay.schema.json", path, NULL};
+    int st = spawn_wait(argv, NULL, out);
+    FILE *f = fopen(out, "r");
+    char msg[4096] = "";
+    if (f) {
+        size_t n = fread(msg, 1, sizeof msg - 1, f);
+        msg[n] = 0;
+        fclose(f);
+    }
+    cr_assert_eq(st, 0, "the replay JSON does not follow docs/fbwire-pcap-replay.schema.json:\n%s",
+                 msg);
+    unlink(path);
+    unlink(out);
+}
+
+/* json: 1 --json, 2 --progress (text), 0 neither */
+static fbw_run ld_replay(const fbw_servers *s, const char *cap, const char *port, const char *dsn,
+                         const char *pace, int json)
+{
+    const char *argv[] = {"replay", cap, "--port", port, "--db", dsn, "--user", s->user,
+                          "--password", s->password, "--pace", pace,
+                          json == 1 ? "--json" : json == 2 ? "--progress" : NULL, NULL};
+    fbw_run r = pcap_tool(argv);
+    no_crash(&r, "load replay");
+    cr_expect(!strstr(r.out, s->password) && !strstr(r.err, s->password), "password printed");
+    return r;
+}
+
+/* Run the four clients on src while tcpdump records; keep only their connections in cap.
+ * Returns 0 when tcpdump lost the start of one of them (then nothing is in cap). */
+static int ld_capture(const fbw_servers *s, const char *tmp, const char *src, const char *src_dsn,
+                       const char *raw, const char *cap, unsigned long *dropped)
+{
+    const fbw_server *from = &s->srv[FBW_SRV_FB4];
+    char errlog[700], filter[64], port[16], tdout[700];
+    snprintf(errlog, sizeof errlog, "%s/tcpdump.err", tmp);
+    snprintf(tdout, sizeof tdout, "%s/tcpdump-r.out", tmp);
+    snprintf(filter, sizeof filter, "tcp port %d", from->port);
+    snprintf(port, sizeof port, "%d", from->port);
+    pid_t td = fbw_tcpdump_start(raw, filter, errlog);
+    cr_assert_neq(td, -1, "cannot start tcpdump: %s", strerror(errno));
+    ld_client cl[LD_THREADS];
+    pthread_t th[LD_THREADS];
+    memset(cl, 0, sizeof cl);
+    for (int i = 0; i < LD_THREADS; i++) {
+        cl[i].s = s;
+        cl[i].dsn = src_dsn;
+        cl[i].k = i;
+        cr_assert_eq(pthread_create(&th[i], NULL, ld_thread, &cl[i]), 0);
+    }
+    for (int i = 0; i < LD_THREADS; i++)
+        pthread_join(th[i], NULL);
+    fbw_tcpdump_stop(td);
+    for (int i = 0; i < LD_THREADS; i++)
+        cr_assert_str_empty(cl[i].failed, "%s", cl[i].failed);
+    FILE *f = fopen(errlog, "r"); /* tcpdump's counts: did the kernel drop packets? */
+    char line[256];
+    *dropped = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "dropped by kernel")) {
+            fprintf(stderr, "capture: tcpdump: %s", line);
+            *dropped = strtoul(line, NULL, 10);
+        }
+    if (f)
+        fclose(f);
+
+    const char *dump_argv[] = {"dump", "--port", port, raw, NULL};
+    fbw_run d = pcap_tool(dump_argv);
+    int ports[LD_THREADS + 1];
+    size_t np = our_ports(d.out, src, ports, LD_THREADS + 1);
+    fbw_run_free(&d);
+    if (np != LD_THREADS) {
+        fprintf(stderr, "expected %d connections in the capture, found %zu\n", LD_THREADS, np);
+        unlink(raw);
+        unlink(errlog);
+        return 0;
+    }
+    char keep[200];
+    snprintf(keep, sizeof keep,
+             "tcp port %d and (tcp port %d or tcp port %d or tcp port %d or tcp port %d)",
+             from->port, ports[0], ports[1], ports[2], ports[3]);
+    char *tdr[] = {"tcpdump", "-r", (char *)raw, "-w", (char *)cap, keep, NULL};
+    cr_assert_eq(spawn_wait(tdr, NULL, tdout), 0, "tcpdump -r failed");
+    unlink(raw);
+    unlink(errlog);
+    unlink(tdout);
+    return 1;
+}
+
+Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .timeout = 180)
+{
+    if (geteuid() != 0)
+        cr_skip_test("tcpdump on lo needs root");
+    fbw_servers s;
+    fbw_servers_require(&s);
+    const fbw_server *from = &s.srv[FBW_SRV_FB4], *to = &s.srv[FBW_SRV_FB3];
+    char src[1200], src_dsn[1600], dst[3][1200], dst_dsn[3][1600];
+    const char *tags[] = {"paced", "nopace", "other"};
+    for (int i = 0; i < 3; i++) {
+        db_path(to, tags[i], dst[i], sizeof dst[i], dst_dsn[i], sizeof dst_dsn[i]);
+        ld_db(&s, dst_dsn[i], i == 2 ? 3 : 1); /* "other": different K values */
+    }
+
+    char tmp[] = "/tmp/fbwire-test-rload.XXXXXX";
+    cr_assert(mkdtemp(tmp));
+    chmod(tmp, 0777);
+    char raw[700], cap[700], port[16];
+    snprintf(raw, sizeof raw, "%s/raw.pcap", tmp);
+    snprintf(cap, sizeof cap, "%s/load.pcap", tmp);
+    snprintf(port, sizeof port, "%d", from->port);
+    /* tcpdump drops packets when the shared machine is busy: such a capture is not decodable to
+     * its end (the tool says so); capture again on a fresh source database (at most 5 times) */
+    static char lines[8192][512];
+    size_t nsteps = 0;
+    int lossy = 0; /* captures in which tcpdump reported drops */
+    for (int attempt = 0; attempt < 5 && !nsteps; attempt++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "src%d", attempt);
+        if (attempt)
+            drop_db(&s, src_dsn);
+        db_path(from, tag, src, sizeof src, src_dsn, sizeof src_dsn);
+        ld_db(&s, src_dsn, 1);
+        unsigned long dropped = 0;
+        int whole = ld_capture(&s, tmp, src, src_dsn, raw, cap, &dropped);
+        lossy += dropped > 0;
+        if (!whole)
+            continue;
+        const char *list_argv[] = {"replay", cap, "--port", port, "--list", NULL};
+        fbw_run l = pcap_tool(list_argv);
+        no_crash(&l, "--list");
+        if (l.status == 0)
+            nsteps = step_lines(l.out, lines, 8192);
+        else
+            fprintf(stderr, "capture %d cannot be replayed whole (lost packets?):\n%.600s\n",
+                    attempt + 1, l.out);
+        fbw_run_free(&l);
+    }
+    if (!nsteps && lossy == 5) {
+        drop_db(&s, src_dsn);
+        for (int i = 0; i < 3; i++)
+            drop_db(&s, dst_dsn[i]);
+        unlink(cap);
+        rmdir(tmp);
+        cr_skip_test("tcpdump dropped packets in each of 5 captures (a busy machine): nothing to "
+                     "replay whole");
+    }
+    cr_assert_gt(nsteps, 100, "%zu steps", nsteps);
+
+    size_t executes = 0; /* every execute's result is compared: rows (selects) or affected rows */
+    for (size_t i = 0; i < nsteps; i++)
+        executes += !strncmp(lines[i], "execute ", 8);
+
+    /* paced, onto FB3 (text): every step, every result compared and matching, the table, wall
+     * time ~ capture. The machine is shared: a run outside 10% is repeated (at most 3 runs). */
+    double wall = -1, capture = -1;
+    for (int attempt = 0; attempt < 3; attempt++) {
+        char extra[1200], extra_dsn[1600], tag[16];
+        const char *dsn = dst_dsn[0];
+        if (attempt) {
+            snprintf(tag, sizeof tag, "paced%d", attempt);
+            db_path(to, tag, extra, sizeof extra, extra_dsn, sizeof extra_dsn);
+            ld_db(&s, extra_dsn, 1);
+            dsn = extra_dsn;
+        }
+        fbw_run r = ld_replay(&s, cap, port, dsn, "original", 0);
+        cr_assert_eq(r.status, 0, "replay exit %d:\n%s%s", r.status, r.out, r.err);
+        char want[160];
+        snprintf(want, sizeof want, "total: %d connections, %d replayed, %zu steps, 0 failed\n",
+                 LD_THREADS, LD_THREADS, nsteps);
+        cr_expect(strstr(r.out, want), "want \"%s\":\n%s", want, r.out);
+        snprintf(want, sizeof want, "\nresults: %zu compared, %zu matched, 0 different\n",
+                 executes, executes);
+        cr_expect(strstr(r.out, want), "want \"%s\":\n%s", want, r.out);
+        const char *table = strstr(r.out, "statements by fingerprint");
+        cr_assert(table, "%s", r.out);
+        cr_expect(strstr(table, "cap_p50   cap_p95   rep_p50   rep_p95  ratio rt_cap rt_rep"),
+                  "%s", table);
+        cr_expect(strstr(table, "  UPDATE LD_T SET D = ? WHERE ID = ?\n"), "%s", table);
+        cr_expect(strstr(table, "  COMMIT\n"), "%s", table);
+        const char *w = strstr(r.out, "wall time: ");
+        cr_assert(w && sscanf(w, "wall time: %lf s replay, %lf s capture", &wall, &capture) == 2,
+                  "%s", r.out);
+        fprintf(stderr, "paced replay on fb3 (run %d):\n%s", attempt + 1, table);
+        fbw_run_free(&r);
+        /* the blobs were written again from the captured segments, the batches ran message by
+         * message: same contents */
+        const char *q[] = {"SELECT ID, B FROM LD_B ORDER BY ID;", "SELECT ID, V FROM LD_C ORDER BY ID;"};
+        for (int k = 0; k < 2; k++) {
+            char *a = rows_of(&s, src_dsn, q[k]), *b = rows_of(&s, dsn, q[k]);
+            cr_expect_gt(strlen(a), 100, "%s", a);
+            cr_expect_str_eq(a, b, "%s differs:\ncapture's database:\n%.500s\nreplay's:\n%.500s",
+                             q[k], a, b);
+            free(a);
+            free(b);
+        }
+        if (attempt)
+            drop_db(&s, extra_dsn);
+        if (wall >= capture * 0.9 && wall <= capture * 1.1)
+            break;
+    }
+    cr_expect(wall >= capture * 0.9 && wall <= capture * 1.1,
+              "wall time %.3f s not within 10%% of the capture's %.3f s", wall, capture);
+
+    /* no pacing (JSON, validated against its schema): same results, faster (no think time; a
+     * run slower than the paced one on the busy machine is repeated, at most 3 runs) */
+    double wall_none = -1;
+    fbw_run r;
+    for (int attempt = 0; attempt < 3 && !(wall_none > 0 && wall_none < wall); attempt++) {
+        char extra[1200], extra_dsn[1600], tag[16];
+        const char *dsn = dst_dsn[1];
+        if (attempt) {
+            snprintf(tag, sizeof tag, "nopace%d", attempt);
+            db_path(to, tag, extra, sizeof extra, extra_dsn, sizeof extra_dsn);
+            ld_db(&s, extra_dsn, 1);
+            dsn = extra_dsn;
+        }
+        r = ld_replay(&s, cap, port, dsn, "none", 1);
+        cr_assert_eq(r.status, 0, "replay exit %d:\n%s%s", r.status, r.out, r.err);
+        check_schema(tmp, r.out);
+        const char *total = strstr(r.out, "\"total\":");
+        const char *load = strstr(r.out, "\"load\":");
+        cr_assert(total && load, "%s", r.out);
+        cr_expect_eq(json_num(total, "steps"), (double)nsteps, "%s", total);
+        cr_expect_eq(json_num(total, "failed"), 0, "%s", total);
+        cr_expect_eq(json_num(load, "compared"), (double)executes, "%s", load);
+        cr_expect_eq(json_num(load, "matched"), (double)executes, "%s", load);
+        cr_expect(strstr(load, "\"statement\":\"UPDATE LD_T SET D = ? WHERE ID = ?\""), "%s",
+                  load);
+        wall_none = json_num(load, "wall_s");
+        fprintf(stderr, "--pace none (run %d): wall %.3f s\n", attempt + 1, wall_none);
+        fbw_run_free(&r);
+        if (attempt)
+            drop_db(&s, extra_dsn);
+    }
+    cr_expect(wall_none > 0 && wall_none < wall, "--pace none took %.3f s, paced %.3f s",
+              wall_none, wall);
+
+    /* other content: the differences are listed with their statement, and the exit status is 1;
+     * --progress ends with its final line on stderr */
+    r = ld_replay(&s, cap, port, dst_dsn[2], "none", 2);
+    cr_expect_eq(r.status, 1, "exit %d:\n%s", r.status, r.out);
+    char done[96];
+    snprintf(done, sizeof done, "connections open, %d done, %zu steps, 0 failed\n", LD_THREADS,
+             nsteps);
+    cr_expect(strstr(r.err, "\rreplay: ") && strstr(r.err, done), "progress: %s", r.err);
+    cr_expect(strstr(r.out, "different: step ") &&
+                  strstr(r.out, "\"SELECT ID, K, C, D FROM LD_T WHERE ID = ?\": capture 1 rows"),
+              "%s", r.out);
+    const char *res = strstr(r.out, "\nresults: ");
+    cr_expect(res && !strstr(res, " 0 different"), "%s", res ? res : r.out);
+    fbw_run_free(&r);
+
+    /* --connections 8: each captured connection replayed twice (the copies collide with the
+     * originals' rows, so only the shape is checked, with --results ignore) */
+    const char *fan_argv[] = {"replay", cap, "--port", port, "--db", dst_dsn[1], "--user", s.user,
+                              "--password", s.password, "--pace", "none", "--connections", "8",
+                              "--results", "ignore", NULL};
+    r = pcap_tool(fan_argv);
+    no_crash(&r, "--connections 8");
+    char fan[160];
+    snprintf(fan, sizeof fan, "\ntotal: %d connections, %d replayed, %zu steps, ", LD_THREADS,
+             LD_THREADS, 2 * nsteps);
+    cr_expect(strstr(r.out, fan) && strstr(r.out, "\nconnection 4 copy 1: ") &&
+                  strstr(r.out, "(--results ignore)") && strstr(r.out, ", 8 connections\n"),
+              "want \"%s\" and 4 copies:\n%s", fan, r.out);
+    fbw_run_free(&r);
+
+    drop_db(&s, src_dsn);
+    for (int i = 0; i < 3; i++)
+        drop_db(&s, dst_dsn[i]);
+    unlink(cap);
+    rmdir(tmp);
 }

@@ -66,6 +66,25 @@ def sums(args):
         fail("cpu_ns %d outside (0, duration x threads] for %d executions" % (t["cpu_ns"], t["executions"]))
     if ev and abs(t["cpu_us_per_event"] - t["cpu_ns"] / 1e3 / ev) > 1e-6:
         fail("cpu_us_per_event %f != %d ns / %d" % (t["cpu_us_per_event"], t["cpu_ns"], ev))
+    # How the CPU was taken (docs/report.md): every class says how many of its calls were timed;
+    # every-call times all of them, sampled times the first calls of a connection in full, so a
+    # run this short is exact, and a longer one is an estimate from a part of its calls.
+    stmt = [c for c in cls if c["class"] not in ("prepare", "session")]
+    for c in cls:
+        if not 0 <= c["cpu_measured_calls"] <= c["cpu_calls"]:
+            fail("%s: %d calls timed of %d" % (c["class"], c["cpu_measured_calls"], c["cpu_calls"]))
+        if c["cpu_measured_calls"] == 0 and c["cpu_ns"] != 0:
+            fail("%s: a CPU figure with no call timed" % c["class"])
+    if sum(c["cpu_calls"] for c in stmt) != t["cpu_calls"] or \
+            sum(c["cpu_measured_calls"] for c in stmt) != t["cpu_measured_calls"]:
+        fail("cpu calls: classes and totals disagree")
+    if t["cpu_calls"] < t["executions"]:
+        fail("cpu_calls %d < executions %d" % (t["cpu_calls"], t["executions"]))
+    if t["cpu_method"] == "every-call" and t["cpu_measured_calls"] != t["cpu_calls"]:
+        fail("every-call timed %d of %d calls" % (t["cpu_measured_calls"], t["cpu_calls"]))
+    if t["cpu_method"] == "sampled" and t["cpu_calls"] <= 64 and t["cpu_measured_calls"] != t["cpu_calls"]:
+        fail("sampled: a run of %d calls must be timed in full, %d were" %
+             (t["cpu_calls"], t["cpu_measured_calls"]))
     print("sums OK: %d round trips, %d packets sent" % (rt_all, t["packets_sent"]))
 
 

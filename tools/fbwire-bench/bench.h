@@ -37,6 +37,7 @@ typedef struct fbw_bench_mode {
 
 extern const fbw_bench_mode fbw_bench_mode_crypt;
 extern const fbw_bench_mode fbw_bench_mode_pipeline;
+extern const fbw_bench_mode fbw_bench_mode_accounting;
 
 /* Connect to o->db. plugin: wire-crypt plugin to require, or NULL for encryption disabled. */
 int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress, fbw_client **out,

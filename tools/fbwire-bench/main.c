@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const fbw_bench_mode *const MODES[] = {&fbw_bench_mode_crypt, &fbw_bench_mode_pipeline};
+static const fbw_bench_mode *const MODES[] = {&fbw_bench_mode_crypt, &fbw_bench_mode_pipeline,
+                                              &fbw_bench_mode_accounting};
 #define NMODES (sizeof MODES / sizeof *MODES)
 
 static void usage(FILE *f)

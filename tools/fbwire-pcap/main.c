@@ -26,7 +26,9 @@ static void usage(FILE *f)
         "usage: fbwire-pcap dump FILE [--port N]... [--json] [--keylog KEYS]\n"
         "       fbwire-pcap stats FILE [--port N]... [--json] [--trips] [--keylog KEYS]\n"
         "       fbwire-pcap replay FILE --db DSN [--user U] [--password P] [--port N]...\n"
-        "                          [--connection K] [--json]\n"
+        "                          [--connection K] [--pace original|none] [--speed X]\n"
+        "                          [--connections N] [--results compare|ignore] [--progress]\n"
+        "                          [--json]\n"
         "       fbwire-pcap replay FILE --list [--port N]... [--connection K] [--json]\n"
         "       fbwire-pcap turns FILE --port N [--port N]... [--json]\n"
         "  FILE        pcap or pcapng (Ethernet, Linux cooked, loopback or raw IP; IPv4/IPv6)\n"
@@ -35,12 +37,17 @@ static void usage(FILE *f)
         "              wait time (the numbers fbw_conn_stats gives the live client)\n"
         "  replay      rebuild each connection's SQL workload from the client's packets (transactions\n"
         "              with their TPB, prepare, execute with its parameters, fetch, free, execute\n"
-        "              immediate) and run it through fbwire on --db, one connection per captured\n"
-        "              one; prints the capture's round trips, packets and bytes next to fbwire's.\n"
-        "              Not replayed, but counted and listed: blobs, batches, events, info requests,\n"
-        "              cancel, execute immediate with parameters, BLR requests, and steps whose\n"
-        "              parameters are blob ids. Encrypted or undecodable connections are not\n"
-        "              replayed (an error says why). docs/fbwire-pcap.md has the details\n"
+        "              immediate) and run it through fbwire on --db, all connections at once, each\n"
+        "              from its offset in the capture, one connection per captured one; compares\n"
+        "              every execution's rows and affected rows with the capture's replies, and\n"
+        "              prints latency per statement fingerprint and the capture's round trips,\n"
+        "              packets and bytes next to fbwire's.\n"
+        "              Blobs the client wrote are written again; FB4 batches run message by\n"
+        "              message. Not replayed, but counted and listed: blob reads, events, info\n"
+        "              requests, cancel, execute immediate with parameters, BLR requests, and\n"
+        "              steps sending blob ids the capture did not create. Encrypted or\n"
+        "              undecodable connections are not replayed (an error says why).\n"
+        "              docs/fbwire-pcap.md has the details\n"
         "  turns       any protocol (no decoding): per connection to --port, turnarounds (server\n"
         "              bytes after client bytes, as stats counts round trips) and bytes each way\n"
         "  --db DSN    replay into this database (host[/port]:path) instead of the captured one\n"
@@ -49,6 +56,14 @@ static void usage(FILE *f)
         "              this compares like with like), enabled or required\n"
         "  --connection K   only connection K, numbered as stats numbers them\n"
         "  --list      print the rebuilt workload, one line per step; connect nowhere\n"
+        "  --pace P    original (default): connections start at their offsets and keep the\n"
+        "              client's think time between requests; none: no waiting at all\n"
+        "  --speed X   with --pace original: offsets and think times divided by X (default 1)\n"
+        "  --connections N   replay on N connections: connection j runs captured connection\n"
+        "              (j mod captured count); N at least the captured count\n"
+        "  --results R compare (default): rows and affected rows against the capture's replies;\n"
+        "              ignore: do not compare\n"
+        "  --progress  a progress line on stderr (default when stderr is a terminal)\n"
         "  --port N    follow only port 3050 and port N (repeatable); without it every TCP\n"
         "              connection is followed and Firebird ones are recognised by content (an\n"
         "              op_connect, or packets the decoder locks on to mid-session)\n"
@@ -205,8 +220,49 @@ static int parse_wire_crypt(const char *s, int *out)
 
 enum {
     O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT,
-    O_KEYLOG
+    O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS
 };
+
+static int parse_replay_opt(int ch, const char *arg, fbw_replay_opts *po)
+{
+    char *end;
+    errno = 0;
+    switch (ch) {
+    case O_PACE:
+        if (!strcmp(arg, "original") || !strcmp(arg, "none")) {
+            po->pace_none = !strcmp(arg, "none");
+            return 0;
+        }
+        fprintf(stderr, "fbwire-pcap: --pace takes original or none\n");
+        return -1;
+    case O_SPEED:
+        po->speed = strtod(arg, &end);
+        if (errno || *end || !(po->speed >= 0.01 && po->speed <= 1000)) {
+            fprintf(stderr, "fbwire-pcap: --speed must be a number from 0.01 to 1000\n");
+            return -1;
+        }
+        return 0;
+    case O_CONNECTIONS: {
+        long v = strtol(arg, &end, 10);
+        if (errno || *end || v < 1 || v > 10000) {
+            fprintf(stderr, "fbwire-pcap: --connections must be a number from 1 to 10000\n");
+            return -1;
+        }
+        po->connections = (int)v;
+        return 0;
+    }
+    case O_RESULTS:
+        if (!strcmp(arg, "compare") || !strcmp(arg, "ignore")) {
+            po->results_ignore = !strcmp(arg, "ignore");
+            return 0;
+        }
+        fprintf(stderr, "fbwire-pcap: --results takes compare or ignore\n");
+        return -1;
+    default:
+        po->progress = 1;
+        return 0;
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -221,11 +277,16 @@ int main(int argc, char **argv)
                                              {"list", no_argument, 0, O_LIST},
                                              {"wire-crypt", required_argument, 0, O_CRYPT},
                                              {"keylog", required_argument, 0, O_KEYLOG},
+                                             {"pace", required_argument, 0, O_PACE},
+                                             {"speed", required_argument, 0, O_SPEED},
+                                             {"connections", required_argument, 0, O_CONNECTIONS},
+                                             {"results", required_argument, 0, O_RESULTS},
+                                             {"progress", no_argument, 0, O_PROGRESS},
                                              {0, 0, 0, 0}};
     uint16_t ports[MAX_PORTS] = {DEFAULT_PORT};
     size_t nports = 1;
     fbw_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
-    fbw_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED};
+    fbw_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1};
     int replay_opts = 0;
     const char *keylog = NULL;
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -287,6 +348,11 @@ int main(int argc, char **argv)
             break;
         case O_KEYLOG:
             keylog = optarg;
+            break;
+        case O_PACE: case O_SPEED: case O_CONNECTIONS: case O_RESULTS: case O_PROGRESS:
+            if (parse_replay_opt(ch, optarg, &po))
+                return 2;
+            replay_opts = 1;
             break;
         case O_HELP:
             usage(stdout);

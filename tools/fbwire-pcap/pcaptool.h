@@ -112,9 +112,10 @@ enum fbw_report_mode { FBW_REPORT_DUMP, FBW_REPORT_STATS, FBW_REPORT_QUIET };
 struct fbw_dec;
 struct fbw_pkt;
 /* Every decoded packet of connection conn_id (numbered as `stats` numbers them), with the decoder
- * that produced it (for fbw_dec_answering, fbw_dec_message_format, fbw_dec_protocol). */
+ * that produced it (for fbw_dec_answering, fbw_dec_message_format, fbw_dec_protocol) and the
+ * capture time of the packet's bytes. */
 typedef void (*fbw_report_tap)(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
-                               const struct fbw_pkt *p);
+                               const struct fbw_pkt *p, uint64_t ts_ns);
 
 typedef struct fbw_report_opts {
     int mode; /* enum fbw_report_mode */

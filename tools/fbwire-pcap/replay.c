@@ -1,19 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /* replay.c - list a captured workload, or replay it through fbwire's blocking client and compare
- * round trips (replay.h). Each step is queued the way an fbwire application would: a transaction
- * start is only queued (it rides with the next request), frees are deferred, prepare, execute,
- * fetch, commit and execute immediate wait for their replies because the next step needs them. */
+ * results, latency and round trips (replay.h). Each step is queued the way an fbwire application
+ * would: a transaction start is only queued (it rides with the next request), frees are deferred,
+ * prepare, execute, fetch, commit and execute immediate wait for their replies because the next
+ * step needs them.
+ *
+ * Concurrency is a thread per replayed connection, each with its own blocking fbwire client: a
+ * captured connection is a sequential client that waits for every reply, so a thread that sleeps
+ * its think time and blocks on its round trips is that client, and the blocking client already
+ * owns every timeout. An event loop would need the same per-connection state machine plus timers,
+ * for no gain at the tens to hundreds of connections a capture holds. Threads share nothing but
+ * atomic progress counters; each writes only its own rconn, read after it is joined. */
 #include "replay.h"
 
+#include "blob.h"
 #include "client.h"
+#include "fpstats.h"
 #include "stmt.h"
 #include "value.h"
 #include "workload.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct kind_count {
     uint64_t steps, failed, round_trips;
@@ -27,10 +41,22 @@ typedef struct failure {
     char sqlstate[6];
 } failure;
 
-/* One captured connection: its workload and, after a replay, what happened. */
+/* One captured connection: its workload and, after a replay, what happened. A fan-out copy
+ * (--connections) has no workload of its own: wl points to the captured one's. */
 typedef struct rconn {
     fbw_workload w;
+    const fbw_workload *wl;
+    int id;               /* captured connection id */
+    int copy;             /* 0 the first replay of it, 1.. the fan-out copies */
     int seen;
+    int run;              /* to be replayed */
+    atomic_int finished;  /* its replay thread is done */
+    pthread_t thread;
+    uint64_t *rep_ns;     /* per step: replay latency */
+    uint32_t *rep_rt;     /* per step: replay round trips */
+    fbw_result *rep_res;  /* per step: the replay's result (execute steps) */
+    char *ok;             /* per step: ran without failure */
+    struct fbw_replay *rp;
     int replayed;         /* connected and ran its steps */
     char *not_run;        /* why it was not replayed (or stopped early), else NULL */
     fbw_stats stats;      /* the replay's, connect to detach */
@@ -43,8 +69,31 @@ struct fbw_replay {
     fbw_replay_opts o;
     rconn *c; /* by connection id - 1 */
     size_t n;
-    int nomem;
+    rconn **jobs; /* the replayed connections: captured ones, then fan-out copies */
+    size_t njobs;
+    atomic_int nomem;
+    uint64_t cap_t0, cap_t1;  /* capture time of the first and last packet of the replayed ones */
+    uint64_t start_ns;        /* monotonic clock when the replay started */
+    uint64_t wall_ns;         /* replay wall time */
+    atomic_ulong steps_done, steps_failed;
+    atomic_int open_conns, done_conns;
 };
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep until the monotonic clock reads `until` (nanosleep, restarted after signals). */
+static void sleep_until(uint64_t until)
+{
+    for (uint64_t t = now_ns(); t < until; t = now_ns()) {
+        struct timespec ts = {(time_t)((until - t) / 1000000000u), (long)((until - t) % 1000000000u)};
+        nanosleep(&ts, NULL);
+    }
+}
 
 /* ---- text helpers ---- */
 
@@ -77,7 +126,7 @@ static char *dup_str(fbw_replay *rp, const char *s)
 {
     char *d = strdup(s);
     if (!d)
-        rp->nomem = 1;
+        atomic_store(&rp->nomem, 1);
     return d;
 }
 
@@ -97,6 +146,19 @@ void fbw_replay_free(fbw_replay *rp)
 {
     if (!rp)
         return;
+    for (size_t i = 0; i < rp->njobs; i++) {
+        rconn *c = rp->jobs[i];
+        free(c->rep_ns);
+        free(c->rep_rt);
+        free(c->rep_res);
+        free(c->ok);
+        if (c->copy) {
+            free(c->not_run);
+            free(c->fail);
+            free(c);
+        }
+    }
+    free(rp->jobs);
     for (size_t i = 0; i < rp->n; i++) {
         fbw_workload_free(&rp->c[i].w);
         free(rp->c[i].not_run);
@@ -113,7 +175,7 @@ static rconn *conn_at(fbw_replay *rp, int id)
     if ((size_t)id > rp->n) {
         rconn *c = realloc(rp->c, (size_t)id * sizeof *c);
         if (!c) {
-            rp->nomem = 1;
+            atomic_store(&rp->nomem, 1);
             return NULL;
         }
         memset(c + rp->n, 0, ((size_t)id - rp->n) * sizeof *c);
@@ -126,7 +188,7 @@ static rconn *conn_at(fbw_replay *rp, int id)
 }
 
 void fbw_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
-                    const struct fbw_pkt *p)
+                    const struct fbw_pkt *p, uint64_t ts_ns)
 {
     fbw_replay *rp = arg;
     if (rp->o.connection && conn_id != rp->o.connection)
@@ -135,7 +197,7 @@ void fbw_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_cl
     if (!c)
         return;
     c->seen = 1;
-    fbw_workload_packet(&c->w, d, from_client, p);
+    fbw_workload_packet(&c->w, d, from_client, p, ts_ns);
 }
 
 /* ---- --list ---- */
@@ -202,6 +264,9 @@ static void step_text(fbw_buf *b, size_t i, const fbw_step *s)
     case FBW_STEP_FETCH:
         putf(b, " op_fetch=%" PRIu32, s->fetches);
         break;
+    case FBW_STEP_BLOB:
+        putf(b, " bytes=%zu%s", s->len, s->cancelled ? " cancelled" : "");
+        break;
     default:
         break;
     }
@@ -236,6 +301,8 @@ static void step_json(fbw_buf *b, size_t i, const fbw_step *s)
         put(b, "]");
     } else if (s->kind == FBW_STEP_FETCH) {
         putf(b, ",\"op_fetch\":%" PRIu32, s->fetches);
+    } else if (s->kind == FBW_STEP_BLOB) {
+        putf(b, ",\"bytes\":%zu,\"cancelled\":%s", s->len, s->cancelled ? "true" : "false");
     }
     put(b, ",\"problem\":");
     quote_cstr(b, s->problem);
@@ -282,6 +349,11 @@ typedef struct run {
     fbw_tx **tx;        /* by transaction slot */
     size_t *tx_start;   /* by slot: its start step (1-based) while its reply is unchecked */
     fbw_stmt **st;      /* by statement slot */
+    size_t *slot_exec;  /* by statement slot: its current execute step (1-based) */
+    fbw_value *blob_ids; /* by step: the id of the blob a blob step created in the replay */
+    fbw_blob *blob;     /* the blob being written */
+    int blob_stage;     /* 0 create, 1 write, 2 close: where a FBW_AGAIN resumes */
+    const fbw_workload *w;
     const fbw_step *s;  /* the step being queued */
     fbw_value *vals;
     fbw_exec_result res;
@@ -296,7 +368,7 @@ static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e
         size_t cap = rc->fail_cap ? rc->fail_cap * 2 : 8;
         failure *f = realloc(rc->fail, cap * sizeof *f);
         if (!f) {
-            r->rp->nomem = 1;
+            atomic_store(&r->rp->nomem, 1);
             return;
         }
         rc->fail = f;
@@ -312,6 +384,9 @@ static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e
     if (e)
         snprintf(f->sqlstate, sizeof f->sqlstate, "%s", e->sqlstate);
     rc->kinds[s->kind].failed++;
+    if (rc->ok)
+        rc->ok[step - 1] = 0;
+    atomic_fetch_add(&r->rp->steps_failed, 1);
 }
 
 static fbw_tx *tx_of(run *r, int slot)
@@ -414,11 +489,51 @@ static void do_prepare(run *r, size_t i)
     check(r, i, rc, &e, fbw_stmt_error(r->st[s->stmt]), "prepare failed");
 }
 
-/* The captured values as the replayed statement describes its parameters (text in between, so a
- * client that bound other types than the server describes still replays). */
+/* The captured values in the format the client sent them (its own BLR): the server converts them
+ * to the parameters' types as it did for the client, so a TIMESTAMP bound to a DATE parameter
+ * replays exactly. */
+static int bind_as_sent(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
+    free(r->vals);
+    r->vals = calloc(f.n ? f.n : 1, sizeof *r->vals);
+    if (!r->vals) {
+        add_failure(r, i, s, NULL, "out of memory");
+        return -1;
+    }
+    fbw_err e;
+    fbw_err_clear(&e);
+    fbw_bytes raw = {s->msg, s->msg_len};
+    if (fbw_msg_decode(raw, &f, s->msg_protocol, r->vals, &e) != FBW_OK) {
+        add_failure(r, i, s, &e, "the captured parameters cannot be decoded");
+        return -1;
+    }
+    for (uint16_t k = 0; s->blob_steps && k < f.n; k++) {
+        size_t b = s->blob_steps[k];
+        if (!b)
+            continue;
+        if (r->blob_ids[b - 1].type == 0) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "parameter %u: its blob (step %zu) was not created", k + 1, b);
+            add_failure(r, i, s, NULL, msg);
+            return -1;
+        }
+        r->vals[k].u.quad = r->blob_ids[b - 1].u.quad; /* the replay's blob, same contents */
+    }
+    if (fbw_stmt_set_input(r->st[s->stmt], &f) != FBW_OK) {
+        add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
+        return -1;
+    }
+    return 0;
+}
+
+/* Without the client's message (no parameters): nothing to bind. */
 static int bind_params(run *r, size_t i)
 {
     const fbw_step *s = r->s;
+    if (s->msg_cols && s->msg_n)
+        return bind_as_sent(r, i);
     const fbw_msgfmt *in = fbw_stmt_input(r->st[s->stmt]);
     if (in->n != s->nparams) {
         char msg[128];
@@ -452,6 +567,34 @@ static int bind_params(run *r, size_t i)
     return 0;
 }
 
+/* Count and hash the buffered rows into the result of the statement's current execution; a
+ * cursor the capture did not read to its end is hashed only as far as the capture read it. */
+static void take_rows(run *r, fbw_stmt *st, int slot)
+{
+    size_t e = r->slot_exec[slot];
+    if (!e)
+        return;
+    fbw_result *res = &r->rc->rep_res[e - 1];
+    const fbw_result *cap = &r->w->steps[e - 1].result;
+    const fbw_msgfmt *out = fbw_stmt_output(st);
+    fbw_value *v = calloc(out->n ? out->n : 1, sizeof *v);
+    if (!v) {
+        atomic_store(&r->rp->nomem, 1);
+        return;
+    }
+    for (size_t k = 0; k < fbw_stmt_row_count(st); k++) {
+        if (!cap->eof && cap->rows >= 0 && res->rows >= cap->rows)
+            break;
+        fbw_err err;
+        res->rows = res->rows < 0 ? 1 : res->rows + 1;
+        if (fbw_stmt_row(st, k, v, &err) == FBW_OK)
+            res->hash += fbw_row_hash(v, out);
+        else
+            res->unknown = 1;
+    }
+    free(v);
+}
+
 static void do_execute(run *r, size_t i)
 {
     const fbw_step *s = r->s;
@@ -459,9 +602,19 @@ static void do_execute(run *r, size_t i)
         return;
     fbw_err e;
     fbw_err_clear(&e);
+    fbw_stmt *st = r->st[s->stmt];
+    r->slot_exec[s->stmt] = i;
+    fbw_result *res = &r->rc->rep_res[i - 1];
     int rc = run_step(r, q_execute, &e);
-    check(r, i, rc, &e, fbw_stmt_error(r->st[s->stmt]), "execute failed");
-    fbw_stmt_clear_rows(r->st[s->stmt]);
+    check(r, i, rc, &e, fbw_stmt_error(st), "execute failed");
+    if (!rc && !fbw_stmt_error(st)->code) {
+        if (fbw_stmt_has_cursor(st) || fbw_stmt_output(st)->n > 0)
+            res->rows = 0;
+        else
+            res->affected = (int64_t)fbw_stmt_affected(st);
+        take_rows(r, st, s->stmt);
+    }
+    fbw_stmt_clear_rows(st);
 }
 
 /* The capture fetched this cursor; the replay reads it to its end. */
@@ -476,6 +629,8 @@ static void do_fetch(run *r, size_t i)
     while (!fbw_stmt_eof(st) && !fbw_stmt_error(st)->code) {
         fbw_stmt_clear_rows(st);
         int rc = run_step(r, q_fetch, &e);
+        if (!rc)
+            take_rows(r, st, s->stmt);
         if (rc) {
             check(r, i, rc, &e, fbw_stmt_error(st), "fetch failed");
             return;
@@ -486,6 +641,47 @@ static void do_fetch(run *r, size_t i)
     if (fbw_stmt_error(st)->code)
         add_failure(r, i, s, fbw_stmt_error(st), "fetch failed");
     fbw_stmt_clear_rows(st);
+}
+
+static int q_blob(void *arg)
+{
+    run *r = arg;
+    const fbw_step *s = r->s;
+    int rc = FBW_OK;
+    if (r->blob_stage == 0 && (rc = fbw_blob_create(r->blob, tx_of(r, s->tx), s->bpb, s->bpb_len)) == FBW_OK)
+        r->blob_stage = 1;
+    if (rc == FBW_OK && r->blob_stage == 1 && (rc = fbw_blob_write(r->blob, s->data, s->len)) == FBW_OK)
+        r->blob_stage = 2;
+    if (rc == FBW_OK && r->blob_stage == 2 && (rc = fbw_blob_close(r->blob)) == FBW_OK)
+        r->blob_stage = 3;
+    return rc;
+}
+
+/* The client's blob written again from the captured segments (as one stream: fbwire cuts its own
+ * segments); its new id replaces the captured one in the executes that send it. */
+static void do_blob(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    fbw_err e;
+    fbw_err_clear(&e);
+    if (s->cancelled)
+        return; /* the client discarded it: nothing uses its id */
+    if (fbw_blob_new(r->c, &r->blob, &e)) {
+        add_failure(r, i, s, &e, "cannot make a blob");
+        return;
+    }
+    r->blob_stage = 0;
+    int rc = run_step(r, q_blob, &e);
+    if (rc == FBW_OK && !fbw_blob_error(r->blob)->code)
+        rc = fbw_client_wait(r->cl); /* the close reply: the id is usable once it is in */
+    if (fbw_blob_error(r->blob)->code)
+        add_failure(r, i, s, fbw_blob_error(r->blob), "blob write failed");
+    else if (rc)
+        add_failure(r, i, s, &e, "blob write failed");
+    else if (fbw_blob_id(r->blob, &r->blob_ids[i - 1]) != FBW_OK)
+        add_failure(r, i, s, NULL, "the replayed blob has no id");
+    fbw_blob_free(r->blob);
+    r->blob = NULL;
 }
 
 static void do_free(run *r, size_t i)
@@ -562,22 +758,41 @@ static void do_step(run *r, size_t i)
     case FBW_STEP_FETCH: do_fetch(r, i); break;
     case FBW_STEP_CLOSE: case FBW_STEP_DROP: do_free(r, i); break;
     case FBW_STEP_IMMEDIATE: do_immediate(r, i); break;
+    case FBW_STEP_BLOB: do_blob(r, i); break;
     default: break;
     }
+}
+
+/* Wait until the request's time comes: its offset from the capture's start, scaled. A client's
+ * think time is kept as long as the replay keeps up; when a reply came later than in the capture,
+ * the next request goes at once (catching up, as pgreplay does) instead of every delay adding to
+ * the next, so the load keeps the capture's rate. */
+static void pace(const fbw_replay *rp, uint64_t capture_ts)
+{
+    if (rp->o.pace_none || capture_ts < rp->cap_t0)
+        return;
+    sleep_until(rp->start_ns + (uint64_t)((double)(capture_ts - rp->cap_t0) / rp->o.speed));
 }
 
 static void run_steps(run *r, const fbw_workload *w)
 {
     for (size_t i = 0; i < w->n && !r->broken; i++) {
         r->s = &w->steps[i];
+        pace(r->rp, r->s->t_req);
         uint64_t before = fbw_conn_stats(r->c)->round_trips;
+        uint64_t t0 = now_ns();
         r->rc->kinds[r->s->kind].steps++;
+        r->rc->ok[i] = 1;
         if (r->s->problem)
             add_failure(r, i + 1, r->s, NULL, r->s->problem);
         else
             do_step(r, i + 1);
-        r->rc->kinds[r->s->kind].round_trips += fbw_conn_stats(r->c)->round_trips - before;
+        uint64_t rts = fbw_conn_stats(r->c)->round_trips - before;
+        r->rc->rep_ns[i] = now_ns() - t0;
+        r->rc->rep_rt[i] = (uint32_t)rts;
+        r->rc->kinds[r->s->kind].round_trips += rts;
         check_starts(r, w);
+        atomic_fetch_add(&r->rp->steps_done, 1);
     }
 }
 
@@ -586,7 +801,9 @@ static int alloc_slots(run *r, const fbw_workload *w)
     r->tx = calloc((size_t)w->ntx + 1, sizeof *r->tx);
     r->tx_start = calloc((size_t)w->ntx + 1, sizeof *r->tx_start);
     r->st = calloc((size_t)w->nstmt + 1, sizeof *r->st);
-    if (!r->tx || !r->tx_start || !r->st)
+    r->slot_exec = calloc((size_t)w->nstmt + 1, sizeof *r->slot_exec);
+    r->blob_ids = calloc(w->n ? w->n : 1, sizeof *r->blob_ids);
+    if (!r->tx || !r->tx_start || !r->st || !r->slot_exec || !r->blob_ids)
         return -1;
     for (int t = 1; t <= w->ntx; t++) {
         r->tx[t] = malloc(sizeof *r->tx[t]);
@@ -608,6 +825,8 @@ static void free_slots(run *r, const fbw_workload *w)
     free(r->st);
     free(r->tx);
     free(r->tx_start);
+    free(r->slot_exec);
+    free(r->blob_ids);
     free(r->vals);
 }
 
@@ -623,8 +842,23 @@ static void set_not_run(fbw_replay *rp, rconn *c, const char *fmt, ...)
     c->not_run = dup_str(rp, tmp);
 }
 
+/* A connection that began after another one ended in the capture begins after it in the replay
+ * too (its SQL may need what the other committed, e.g. a table). */
+static void wait_predecessors(fbw_replay *rp, const rconn *c)
+{
+    for (size_t i = 0; i < rp->njobs; i++) {
+        const rconn *o = rp->jobs[i];
+        if (o == c || o->wl->t_last >= c->wl->t_first)
+            continue;
+        while (!atomic_load(&o->finished))
+            sleep_until(now_ns() + 1000000u);
+    }
+}
+
 static void replay_conn(fbw_replay *rp, rconn *c)
 {
+    pace(rp, c->wl->t_first);
+    wait_predecessors(rp, c);
     fbw_client_opts o;
     fbw_client_opts_init(&o);
     o.conn.user = rp->o.user;
@@ -634,6 +868,7 @@ static void replay_conn(fbw_replay *rp, rconn *c)
     memset(&r, 0, sizeof r);
     r.rp = rp;
     r.rc = c;
+    r.w = c->wl;
     fbw_err err;
     fbw_err_clear(&err);
     if (fbw_client_connect(rp->o.dsn, &o, &r.cl, &err)) {
@@ -644,19 +879,22 @@ static void replay_conn(fbw_replay *rp, rconn *c)
     }
     r.c = fbw_client_conn(r.cl);
     c->replayed = 1;
-    if (alloc_slots(&r, &c->w)) {
-        rp->nomem = 1;
+    atomic_fetch_add(&rp->open_conns, 1);
+    if (alloc_slots(&r, c->wl)) {
+        atomic_store(&rp->nomem, 1);
         set_not_run(rp, c, "out of memory");
     } else {
-        run_steps(&r, &c->w);
+        run_steps(&r, c->wl);
     }
-    free_slots(&r, &c->w);
+    free_slots(&r, c->wl);
+    atomic_fetch_sub(&rp->open_conns, 1);
     if (r.broken) {
         set_not_run(rp, c, "the replay connection failed: %s", fbw_client_error(r.cl)->msg);
         c->stats = *fbw_conn_stats(r.c);
         fbw_client_abort(r.cl);
         return;
     }
+    pace(rp, c->wl->t_detach);
     if (fbw_conn_detach(r.c) == FBW_OK)
         fbw_client_wait(r.cl); /* the capture's detach is counted too: count ours */
     c->stats = *fbw_conn_stats(r.c);
@@ -670,6 +908,7 @@ typedef struct totals {
     kind_count kinds[FBW_STEP_KINDS];
     uint64_t steps, failed;
     size_t conns, replayed;
+    uint64_t compared, matched, different;
 } totals;
 
 static void ratio_text(fbw_buf *b, const char *name, uint64_t cap, uint64_t rep, int replayed)
@@ -919,18 +1158,360 @@ static void check_truncation(char *why, size_t size, fbw_report_conn *ci,
     ci->problem = why;
 }
 
-/* Replay (unless listing) one connection; returns 1 when anything about it failed. */
-static int handle_conn(fbw_replay *rp, const fbw_report_conn *ci, rconn *c)
+/* ---- results: every execution against the capture's own replies ---- */
+
+/* FBW_FP_* for execute step i of job c (0-based). */
+static int compare(const fbw_replay *rp, const rconn *c, size_t i)
 {
-    int bad = ci->problem != NULL || c->w.nomem;
-    if (!rp->o.list && !ci->problem) {
-        replay_conn(rp, c);
-        bad |= c->not_run != NULL || c->nfail > 0;
-    } else {
-        /* listing, or decoded only in part: a partial replay would look like the whole workload */
-        list_counts(&c->w, c->kinds);
+    const fbw_step *s = &c->wl->steps[i];
+    const fbw_result *cap = &s->result, *rep = &c->rep_res[i];
+    if (rp->o.results_ignore || s->kind != FBW_STEP_EXECUTE || !c->ok || !c->ok[i])
+        return FBW_FP_NOT_COMPARED;
+    int compared = 0, same = 1;
+    if (cap->rows >= 0) {
+        compared = 1;
+        same &= rep->rows == cap->rows && (cap->unknown || rep->unknown || rep->hash == cap->hash);
     }
-    return bad;
+    if (cap->affected >= 0 && cap->rows < 0 && rep->rows < 0) {
+        compared = 1;
+        same &= rep->affected == cap->affected;
+    }
+    return !compared ? FBW_FP_NOT_COMPARED : same ? FBW_FP_MATCH : FBW_FP_DIFFERENT;
+}
+
+static const char *sql_of(const fbw_workload *w, const fbw_step *s)
+{
+    if (s->kind == FBW_STEP_IMMEDIATE || s->kind == FBW_STEP_PREPARE)
+        return (const char *)s->data;
+    if (s->sql_step && w->steps[s->sql_step - 1].data)
+        return (const char *)w->steps[s->sql_step - 1].data;
+    return NULL;
+}
+
+static void side_text(fbw_buf *b, const char *who, const fbw_result *r, int rows)
+{
+    putf(b, "%s ", who);
+    if (rows)
+        putf(b, "%" PRId64 " rows (hash %016" PRIx64 "%s)", r->rows, r->hash,
+             r->unknown ? ", format unknown" : "");
+    else
+        putf(b, "%" PRId64 " affected", r->affected);
+}
+
+static void difference_text(fbw_buf *b, const rconn *c, size_t i)
+{
+    const fbw_step *s = &c->wl->steps[i];
+    const char *sql = sql_of(c->wl, s);
+    int rows = s->result.rows >= 0;
+    putf(b, "different: step %zu execute s%d ", i + 1, s->stmt);
+    if (sql)
+        quote(b, sql, strlen(sql));
+    put(b, ": ");
+    side_text(b, "capture", &s->result, rows);
+    put(b, ", ");
+    side_text(b, "replay", &c->rep_res[i], rows);
+    put(b, "\n");
+}
+
+static void difference_json(fbw_buf *b, const rconn *c, size_t i)
+{
+    const fbw_step *s = &c->wl->steps[i];
+    const fbw_result *cap = &s->result, *rep = &c->rep_res[i];
+    putf(b, "{\"step\":%zu,\"stmt\":%d,\"sql\":", i + 1, s->stmt);
+    quote_cstr(b, sql_of(c->wl, s));
+    putf(b,
+         ",\"capture\":{\"rows\":%" PRId64 ",\"hash\":\"%016" PRIx64 "\",\"affected\":%" PRId64
+         "},\"replay\":{\"rows\":%" PRId64 ",\"hash\":\"%016" PRIx64 "\",\"affected\":%" PRId64 "}}",
+         cap->rows, cap->hash, cap->affected, rep->rows, rep->hash, rep->affected);
+}
+
+#define MAX_DIFFS_SHOWN 20
+
+/* Result differences of one job; counts go into t. */
+static void differences(const fbw_replay *rp, fbw_buf *b, const rconn *c, totals *t, int json)
+{
+    size_t shown = 0, more = 0;
+    if (json)
+        put(b, ",\"differences\":[");
+    for (size_t i = 0; c->ok && i < c->wl->n; i++) {
+        int r = compare(rp, c, i);
+        if (r == FBW_FP_NOT_COMPARED)
+            continue;
+        t->compared++;
+        t->matched += r == FBW_FP_MATCH;
+        if (r != FBW_FP_DIFFERENT)
+            continue;
+        t->different++;
+        if (json) {
+            put(b, shown++ ? "," : "");
+            difference_json(b, c, i);
+        } else if (shown < MAX_DIFFS_SHOWN) {
+            difference_text(b, c, i);
+            shown++;
+        } else {
+            more++;
+        }
+    }
+    if (json)
+        put(b, "]");
+    else if (more)
+        putf(b, "different: %zu more (--json lists all)\n", more);
+}
+
+/* ---- latency per fingerprint ---- */
+
+static const char *const end_names[FBW_STEP_KINDS] = {
+    [FBW_STEP_COMMIT] = "COMMIT", [FBW_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
+    [FBW_STEP_ROLLBACK] = "ROLLBACK", [FBW_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
+    [FBW_STEP_BLOB] = "(blob write)",
+};
+
+static int is_execution(int kind)
+{
+    return kind == FBW_STEP_EXECUTE || kind == FBW_STEP_IMMEDIATE || end_names[kind] != NULL;
+}
+
+/* An execution is its execute step and the fetch steps of its cursor: latencies and round trips
+ * of those steps add up (think time between them is not latency). */
+static int add_job(fbw_fpstats *f, const fbw_replay *rp, const rconn *c)
+{
+    const fbw_workload *w = c->wl;
+    fbw_fp_exec *x = calloc(w->n ? w->n : 1, sizeof *x);
+    if (!x)
+        return -1;
+    for (size_t i = 0; i < w->n; i++) {
+        const fbw_step *s = &w->steps[i];
+        fbw_fp_exec *e = &x[s->owner ? s->owner - 1 : i];
+        if (i == (s->owner ? s->owner - 1 : i))
+            e->replayed = c->ok && c->ok[i] && c->replayed;
+        e->capture_ns += s->t_end > s->t_req ? s->t_end - s->t_req : 0;
+        e->capture_rt += s->round_trips;
+        if (c->rep_ns) {
+            e->replay_ns += c->rep_ns[i];
+            e->replay_rt += c->rep_rt[i];
+            e->replayed &= c->ok[i];
+        }
+    }
+    int rc = 0;
+    fbw_buf key;
+    fbw_buf_init(&key);
+    for (size_t i = 0; i < w->n && !rc; i++) {
+        const fbw_step *s = &w->steps[i];
+        if (!is_execution(s->kind))
+            continue;
+        fbw_buf_reset(&key);
+        const char *sql = sql_of(w, s);
+        if (end_names[s->kind])
+            put(&key, end_names[s->kind]);
+        else if (sql)
+            fbw_fingerprint(sql, strlen(sql), &key);
+        else
+            put(&key, "(statement prepared before the capture)");
+        x[i].result = compare(rp, c, i);
+        rc = fbw_fpstats_add(f, (const char *)fbw_buf_head(&key), fbw_buf_avail(&key), &x[i]);
+    }
+    fbw_buf_free(&key);
+    free(x);
+    return rc;
+}
+
+/* ---- running every connection at once ---- */
+
+static void *conn_thread(void *arg)
+{
+    rconn *c = arg;
+    replay_conn(c->rp, c);
+    atomic_store(&c->finished, 1);
+    atomic_fetch_add(&c->rp->done_conns, 1);
+    return NULL;
+}
+
+static int alloc_results(rconn *c)
+{
+    size_t n = c->wl->n ? c->wl->n : 1;
+    c->rep_ns = calloc(n, sizeof *c->rep_ns);
+    c->rep_rt = calloc(n, sizeof *c->rep_rt);
+    c->rep_res = calloc(n, sizeof *c->rep_res);
+    c->ok = calloc(n, 1);
+    if (!c->rep_ns || !c->rep_rt || !c->rep_res || !c->ok)
+        return -1;
+    for (size_t i = 0; i < c->wl->n; i++)
+        c->rep_res[i] = (fbw_result){.rows = -1, .affected = -1};
+    return 0;
+}
+
+static int add_job_slot(fbw_replay *rp, rconn *c)
+{
+    rconn **j = realloc(rp->jobs, (rp->njobs + 1) * sizeof *j);
+    if (!j)
+        return -1;
+    rp->jobs = j;
+    rp->jobs[rp->njobs++] = c;
+    c->rp = rp;
+    return alloc_results(c);
+}
+
+/* The replayed connections: every captured one to replay, then --connections copies. */
+static int plan_jobs(fbw_replay *rp)
+{
+    size_t captured = 0;
+    for (size_t i = 0; i < rp->n; i++) {
+        rconn *c = &rp->c[i];
+        if (!c->run)
+            continue;
+        c->wl = &c->w;
+        if (add_job_slot(rp, c))
+            return -1;
+        if (!captured || c->w.t_first < rp->cap_t0)
+            rp->cap_t0 = c->w.t_first;
+        if (c->w.t_last > rp->cap_t1)
+            rp->cap_t1 = c->w.t_last;
+        captured++;
+    }
+    if (rp->o.connections && captured && (size_t)rp->o.connections < captured)
+        fprintf(stderr,
+                "fbwire-pcap: --connections %d is fewer than the %zu captured connections: each "
+                "is replayed once\n",
+                rp->o.connections, captured);
+    for (size_t j = captured; captured && j < (size_t)rp->o.connections; j++) {
+        rconn *orig = rp->jobs[j % captured];
+        rconn *c = calloc(1, sizeof *c);
+        if (!c)
+            return -1;
+        c->wl = orig->wl;
+        c->id = orig->id;
+        c->copy = (int)(j / captured);
+        c->run = 1;
+        if (add_job_slot(rp, c)) {
+            free(c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void progress_line(fbw_replay *rp, int final)
+{
+    fprintf(stderr, "\rreplay: %.1f s, %d/%zu connections open, %d done, %lu steps, %lu failed%s",
+            (double)(now_ns() - rp->start_ns) / 1e9, atomic_load(&rp->open_conns), rp->njobs,
+            atomic_load(&rp->done_conns), (unsigned long)atomic_load(&rp->steps_done),
+            (unsigned long)atomic_load(&rp->steps_failed), final ? "\n" : "   ");
+    fflush(stderr);
+}
+
+static void run_jobs(fbw_replay *rp)
+{
+    int progress = rp->o.progress || isatty(2);
+    size_t started = 0;
+    rp->start_ns = now_ns();
+    for (; started < rp->njobs; started++)
+        if (pthread_create(&rp->jobs[started]->thread, NULL, conn_thread, rp->jobs[started])) {
+            for (size_t k = started; k < rp->njobs; k++) {
+                set_not_run(rp, rp->jobs[k], "cannot start a thread for it");
+                atomic_store(&rp->jobs[k]->finished, 1);
+            }
+            break;
+        }
+    uint64_t next = rp->start_ns + 1000000000u;
+    while ((size_t)atomic_load(&rp->done_conns) < started) {
+        sleep_until(now_ns() + 50000000u);
+        if (progress && now_ns() >= next) {
+            progress_line(rp, 0);
+            next += 1000000000u;
+        }
+    }
+    for (size_t i = 0; i < started; i++)
+        pthread_join(rp->jobs[i]->thread, NULL);
+    rp->wall_ns = now_ns() - rp->start_ns;
+    if (progress)
+        progress_line(rp, 1);
+}
+
+/* ---- the report ---- */
+
+static void copies_text(fbw_replay *rp, fbw_buf *b, totals *t)
+{
+    for (size_t i = 0; i < rp->njobs; i++) {
+        rconn *c = rp->jobs[i];
+        if (!c->copy)
+            continue;
+        uint64_t steps = 0, failed = 0;
+        for (int k = 0; k < FBW_STEP_KINDS; k++) {
+            steps += c->kinds[k].steps;
+            failed += c->kinds[k].failed;
+        }
+        putf(b, "\nconnection %d copy %d: %" PRIu64 " steps, %" PRIu64 " failed\n", c->id, c->copy,
+             steps, failed);
+        if (c->not_run)
+            putf(b, "error: %s\n", c->not_run);
+        for (size_t k = 0; k < c->nfail && k < MAX_DIFFS_SHOWN; k++)
+            failure_text(b, &c->fail[k]);
+        differences(rp, b, c, t, 0);
+        t->steps += steps;
+        t->failed += failed;
+    }
+}
+
+static void copies_json(fbw_replay *rp, fbw_buf *b, totals *t)
+{
+    put(b, ",\"copies\":[");
+    size_t shown = 0;
+    for (size_t i = 0; i < rp->njobs; i++) {
+        rconn *c = rp->jobs[i];
+        if (!c->copy)
+            continue;
+        uint64_t steps = 0, failed = 0;
+        for (int k = 0; k < FBW_STEP_KINDS; k++) {
+            steps += c->kinds[k].steps;
+            failed += c->kinds[k].failed;
+        }
+        putf(b, "%s{\"id\":%d,\"copy\":%d,\"steps\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"error\":",
+             shown++ ? "," : "", c->id, c->copy, steps, failed);
+        quote_cstr(b, c->not_run);
+        put(b, ",\"failures\":");
+        failures_json(b, c);
+        differences(rp, b, c, t, 1);
+        put(b, "}");
+        t->steps += steps;
+        t->failed += failed;
+    }
+    put(b, "]");
+}
+
+static int copies_bad(const fbw_replay *rp)
+{
+    for (size_t i = 0; i < rp->njobs; i++)
+        if (rp->jobs[i]->copy && (rp->jobs[i]->not_run || rp->jobs[i]->nfail))
+            return 1;
+    return 0;
+}
+
+static void load_text(fbw_replay *rp, fbw_buf *b, fbw_fpstats *f, const totals *t)
+{
+    double cap = (double)(rp->cap_t1 - rp->cap_t0) / 1e9, wall = (double)rp->wall_ns / 1e9;
+    putf(b, "\nstatements by fingerprint (latency in ms, request to last reply; rt: round trips "
+            "per execution; results: matched/compared)\n");
+    fbw_fpstats_text(f, b, 40);
+    putf(b, "\nresults: %" PRIu64 " compared, %" PRIu64 " matched, %" PRIu64 " different%s\n",
+         t->compared, t->matched, t->different, rp->o.results_ignore ? " (--results ignore)" : "");
+    putf(b, "wall time: %.3f s replay, %.3f s capture (ratio %.3f), pace %s", wall, cap,
+         cap > 0 ? wall / cap : 0.0, rp->o.pace_none ? "none" : "original");
+    if (!rp->o.pace_none)
+        putf(b, ", speed %g", rp->o.speed);
+    putf(b, ", %zu connections\n", rp->njobs);
+}
+
+static void load_json(fbw_replay *rp, fbw_buf *b, fbw_fpstats *f, const totals *t)
+{
+    putf(b,
+         ",\"load\":{\"pace\":\"%s\",\"speed\":%g,\"connections\":%zu,\"wall_s\":%.6f,"
+         "\"capture_s\":%.6f,\"results\":{\"compared\":%" PRIu64 ",\"matched\":%" PRIu64
+         ",\"different\":%" PRIu64 ",\"ignored\":%s},\"statements\":",
+         rp->o.pace_none ? "none" : "original", rp->o.speed, rp->njobs, (double)rp->wall_ns / 1e9,
+         (double)(rp->cap_t1 - rp->cap_t0) / 1e9, t->compared, t->matched, t->different,
+         rp->o.results_ignore ? "true" : "false");
+    fbw_fpstats_json(f, b);
+    put(b, "}");
 }
 
 int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary *sum)
@@ -940,53 +1521,109 @@ int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary
     fbw_stats_reset(&t.capture);
     fbw_stats_reset(&t.replay);
     int bad = sum->truncated[0] != 0;
+    size_t count = fbw_report_count(r);
+    fbw_report_conn *ci = calloc(count ? count : 1, sizeof *ci);
+    char (*why)[400] = calloc(count ? count : 1, sizeof *why);
+    if (!ci || !why) {
+        free(ci);
+        free(why);
+        fprintf(stderr, "fbwire-pcap: out of memory\n");
+        return 1;
+    }
+    /* which connections run: decoded to their end and not only listed */
+    for (size_t i = 0; i < count; i++) {
+        fbw_report_conn_info(r, i, &ci[i]);
+        check_truncation(why[i], sizeof why[i], &ci[i], sum);
+        if (rp->o.connection && ci[i].id != rp->o.connection)
+            continue;
+        rconn *c = conn_at(rp, ci[i].id);
+        if (!c)
+            break;
+        c->id = ci[i].id;
+        c->run = !rp->o.list && !ci[i].problem;
+        bad |= ci[i].problem != NULL || c->w.nomem;
+    }
+    fbw_fpstats *f = NULL;
+    if (!rp->o.list) {
+        f = fbw_fpstats_new();
+        if (!f || plan_jobs(rp))
+            atomic_store(&rp->nomem, 1);
+        else
+            run_jobs(rp);
+    }
     fbw_buf b;
     fbw_buf_init(&b);
-    if (rp->o.json)
-        putf(&b, "{\"mode\":\"%s\",\"database\":", rp->o.list ? "list" : "replay");
     if (rp->o.json) {
+        putf(&b, "{\"mode\":\"%s\",\"database\":", rp->o.list ? "list" : "replay");
         quote_cstr(&b, rp->o.list ? NULL : rp->o.dsn);
         put(&b, ",\"truncated\":");
         quote_cstr(&b, sum->truncated[0] ? sum->truncated : NULL);
         put(&b, ",\"connections\":[");
     }
     size_t shown = 0;
-    for (size_t i = 0; i < fbw_report_count(r); i++) {
-        fbw_report_conn ci;
-        char why[400];
-        fbw_report_conn_info(r, i, &ci);
-        check_truncation(why, sizeof why, &ci, sum);
-        if (rp->o.connection && ci.id != rp->o.connection)
+    for (size_t i = 0; i < count; i++) {
+        if (rp->o.connection && ci[i].id != rp->o.connection)
             continue;
-        rconn *c = conn_at(rp, ci.id);
+        rconn *c = conn_at(rp, ci[i].id);
         if (!c)
             break;
-        bad |= handle_conn(rp, &ci, c);
-        add_totals(&t, &ci, c);
+        if (c->run)
+            bad |= c->not_run != NULL || c->nfail > 0;
+        else
+            list_counts(&c->w, c->kinds);
+        add_totals(&t, &ci[i], c);
         if (rp->o.json) {
             put(&b, shown ? "," : "");
-            conn_json(rp, &b, &ci, c);
+            conn_json(rp, &b, &ci[i], c);
+            b.len--; /* reopen the object for its result differences */
+            if (c->run)
+                differences(rp, &b, c, &t, 1);
+            put(&b, "}");
         } else {
             put(&b, shown ? "\n" : "");
-            conn_text(rp, &b, &ci, c);
+            conn_text(rp, &b, &ci[i], c);
+            if (c->run)
+                differences(rp, &b, c, &t, 0);
         }
         shown++;
-        flush(rp, &b); /* a long replay shows each connection as it finishes */
+        flush(rp, &b);
     }
     if (rp->o.connection && !shown) {
         fprintf(stderr, "fbwire-pcap: the capture has no connection %d (it has %zu)\n",
-                rp->o.connection, fbw_report_count(r));
+                rp->o.connection, count);
         bad = 1;
     }
+    fbw_buf copies;
+    fbw_buf_init(&copies);
+    if (!rp->o.json && f)
+        copies_text(rp, &b, &t);
+    else if (f)
+        copies_json(rp, &copies, &t);
+    bad |= copies_bad(rp);
+    for (size_t i = 0; f && i < rp->njobs; i++)
+        if (add_job(f, rp, rp->jobs[i]))
+            atomic_store(&rp->nomem, 1);
+    bad |= t.different > 0;
     if (rp->o.json) {
-        put(&b, "],");
+        put(&b, "]");
+        if (fbw_buf_avail(&copies))
+            fbw_buf_append(&b, fbw_buf_head(&copies), fbw_buf_avail(&copies));
+        put(&b, ",");
         totals_json(rp, &b, &t);
+        if (f)
+            load_json(rp, &b, f, &t);
         put(&b, "}\n");
     } else {
         totals_text(rp, &b, &t);
+        if (f)
+            load_text(rp, &b, f, &t);
     }
     flush(rp, &b);
-    if (rp->nomem)
+    fbw_buf_free(&copies);
+    fbw_fpstats_free(f);
+    free(ci);
+    free(why);
+    if (atomic_load(&rp->nomem))
         fprintf(stderr, "fbwire-pcap: out of memory: the replay report is incomplete\n");
-    return bad || rp->nomem ? 1 : 0;
+    return bad || atomic_load(&rp->nomem) ? 1 : 0;
 }

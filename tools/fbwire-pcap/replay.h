@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* replay.h - `fbwire-pcap replay`: rebuild each captured connection's SQL workload (workload.h)
- * and either list it (--list, offline) or run it through fbwire's blocking client on one fbwire
- * connection per captured one, then print the capture's round trips, packets and bytes (the
- * figures `stats` prints) next to the replay's, per connection and in total.
+ * and either list it (--list, offline) or run it as a load: every connection at once on its own
+ * thread and fbwire blocking client, each from its offset in the capture and keeping the client's
+ * think time (--pace, --speed), fanned out over --connections. Then print the failures, the
+ * result differences (rows and affected rows of each execution against the capture's replies),
+ * latency per statement fingerprint (capture vs replay), and the capture's round trips, packets
+ * and bytes (the figures `stats` prints) next to the replay's.
  *
  * The capture is decoded once by report.c in quiet mode; its tap hands every packet to the
  * workload of its connection. */
@@ -19,6 +22,11 @@ typedef struct fbw_replay_opts {
     int connection;       /* only this connection (1-based), 0 all */
     int list;             /* print the workload, connect nowhere */
     int json;
+    int pace_none;        /* --pace none: no offsets, no think time */
+    double speed;         /* --speed: offsets and think times divided by it (1 default) */
+    int connections;      /* --connections N (0: one per captured connection) */
+    int results_ignore;   /* --results ignore */
+    int progress;         /* --progress (also when stderr is a terminal) */
     FILE *out;
 } fbw_replay_opts;
 
@@ -28,7 +36,7 @@ int fbw_replay_new(const fbw_replay_opts *o, fbw_replay **out);
 void fbw_replay_free(fbw_replay *rp);
 /* The report tap (fbw_report_opts.tap, tap_arg = rp). */
 void fbw_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
-                    const struct fbw_pkt *p);
+                    const struct fbw_pkt *p, uint64_t ts_ns);
 /* After the report finished: list or replay, print, and return the exit status (0 every step
  * replayed and everything decoded, 1 otherwise). */
 int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary *sum);

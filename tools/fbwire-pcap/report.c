@@ -408,7 +408,7 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
     if (r->o.trips)
         trip_note(pc, from_client, p->op);
     if (r->o.tap)
-        r->o.tap(r->o.tap_arg, pc->id, pc->dec, from_client, p);
+        r->o.tap(r->o.tap_arg, pc->id, pc->dec, from_client, p, ts_ns);
     if (r->o.mode == FBW_REPORT_DUMP) {
         fbw_buf line;
         fbw_buf_init(&line);

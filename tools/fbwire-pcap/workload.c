@@ -5,6 +5,9 @@
  * request order, so a FIFO of those requests pairs each reply with its slot. */
 #include "workload.h"
 
+#include "batch.h"
+#include "blob.h"
+#include "info.h"
 #include "status.h"
 #include "value.h"
 
@@ -20,9 +23,23 @@ typedef struct fbw_wl_wait {
     int slot;
 } wl_wait;
 
+/* Per statement slot: its prepare and current execute steps (1-based) and the row format the
+ * client last gave in an op_fetch or op_execute2 BLR. */
+typedef struct fbw_wl_slot {
+    size_t prepare, exec;
+    fbw_col *cols;
+    uint16_t n;
+    int have_fmt;
+    fbw_col *batch_cols;   /* op_batch_create's message format */
+    uint16_t batch_n;
+    int have_batch;
+    size_t batch_from;     /* first step of the messages the next op_batch_exec runs (1-based) */
+    size_t run_from, run_to; /* the steps the last op_batch_exec ran, for its op_batch_cs */
+} wl_slot;
+
 static const char *const step_names[FBW_STEP_KINDS] = {
     "start",   "commit",  "commit_retaining", "rollback", "rollback_retaining", "prepare",
-    "execute", "fetch",   "close",            "drop",     "immediate",
+    "execute", "fetch",   "close",            "drop",     "immediate",          "blob",
 };
 
 const char *fbw_step_name(int kind)
@@ -42,6 +59,10 @@ static void step_free(fbw_step *s)
         free(s->params[i].text);
     free(s->params);
     free(s->problem);
+    free(s->msg_cols);
+    free(s->msg);
+    free(s->blob_steps);
+    free(s->bpb);
 }
 
 void fbw_workload_free(fbw_workload *w)
@@ -51,8 +72,15 @@ void fbw_workload_free(fbw_workload *w)
     free(w->steps);
     free(w->txh);
     free(w->sth);
+    free(w->blh);
     free(w->fetch_step);
     free(w->wait);
+    for (size_t i = 0; i < w->slot_cap; i++) {
+        free(w->slot[i].cols);
+        free(w->slot[i].batch_cols);
+    }
+    free(w->slot);
+    free(w->info_wait);
     memset(w, 0, sizeof *w);
 }
 
@@ -84,6 +112,11 @@ static fbw_step *add_step(fbw_workload *w, int kind, uint64_t packet)
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->packet = packet;
+    s->t_req = w->now;
+    s->owner = w->n;
+    s->result.rows = -1;
+    s->result.affected = -1;
+    w->cur = w->n;
     return s;
 }
 
@@ -121,7 +154,8 @@ static int copy_bytes(fbw_workload *w, fbw_step *s, fbw_bytes b)
 static int new_stmt_slot(fbw_workload *w)
 {
     int slot = w->nstmt + 1;
-    if (grow(w, (void **)&w->fetch_step, &w->fetch_cap, (size_t)slot + 1, sizeof *w->fetch_step))
+    if (grow(w, (void **)&w->fetch_step, &w->fetch_cap, (size_t)slot + 1, sizeof *w->fetch_step) ||
+        grow(w, (void **)&w->slot, &w->slot_cap, (size_t)slot + 1, sizeof *w->slot))
         return 0;
     w->nstmt = slot;
     return slot;
@@ -200,11 +234,40 @@ static int blobish(uint16_t type)
     return type == FBW_SQL_BLOB || type == FBW_SQL_ARRAY || type == FBW_SQL_QUAD;
 }
 
+/* A blob id parameter: the blob step that created it (the latest with that id), remembered so the
+ * replay sends the id of the blob it created from the same contents. */
+static int blob_param(fbw_workload *w, fbw_step *s, uint16_t k, const fbw_value *v)
+{
+    for (size_t i = w->n; i-- > 0;) {
+        const fbw_step *b = &w->steps[i];
+        if (b->kind != FBW_STEP_BLOB || b->cancelled || b->blob_hi != v->u.quad.high ||
+            b->blob_lo != v->u.quad.low)
+            continue;
+        if (!s->blob_steps)
+            s->blob_steps = calloc(s->nparams, sizeof *s->blob_steps);
+        if (!s->blob_steps) {
+            w->nomem = 1;
+            return 0;
+        }
+        s->blob_steps[k] = i + 1;
+        return 1;
+    }
+    return 0;
+}
+
 /* Decode the execute message with the format the decoder framed it with; each value becomes its
  * canonical text (replay parses it again for the type the replayed statement describes). */
+static void take_params_fmt(fbw_workload *w, fbw_step *s, const fbw_msgfmt *f, int protocol,
+                            fbw_bytes msg);
+
 static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_bytes msg)
 {
-    const fbw_msgfmt *f = fbw_dec_message_format(d);
+    take_params_fmt(w, s, fbw_dec_message_format(d), fbw_dec_protocol(d), msg);
+}
+
+static void take_params_fmt(fbw_workload *w, fbw_step *s, const fbw_msgfmt *f, int protocol,
+                            fbw_bytes msg)
+{
     if (!f) {
         set_problem(w, s, "no parameter format known");
         return;
@@ -221,7 +284,19 @@ static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_byte
         return;
     }
     s->nparams = f->n;
-    if (fbw_msg_decode(msg, f, fbw_dec_protocol(d), v, &err) != FBW_OK) {
+    s->msg_cols = malloc(f->n * sizeof *s->msg_cols);
+    s->msg = malloc(msg.n ? msg.n : 1);
+    if (!s->msg_cols || !s->msg) {
+        w->nomem = 1;
+    } else {
+        memcpy(s->msg_cols, f->cols, f->n * sizeof *s->msg_cols);
+        if (msg.n)
+            memcpy(s->msg, msg.p, msg.n);
+        s->msg_n = f->n;
+        s->msg_len = msg.n;
+        s->msg_protocol = protocol;
+    }
+    if (fbw_msg_decode(msg, f, protocol, v, &err) != FBW_OK) {
         set_problem(w, s, "parameters cannot be decoded: %s", err.msg);
         s->nparams = 0;
         free(v);
@@ -233,8 +308,10 @@ static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_byte
         pa->is_null = v[i].is_null || f->cols[i].type == FBW_SQL_NULL;
         if (pa->is_null)
             continue;
-        if (blobish(f->cols[i].type))
-            set_problem(w, s, "parameter %u is a BLOB/ARRAY id: blob contents are not replayed",
+        if (blobish(f->cols[i].type) && !blob_param(w, s, i, &v[i]))
+            set_problem(w, s,
+                        "parameter %u is a BLOB/ARRAY id the capture did not create: its contents "
+                        "are not replayed",
                         i + 1);
         fbw_buf t;
         fbw_buf_init(&t);
@@ -266,6 +343,7 @@ static void on_transaction(fbw_workload *w, const fbw_pkt *p)
     copy_bytes(w, s, p->u.sttr.tpb);
     w->last_tx = s->tx;
     w->last_stmt = 0; /* 0xFFFF now names the transaction */
+    w->last_blob = 0;
     wait_push(w, FBW_OP_TRANSACTION, s->tx);
 }
 
@@ -285,6 +363,7 @@ static void on_allocate(fbw_workload *w)
         return;
     w->last_stmt = slot;
     w->last_tx = 0; /* 0xFFFF now names the statement */
+    w->last_blob = 0;
     wait_push(w, FBW_OP_ALLOCATE_STATEMENT, slot);
 }
 
@@ -296,8 +375,38 @@ static void on_prepare(fbw_workload *w, const fbw_pkt *p)
     step_stmt(w, s, p->u.sqlst.stmt);
     step_tx(w, s, p->u.sqlst.tr);
     copy_bytes(w, s, p->u.sqlst.sql);
-    if (s->stmt)
+    if (s->stmt) {
         w->fetch_step[s->stmt] = 0;
+        w->slot[s->stmt].prepare = w->n;
+        w->slot[s->stmt].exec = 0;
+        w->slot[s->stmt].have_fmt = 0;
+    }
+}
+
+/* The row format the client asks for in a BLR (op_fetch, op_execute2): rows are decoded with it. */
+static void take_format(fbw_workload *w, int slot, fbw_bytes blr)
+{
+    if (slot <= 0 || blr.n == 0)
+        return;
+    wl_slot *sl = &w->slot[slot];
+    uint16_t n = 0;
+    fbw_err err;
+    if (fbw_blr_count(blr.p, blr.n, &n, &err) != FBW_OK)
+        return;
+    fbw_col *cols = calloc(n ? n : 1, sizeof *cols);
+    if (!cols) {
+        w->nomem = 1;
+        return;
+    }
+    fbw_msgfmt f = {cols, 0, n};
+    if (fbw_blr_parse(blr.p, blr.n, &f, &err) != FBW_OK) {
+        free(cols);
+        return;
+    }
+    free(sl->cols);
+    sl->cols = cols;
+    sl->n = f.n;
+    sl->have_fmt = 1;
 }
 
 static void on_execute(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
@@ -309,16 +418,28 @@ static void on_execute(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     step_tx(w, s, p->u.sqldata.tr);
     if (p->u.sqldata.messages)
         take_params(w, s, d, p->u.sqldata.msg);
-    if (s->stmt)
+    if (s->stmt) {
         w->fetch_step[s->stmt] = 0;
+        w->slot[s->stmt].exec = w->n;
+        s->sql_step = w->slot[s->stmt].prepare;
+        if (p->op == FBW_OP_EXECUTE2) {
+            take_format(w, s->stmt, p->u.sqldata.out_blr);
+            w->fetching = s->stmt;
+        }
+    }
 }
 
 /* Consecutive op_fetch of one cursor are one step: the replay fetches to the end anyway. */
 static void on_fetch(fbw_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.sqldata.stmt, w->last_stmt);
+    if (slot > 0) {
+        take_format(w, slot, p->u.sqldata.blr);
+        w->fetching = slot;
+    }
     if (slot > 0 && w->fetch_step[slot]) {
         w->steps[w->fetch_step[slot] - 1].fetches++;
+        w->cur = (size_t)w->fetch_step[slot];
         return;
     }
     fbw_step *s = add_step(w, FBW_STEP_FETCH, w->packets);
@@ -326,8 +447,41 @@ static void on_fetch(fbw_workload *w, const fbw_pkt *p)
         return;
     s->fetches = 1;
     step_stmt(w, s, p->u.sqldata.stmt);
-    if (s->stmt)
+    if (s->stmt) {
         w->fetch_step[s->stmt] = (int)w->n;
+        if (w->slot[s->stmt].exec) {
+            s->owner = w->slot[s->stmt].exec;
+            s->sql_step = w->slot[s->stmt].prepare;
+        }
+    }
+}
+
+/* op_info_sql: replies come in request order; one asking for isc_info_sql_records gives the
+ * affected rows of the statement's current execution. */
+static void on_info_sql(fbw_workload *w, const fbw_pkt *p)
+{
+    int slot = 0;
+    if (memchr(p->u.info.items.p, FBW_INFO_SQL_RECORDS, p->u.info.items.n)) {
+        slot = lookup(w->sth, w->nsth, p->u.info.object, w->last_stmt);
+        if (slot > 0 && w->slot[slot].exec)
+            w->cur = w->slot[slot].exec;
+    }
+    if (w->info_len == w->info_cap) {
+        size_t cap = w->info_cap ? w->info_cap * 2 : 16;
+        int *q = malloc(cap * sizeof *q);
+        if (!q) {
+            w->nomem = 1;
+            return;
+        }
+        for (size_t i = 0; i < w->info_len; i++)
+            q[i] = w->info_wait[(w->info_head + i) % w->info_cap];
+        free(w->info_wait);
+        w->info_wait = q;
+        w->info_cap = cap;
+        w->info_head = 0;
+    }
+    w->info_wait[(w->info_head + w->info_len) % w->info_cap] = slot > 0 ? slot : 0;
+    w->info_len++;
 }
 
 static void on_free(fbw_workload *w, const fbw_pkt *p)
@@ -354,6 +508,182 @@ static void on_immediate(fbw_workload *w, const fbw_pkt *p)
         s->tx = ++w->ntx;
         wait_push(w, FBW_OP_EXEC_IMMEDIATE, s->tx);
     }
+}
+
+/* ---- blobs written by the client ---- */
+
+static void on_create_blob(fbw_workload *w, const fbw_pkt *p)
+{
+    fbw_step *s = add_step(w, FBW_STEP_BLOB, w->packets);
+    if (!s)
+        return;
+    step_tx(w, s, p->u.blob.tr);
+    if (p->u.blob.bpb.n) {
+        s->bpb = malloc(p->u.blob.bpb.n);
+        if (!s->bpb)
+            w->nomem = 1;
+        else
+            memcpy(s->bpb, p->u.blob.bpb.p, p->u.blob.bpb.n);
+        s->bpb_len = s->bpb ? p->u.blob.bpb.n : 0;
+    }
+    w->last_blob = (int)w->n; /* 0xFFFF now names the blob */
+    w->last_tx = 0;
+    w->last_stmt = 0;
+    wait_push(w, p->op, (int)w->n);
+}
+
+static fbw_step *blob_step(fbw_workload *w, uint16_t handle)
+{
+    int i = lookup(w->blh, w->nblh, handle, w->last_blob);
+    return i > 0 && (size_t)i <= w->n ? &w->steps[i - 1] : NULL;
+}
+
+static void blob_append(fbw_workload *w, fbw_step *s, const uint8_t *p, size_t n)
+{
+    if (s->len + n + 1 > s->data_cap) {
+        size_t cap = s->data_cap ? s->data_cap : 256;
+        while (cap < s->len + n + 1)
+            cap *= 2;
+        uint8_t *d = realloc(s->data, cap);
+        if (!d) {
+            w->nomem = 1;
+            return;
+        }
+        s->data = d;
+        s->data_cap = cap;
+    }
+    if (n)
+        memcpy(s->data + s->len, p, n);
+    s->len += n;
+    s->data[s->len] = 0;
+}
+
+/* op_put_segment carries one segment; op_batch_segments several, each with its 2-byte length. */
+static void on_segment(fbw_workload *w, const fbw_pkt *p)
+{
+    fbw_step *s = blob_step(w, p->u.sgmt.blob);
+    if (!s) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    if (p->op == FBW_OP_PUT_SEGMENT) {
+        blob_append(w, s, p->u.sgmt.segment.p, p->u.sgmt.segment.n);
+        return;
+    }
+    fbw_buf out;
+    fbw_buf_init(&out);
+    fbw_err err;
+    if (fbw_blob_segments_parse(p->u.sgmt.segment.p, p->u.sgmt.segment.n, &out, NULL, &err))
+        set_problem(w, s, "op_batch_segments: %s", err.msg);
+    else
+        blob_append(w, s, fbw_buf_head(&out), fbw_buf_avail(&out));
+    fbw_buf_free(&out);
+}
+
+static void on_blob_end(fbw_workload *w, const fbw_pkt *p)
+{
+    fbw_step *s = blob_step(w, p->u.rlse.object);
+    if (!s) {
+        w->not_replayed[p->op]++; /* a blob opened for reading */
+        return;
+    }
+    if (p->op == FBW_OP_CANCEL_BLOB)
+        s->cancelled = 1;
+}
+
+/* ---- FB4 batches: each message becomes an execute of the statement ---- */
+
+static void on_batch_create(fbw_workload *w, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.batch_create.stmt, w->last_stmt);
+    fbw_bytes blr = p->u.batch_create.blr;
+    uint16_t n = 0;
+    fbw_err err;
+    if (slot <= 0 || fbw_blr_count(blr.p, blr.n, &n, &err) != FBW_OK) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    wl_slot *sl = &w->slot[slot];
+    fbw_col *cols = calloc(n ? n : 1, sizeof *cols);
+    fbw_msgfmt f = {cols, 0, n};
+    if (!cols || fbw_blr_parse(blr.p, blr.n, &f, &err) != FBW_OK) {
+        free(cols);
+        w->not_replayed[p->op]++;
+        return;
+    }
+    free(sl->batch_cols);
+    sl->batch_cols = cols;
+    sl->batch_n = f.n;
+    sl->have_batch = 1;
+    sl->batch_from = 0;
+}
+
+/* The messages of op_batch_msg, framed one by one with op_batch_create's format. */
+static void on_batch_msg(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.batch_msg.stmt, w->last_stmt);
+    if (slot <= 0 || !w->slot[slot].have_batch) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    wl_slot *sl = &w->slot[slot];
+    fbw_msgfmt f = {sl->batch_cols, sl->batch_n, sl->batch_n};
+    fbw_rd r;
+    fbw_rd_init(&r, p->u.batch_msg.data.p, p->u.batch_msg.data.n, FBW_E_PROTO);
+    for (uint32_t i = 0; i < p->u.batch_msg.count; i++) {
+        fbw_bytes raw;
+        fbw_step *s = add_step(w, FBW_STEP_EXECUTE, w->packets);
+        if (!s)
+            return;
+        s->stmt = slot;
+        s->sql_step = sl->prepare;
+        if (!sl->batch_from)
+            sl->batch_from = w->n;
+        if (fbw_msg_frame(&r, &f, fbw_dec_protocol(d), &raw) != FBW_OK) {
+            set_problem(w, s, "batch message %u cannot be framed", i + 1);
+            return;
+        }
+        take_params_fmt(w, s, &f, fbw_dec_protocol(d), raw);
+    }
+}
+
+/* op_batch_exec names the transaction the messages since the last one run in. */
+static void on_batch_exec(fbw_workload *w, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.batch_exec.stmt, w->last_stmt);
+    if (slot <= 0 || !w->slot[slot].batch_from) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    for (size_t i = w->slot[slot].batch_from; i <= w->n; i++) {
+        fbw_step *s = &w->steps[i - 1];
+        if (s->kind == FBW_STEP_EXECUTE && s->stmt == slot && !s->tx)
+            step_tx(w, s, p->u.batch_exec.tr);
+    }
+    w->slot[slot].run_from = w->slot[slot].batch_from;
+    w->slot[slot].run_to = w->n;
+    w->slot[slot].batch_from = 0;
+}
+
+/* op_batch_cs: the affected rows of each message, in order (with TAG_RECORD_COUNTS). */
+static void on_batch_cs(fbw_workload *w, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.batch_cs.stmt, w->last_stmt);
+    if (slot <= 0 || !w->slot[slot].run_from)
+        return;
+    fbw_batch_cs cs;
+    fbw_err err;
+    if (fbw_batch_cs_parse(p, &cs, &err) != FBW_OK)
+        return;
+    uint32_t k = 0;
+    for (size_t i = w->slot[slot].run_from; i <= w->slot[slot].run_to && k < cs.nupdates; i++) {
+        fbw_step *s = &w->steps[i - 1];
+        if (s->kind == FBW_STEP_EXECUTE && s->stmt == slot && cs.updates[k] >= 0)
+            s->result.affected = cs.updates[k];
+        k += s->kind == FBW_STEP_EXECUTE && s->stmt == slot;
+    }
+    fbw_batch_cs_free(&cs);
+    w->slot[slot].run_from = 0;
 }
 
 /* Connection setup and teardown: the replay does its own (to --db). */
@@ -383,6 +713,20 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     case FBW_OP_FETCH: on_fetch(w, p); break;
     case FBW_OP_FREE_STATEMENT: on_free(w, p); break;
     case FBW_OP_EXEC_IMMEDIATE: on_immediate(w, p); break;
+    case FBW_OP_CREATE_BLOB: case FBW_OP_CREATE_BLOB2: on_create_blob(w, p); break;
+    case FBW_OP_PUT_SEGMENT: case FBW_OP_BATCH_SEGMENTS: on_segment(w, p); break;
+    case FBW_OP_CLOSE_BLOB: case FBW_OP_CANCEL_BLOB: on_blob_end(w, p); break;
+    case FBW_OP_BATCH_CREATE: on_batch_create(w, p); break;
+    case FBW_OP_BATCH_MSG: on_batch_msg(w, d, p); break;
+    case FBW_OP_BATCH_EXEC: on_batch_exec(w, p); break;
+    case FBW_OP_INFO_SQL:
+        on_info_sql(w, p);
+        w->not_replayed[p->op]++; /* the replay asks for its own record counts, nothing else */
+        break;
+    case FBW_OP_DETACH: case FBW_OP_DISCONNECT:
+        if (!w->t_detach)
+            w->t_detach = w->now;
+        break;
     default:
         if (!session_op(p->op) && p->op >= 0 && p->op <= FBW_OP_MAX)
             w->not_replayed[p->op]++;
@@ -390,10 +734,101 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     }
 }
 
-/* ---- server packets: the replies that name handles ---- */
+/* ---- server packets: results, and the replies that name handles ---- */
+
+uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f)
+{
+    uint64_t h = 1469598103934665603u;
+    fbw_buf t;
+    fbw_buf_init(&t);
+    for (uint16_t i = 0; i < f->n; i++) {
+        fbw_err err;
+        fbw_buf_reset(&t);
+        if (v[i].is_null || f->cols[i].type == FBW_SQL_NULL)
+            fbw_buf_append(&t, "\0", 1);
+        else if (blobish(f->cols[i].type))
+            fbw_buf_puts(&t, "<blob>"); /* an id: each server gives its own */
+        else if (fbw_value_to_text(&v[i], &f->cols[i], NULL, &t, &err) != FBW_OK)
+            fbw_buf_puts(&t, "?");
+        fbw_buf_append(&t, "\x1f", 1);
+        const uint8_t *b = fbw_buf_head(&t);
+        for (size_t k = 0; k < fbw_buf_avail(&t); k++)
+            h = (h ^ b[k]) * 1099511628211u;
+    }
+    fbw_buf_free(&t);
+    return h;
+}
+
+/* A row of the slot's current execution, decoded with the format the client asked for. */
+static void take_row(fbw_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
+{
+    fbw_result *r = &w->steps[w->slot[slot].exec - 1].result;
+    r->rows = r->rows < 0 ? 1 : r->rows + 1;
+    wl_slot *sl = &w->slot[slot];
+    if (!sl->have_fmt) {
+        r->unknown = 1;
+        return;
+    }
+    fbw_value *v = calloc(sl->n ? sl->n : 1, sizeof *v);
+    fbw_msgfmt f = {sl->cols, sl->n, sl->n};
+    fbw_err err;
+    if (!v) {
+        w->nomem = 1;
+        return;
+    }
+    if (fbw_msg_decode(msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK)
+        r->hash += fbw_row_hash(v, &f);
+    else
+        r->unknown = 1;
+    free(v);
+}
+
+static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+{
+    int slot = w->fetching;
+    if (slot <= 0 || !w->slot[slot].exec)
+        return;
+    fbw_result *r = &w->steps[w->slot[slot].exec - 1].result;
+    if (p->op == FBW_OP_FETCH_RESPONSE && p->u.sqldata.status == 100) {
+        r->eof = 1;
+        if (r->rows < 0)
+            r->rows = 0;
+    } else if (p->u.sqldata.messages) {
+        take_row(w, d, slot, p->u.sqldata.msg);
+    } else if (p->op == FBW_OP_FETCH_RESPONSE && r->rows < 0) {
+        r->rows = 0;
+    }
+    if (p->op == FBW_OP_SQL_RESPONSE) {
+        r->eof = 1;
+        if (r->rows < 0)
+            r->rows = 0;
+    }
+}
+
+static void server_info(fbw_workload *w, const fbw_pkt *p)
+{
+    if (w->info_len == 0)
+        return;
+    int slot = w->info_wait[w->info_head];
+    w->info_head = (w->info_head + 1) % w->info_cap;
+    w->info_len--;
+    if (slot <= 0 || !w->slot[slot].exec || !fbw_status_is_success(p->u.resp.status))
+        return;
+    uint64_t affected = 0, selected = 0;
+    fbw_err err;
+    if (fbw_info_records(p->u.resp.data.p, p->u.resp.data.n, &affected, &selected, &err) ==
+        FBW_OK)
+        w->steps[w->slot[slot].exec - 1].result.affected = (int64_t)affected;
+}
 
 static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
+    if (p->op == FBW_OP_FETCH_RESPONSE || p->op == FBW_OP_SQL_RESPONSE)
+        server_result(w, d, p);
+    if (p->op == FBW_OP_RESPONSE && fbw_dec_answering(d) == FBW_OP_INFO_SQL)
+        server_info(w, p);
+    if (p->op == FBW_OP_BATCH_CS)
+        on_batch_cs(w, p);
     if (p->op != FBW_OP_RESPONSE || w->wait_len == 0)
         return;
     const wl_wait *q = &w->wait[w->wait_head];
@@ -405,17 +840,35 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     uint16_t obj = p->u.resp.object;
     if (!fbw_status_is_success(p->u.resp.status) || obj == 0)
         return;
-    if (x.op == FBW_OP_ALLOCATE_STATEMENT)
+    if (x.op == FBW_OP_ALLOCATE_STATEMENT) {
         bind(w, &w->sth, &w->nsth, &w->sth_cap, obj, x.slot);
-    else
+    } else if (x.op == FBW_OP_CREATE_BLOB || x.op == FBW_OP_CREATE_BLOB2) {
+        bind(w, &w->blh, &w->nblh, &w->blh_cap, obj, x.slot);
+        w->steps[x.slot - 1].blob_hi = p->u.resp.blob_hi;
+        w->steps[x.slot - 1].blob_lo = p->u.resp.blob_lo;
+    } else
         bind(w, &w->txh, &w->ntxh, &w->txh_cap, obj, x.slot);
 }
 
-void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p)
+void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
+                         uint64_t ts_ns)
 {
     w->packets++;
-    if (from_client)
+    w->now = ts_ns;
+    if (!w->t_first)
+        w->t_first = ts_ns;
+    if (from_client) {
         client_packet(w, d, p);
-    else
+    } else {
         server_packet(w, d, p);
+        if (w->cur) {
+            fbw_step *s = &w->steps[w->cur - 1];
+            if (w->last_from_client)
+                s->round_trips++;
+            if (ts_ns >= s->t_req)
+                s->t_end = ts_ns;
+        }
+    }
+    w->last_from_client = from_client;
+    w->t_last = ts_ns;
 }

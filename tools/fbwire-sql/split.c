@@ -1,22 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* split.c - statement splitter (split.h). The rules follow isql's: a terminator counts only outside
- * quotes and comments, and SET TERM is a client command that the server never sees. */
+ * quotes and comments, and SET TERM is a client command that the server never sees. Quotes,
+ * comments and the terminator are found by the tokenizer the driver uses too (wire/sqltok.h). */
 #include "split.h"
+
+#include "sqltok.h"
 
 #include <string.h>
 
 enum { SCAN_END, SCAN_TERM };
-
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static int is_ident(char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '$';
-}
 
 void fbw_split_init(fbw_split *sp)
 {
@@ -65,54 +57,13 @@ static int fail(fbw_split *sp, fbw_err *err, const char *what, unsigned line)
     return fbw_err_set(err, FBW_E_BADVALUE, "%s starting at line %u", what, line);
 }
 
-/* End of a quoted string or identifier opened at pos (quote q; a doubled q stands for itself), or
- * 0 when it is not closed. */
-static size_t quoted_end(const char *t, size_t n, size_t pos, char q)
+static const char *unclosed(const char *text, const fbw_tok *k)
 {
-    for (size_t i = pos + 1; i < n; i++) {
-        if (t[i] != q)
-            continue;
-        if (i + 1 < n && t[i + 1] == q) {
-            i++;
-            continue;
-        }
-        return i + 1;
-    }
-    return 0;
-}
-
-/* End of q'<open>...<close>' opened at pos (t[pos+1] is the quote), or 0 when not closed. */
-static size_t qstring_end(const char *t, size_t n, size_t pos)
-{
-    if (pos + 2 >= n)
-        return 0;
-    char open = t[pos + 2], close = open;
-    switch (open) {
-    case '(':
-        close = ')';
-        break;
-    case '[':
-        close = ']';
-        break;
-    case '{':
-        close = '}';
-        break;
-    case '<':
-        close = '>';
-        break;
-    default:
-        break;
-    }
-    for (size_t i = pos + 3; i + 1 < n; i++)
-        if (t[i] == close && t[i + 1] == '\'')
-            return i + 2;
-    return 0;
-}
-
-static int is_qstring(const char *t, size_t n, size_t i)
-{
-    return (t[i] == 'q' || t[i] == 'Q') && i + 1 < n && t[i + 1] == '\'' &&
-           (i == 0 || !is_ident(t[i - 1]));
+    if (k->kind == FBW_TOK_COMMENT)
+        return "unterminated comment";
+    if (k->kind == FBW_TOK_QNAME)
+        return "unterminated quoted identifier";
+    return text[k->b] == '\'' ? "unterminated string" : "unterminated q'' string";
 }
 
 /* Scan one statement from pos to its terminator or the end of the text. Sets [*first, *last) to the
@@ -120,79 +71,41 @@ static int is_qstring(const char *t, size_t n, size_t i)
  */
 static int scan(fbw_split *sp, size_t *first, size_t *last, unsigned *line, fbw_err *err)
 {
-    const char *t = sp->text;
-    size_t n = sp->len;
+    fbw_sqltok t;
+    fbw_sqltok_init(&t, sp->text, sp->len);
+    fbw_sqltok_set_term(&t, sp->term, sp->term_len);
+    t.pos = sp->pos;
     *first = *last = sp->pos;
     int seen = 0;
-    while (sp->pos < n) {
-        size_t i = sp->pos;
-        char c = t[i];
-        if (c == '-' && i + 1 < n && t[i + 1] == '-') {
-            const char *nl = memchr(t + i, '\n', n - i);
-            advance(sp, nl ? (size_t)(nl - t) : n);
-            continue;
-        }
-        if (c == '/' && i + 1 < n && t[i + 1] == '*') {
-            unsigned at = sp->line;
-            size_t j = i + 2;
-            while (j + 1 < n && !(t[j] == '*' && t[j + 1] == '/'))
-                j++;
-            if (j + 1 >= n)
-                return fail(sp, err, "unterminated comment", at);
-            advance(sp, j + 2);
-            continue;
-        }
-        if (n - i >= sp->term_len && memcmp(t + i, sp->term, sp->term_len) == 0) {
-            advance(sp, i + sp->term_len);
+    for (fbw_tok k = fbw_sqltok_raw(&t); k.kind != FBW_TOK_END; k = fbw_sqltok_raw(&t)) {
+        unsigned at = sp->line;
+        if (k.open)
+            return fail(sp, err, unclosed(t.s, &k), at);
+        advance(sp, k.e);
+        if (k.kind == FBW_TOK_TERM)
             return SCAN_TERM;
-        }
-        if (is_space(c)) {
-            advance(sp, i + 1);
+        if (k.kind == FBW_TOK_SPACE || k.kind == FBW_TOK_COMMENT)
             continue;
-        }
         if (!seen) {
             seen = 1;
-            *first = i;
-            *line = sp->line;
+            *first = k.b;
+            *line = at;
         }
-        size_t end = i + 1;
-        if (c == '\'' || c == '"') {
-            end = quoted_end(t, n, i, c);
-            if (!end)
-                return fail(sp, err,
-                            c == '\'' ? "unterminated string" : "unterminated quoted identifier",
-                            sp->line);
-        } else if (is_qstring(t, n, i)) {
-            end = qstring_end(t, n, i);
-            if (!end)
-                return fail(sp, err, "unterminated q'' string", sp->line);
-        }
-        advance(sp, end);
-        *last = end;
+        *last = k.e;
     }
     if (!seen)
         *first = *last;
     return SCAN_END;
 }
 
-/* Case-insensitive match of word w at s[*i..n) followed by a blank; moves *i past the blanks. */
-static int word(const char *s, size_t n, size_t *i, const char *w)
+/* The word w (any case) at t, followed by a blank or the end; moves past the blanks. */
+static int word(fbw_sqltok *t, const char *w)
 {
-    size_t k = strlen(w);
-    if (n - *i < k)
+    fbw_sqltok at = *t;
+    fbw_tok k = fbw_sqltok_raw(&at), after = fbw_sqltok_raw(&at);
+    if (!fbw_tok_is(t, &k, w) || (after.kind != FBW_TOK_SPACE && after.kind != FBW_TOK_END))
         return 0;
-    for (size_t j = 0; j < k; j++) {
-        char c = s[*i + j];
-        if (c >= 'a' && c <= 'z')
-            c = (char)(c - 'a' + 'A');
-        if (c != w[j])
-            return 0;
-    }
-    if (*i + k < n && !is_space(s[*i + k]))
-        return 0;
-    *i += k;
-    while (*i < n && is_space(s[*i]))
-        (*i)++;
+    t->pos = after.e;
     return 1;
 }
 
@@ -200,14 +113,15 @@ static int word(const char *s, size_t n, size_t *i, const char *w)
  * SET TERM, or an error when x is missing, too long or not one word. */
 static int set_term(fbw_split *sp, const char *s, size_t n, unsigned line, fbw_err *err)
 {
-    size_t i = 0;
-    if (!word(s, n, &i, "SET") || !(word(s, n, &i, "TERM") || word(s, n, &i, "TERMINATOR")))
+    fbw_sqltok t;
+    fbw_sqltok_init(&t, s, n);
+    if (!word(&t, "SET") || !(word(&t, "TERM") || word(&t, "TERMINATOR")))
         return 0;
-    size_t start = i;
-    while (i < n && !is_space(s[i]))
+    size_t i = t.pos, start = i; /* the terminator: any bytes up to a blank */
+    while (i < n && !fbw_sql_is_space(s[i]))
         i++;
     size_t len = i - start;
-    while (i < n && is_space(s[i]))
+    while (i < n && fbw_sql_is_space(s[i]))
         i++;
     if (len == 0 || i != n)
         return fbw_err_set(err, FBW_E_BADVALUE, "SET TERM at line %u needs one terminator", line);

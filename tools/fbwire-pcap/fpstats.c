@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/* fpstats.c - statement fingerprints and latency per fingerprint (fpstats.h). Latencies are kept
+ * per execution (8 bytes each side) so percentiles are exact; groups are found by a linear
+ * search, fine for the tens of distinct statements a workload has. */
+#include "fpstats.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct group {
+    char *key;
+    size_t len;
+    uint64_t count, replayed;
+    uint64_t *cap, *rep; /* ns per execution; rep only for replayed ones */
+    size_t cap_cap, rep_cap;
+    uint64_t cap_rt, rep_rt;
+    uint64_t compared, matched;
+    uint64_t rep_total, cap_total;
+} group;
+
+struct fbw_fpstats {
+    group *g;
+    size_t n, cap;
+};
+
+static int is_name(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '$';
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Skip a quoted run starting at sql[i] (quote q, doubled inside); returns the index after it. */
+static size_t skip_quoted(const char *sql, size_t n, size_t i, char q)
+{
+    for (i++; i < n; i++)
+        if (sql[i] == q) {
+            if (i + 1 < n && sql[i + 1] == q)
+                i++;
+            else
+                return i + 1;
+        }
+    return n;
+}
+
+void fbw_fingerprint(const char *sql, size_t n, fbw_buf *out)
+{
+    int space = 0;
+    size_t start = fbw_buf_avail(out);
+    for (size_t i = 0; i < n;) {
+        char c = sql[i];
+        if (is_space(c) || (c == '-' && i + 1 < n && sql[i + 1] == '-') ||
+            (c == '/' && i + 1 < n && sql[i + 1] == '*')) {
+            if (c == '-')
+                while (i < n && sql[i] != '\n')
+                    i++;
+            else if (c == '/') {
+                const char *e = NULL;
+                for (size_t k = i + 2; k + 1 < n && !e; k++)
+                    if (sql[k] == '*' && sql[k + 1] == '/')
+                        e = sql + k;
+                i = e ? (size_t)(e - sql) + 2 : n;
+            } else
+                i++;
+            space = 1;
+            continue;
+        }
+        if (space && fbw_buf_avail(out) > start)
+            fbw_buf_append(out, " ", 1);
+        space = 0;
+        int prev_name = i > 0 && is_name(sql[i - 1]);
+        if (c == '\'') {
+            i = skip_quoted(sql, n, i, '\'');
+            fbw_buf_append(out, "?", 1);
+        } else if (c == '"') {
+            size_t e = skip_quoted(sql, n, i, '"');
+            fbw_buf_append(out, sql + i, e - i);
+            i = e;
+        } else if (!prev_name && (is_digit(c) || (c == '.' && i + 1 < n && is_digit(sql[i + 1])))) {
+            while (i < n && (is_name(sql[i]) || sql[i] == '.'))
+                i++;
+            fbw_buf_append(out, "?", 1);
+        } else if (is_name(c)) {
+            size_t e = i;
+            while (e < n && is_name(sql[e]))
+                e++;
+            fbw_buf_append(out, sql + i, e - i);
+            i = e;
+        } else {
+            fbw_buf_append(out, &c, 1);
+            i++;
+        }
+    }
+}
+
+fbw_fpstats *fbw_fpstats_new(void)
+{
+    return calloc(1, sizeof(fbw_fpstats));
+}
+
+void fbw_fpstats_free(fbw_fpstats *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->g[i].key);
+        free(f->g[i].cap);
+        free(f->g[i].rep);
+    }
+    free(f->g);
+    free(f);
+}
+
+size_t fbw_fpstats_count(const fbw_fpstats *f)
+{
+    return f->n;
+}
+
+static int push(uint64_t **a, size_t *cap, uint64_t n, uint64_t v)
+{
+    if (n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        uint64_t *p = realloc(*a, c * sizeof *p);
+        if (!p)
+            return -1;
+        *a = p;
+        *cap = c;
+    }
+    (*a)[n] = v;
+    return 0;
+}
+
+static group *find(fbw_fpstats *f, const char *key, size_t len)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->g[i].len == len && !memcmp(f->g[i].key, key, len))
+            return &f->g[i];
+    if (f->n == f->cap) {
+        size_t c = f->cap ? f->cap * 2 : 16;
+        group *g = realloc(f->g, c * sizeof *g);
+        if (!g)
+            return NULL;
+        f->g = g;
+        f->cap = c;
+    }
+    group *g = &f->g[f->n];
+    memset(g, 0, sizeof *g);
+    g->key = malloc(len + 1);
+    if (!g->key)
+        return NULL;
+    memcpy(g->key, key, len);
+    g->key[len] = 0;
+    g->len = len;
+    f->n++;
+    return g;
+}
+
+int fbw_fpstats_add(fbw_fpstats *f, const char *key, size_t len, const fbw_fp_exec *e)
+{
+    group *g = find(f, key, len);
+    if (!g || push(&g->cap, &g->cap_cap, g->count, e->capture_ns))
+        return -1;
+    g->count++;
+    g->cap_rt += e->capture_rt;
+    g->cap_total += e->capture_ns;
+    if (e->replayed) {
+        if (push(&g->rep, &g->rep_cap, g->replayed, e->replay_ns))
+            return -1;
+        g->replayed++;
+        g->rep_rt += e->replay_rt;
+        g->rep_total += e->replay_ns;
+    }
+    if (e->result != FBW_FP_NOT_COMPARED) {
+        g->compared++;
+        g->matched += e->result == FBW_FP_MATCH;
+    }
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted v[0..n) in ms; -1 when empty. */
+static double pct(const uint64_t *v, uint64_t n, int p)
+{
+    if (!n)
+        return -1;
+    uint64_t rank = (n * (uint64_t)p + 99) / 100;
+    return (double)v[rank ? rank - 1 : 0] / 1e6;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+    const group *x = a, *y = b;
+    uint64_t tx = x->replayed ? x->rep_total : x->cap_total;
+    uint64_t ty = y->replayed ? y->rep_total : y->cap_total;
+    return tx > ty ? -1 : tx < ty;
+}
+
+static void prepare(fbw_fpstats *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        qsort(f->g[i].cap, f->g[i].count, sizeof *f->g[i].cap, cmp_u64);
+        qsort(f->g[i].rep, f->g[i].replayed, sizeof *f->g[i].rep, cmp_u64);
+    }
+    qsort(f->g, f->n, sizeof *f->g, cmp_group);
+}
+
+static void ms_text(fbw_buf *b, double v)
+{
+    if (v < 0)
+        fbw_buf_printf(b, " %9s", "-");
+    else
+        fbw_buf_printf(b, " %9.3f", v);
+}
+
+void fbw_fpstats_text(fbw_fpstats *f, fbw_buf *b, size_t limit)
+{
+    prepare(f);
+    fbw_buf_printf(b, "%7s %9s %9s %9s %9s %6s %6s %6s %9s  %s\n", "count", "cap_p50", "cap_p95",
+                   "rep_p50", "rep_p95", "ratio", "rt_cap", "rt_rep", "results", "statement");
+    size_t shown = 0;
+    for (size_t i = 0; i < f->n && (!limit || shown < limit); i++, shown++) {
+        const group *g = &f->g[i];
+        double c50 = pct(g->cap, g->count, 50), r50 = pct(g->rep, g->replayed, 50);
+        fbw_buf_printf(b, "%7" PRIu64, g->count);
+        ms_text(b, c50);
+        ms_text(b, pct(g->cap, g->count, 95));
+        ms_text(b, r50);
+        ms_text(b, pct(g->rep, g->replayed, 95));
+        if (c50 > 0 && r50 >= 0)
+            fbw_buf_printf(b, " %6.2f", r50 / c50);
+        else
+            fbw_buf_printf(b, " %6s", "-");
+        fbw_buf_printf(b, " %6.2f", (double)g->cap_rt / (double)g->count);
+        if (g->replayed)
+            fbw_buf_printf(b, " %6.2f", (double)g->rep_rt / (double)g->replayed);
+        else
+            fbw_buf_printf(b, " %6s", "-");
+        if (g->compared) {
+            char r[48];
+            snprintf(r, sizeof r, "%" PRIu64 "/%" PRIu64, g->matched, g->compared);
+            fbw_buf_printf(b, " %9s", r);
+        } else {
+            fbw_buf_printf(b, " %9s", "-");
+        }
+        fbw_buf_printf(b, "  %.*s%s\n", g->len > 100 ? 100 : (int)g->len, g->key,
+                       g->len > 100 ? "..." : "");
+    }
+    if (shown < f->n)
+        fbw_buf_printf(b, "(%zu more statements: --json lists all)\n", f->n - shown);
+}
+
+static void ms_json(fbw_buf *b, const char *name, double v)
+{
+    if (v < 0)
+        fbw_buf_printf(b, "\"%s\":null", name);
+    else
+        fbw_buf_printf(b, "\"%s\":%.6f", name, v);
+}
+
+/* A JSON string of key (fingerprints are SQL: quotes, backslashes and control bytes escaped). */
+static void key_json(fbw_buf *b, const char *k, size_t n)
+{
+    fbw_buf_append(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)k[i];
+        if (c == '"' || c == '\\')
+            fbw_buf_printf(b, "\\%c", c);
+        else if (c < 0x20 || c == 0x7F)
+            fbw_buf_printf(b, "\\u%04x", c);
+        else
+            fbw_buf_append(b, (const char *)&c, 1);
+    }
+    fbw_buf_append(b, "\"", 1);
+}
+
+void fbw_fpstats_json(fbw_fpstats *f, fbw_buf *b)
+{
+    prepare(f);
+    fbw_buf_puts(b, "[");
+    for (size_t i = 0; i < f->n; i++) {
+        const group *g = &f->g[i];
+        double c50 = pct(g->cap, g->count, 50), r50 = pct(g->rep, g->replayed, 50);
+        fbw_buf_puts(b, i ? ",{\"statement\":" : "{\"statement\":");
+        key_json(b, g->key, g->len);
+        fbw_buf_printf(b, ",\"count\":%" PRIu64 ",\"replayed\":%" PRIu64 ",\"capture\":{", g->count,
+                       g->replayed);
+        ms_json(b, "p50_ms", c50);
+        fbw_buf_puts(b, ",");
+        ms_json(b, "p95_ms", pct(g->cap, g->count, 95));
+        fbw_buf_printf(b, ",\"round_trips\":%.4f},\"replay\":{",
+                       (double)g->cap_rt / (double)g->count);
+        ms_json(b, "p50_ms", r50);
+        fbw_buf_puts(b, ",");
+        ms_json(b, "p95_ms", pct(g->rep, g->replayed, 95));
+        if (g->replayed)
+            fbw_buf_printf(b, ",\"round_trips\":%.4f},",
+                           (double)g->rep_rt / (double)g->replayed);
+        else
+            fbw_buf_puts(b, ",\"round_trips\":null},");
+        if (c50 > 0 && r50 >= 0)
+            fbw_buf_printf(b, "\"ratio\":%.4f", r50 / c50);
+        else
+            fbw_buf_puts(b, "\"ratio\":null");
+        fbw_buf_printf(b, ",\"results\":{\"compared\":%" PRIu64 ",\"matched\":%" PRIu64 "}}",
+                       g->compared, g->matched);
+    }
+    fbw_buf_puts(b, "]");
+}
