@@ -4,8 +4,9 @@
  * A backend is a small vtable: attach/detach, explicit transactions, prepared statements with
  * fully fetched results, one-shot SQL, row-wise bulk insert and (optionally) wire statistics.
  * It speaks Firebird SQL only: sysbench's MySQL-isms are removed by dialect.c before a backend
- * sees the text, and sysbench structures never reach it. Implementations: be_fbclient.c (the
- * ISC API of libfbclient, the baseline) and be_fbwire.c (the native protocol client). */
+ * sees the text, and sysbench structures never reach it. Implementations: be_fbclient*.c (the
+ * ISC API of libfbclient, the baseline; parts listed in be_fbclient.h) and be_fbwire*.c (the
+ * native protocol client; parts listed in be_fbwire.h). */
 #ifndef FBW_BACKEND_H
 #define FBW_BACKEND_H
 
@@ -56,8 +57,9 @@ typedef struct fbw_be_conf {
     int lock_timeout;         /* seconds; -1 = wait forever, 0 = no wait */
     fbw_autocommit autocommit;
     fbw_pipeline pipeline;
-    unsigned restart_statements; /* FBW_AC_SHARED: restart after this many statements (0 = never) */
-    unsigned restart_ms;         /* FBW_AC_SHARED: restart after this many ms (0 = never) */
+    unsigned restart_statements; /* FBW_AC_SHARED and FBW_AC_PIPELINED's read-only transaction:
+                                    restart after this many statements (0 = never) */
+    unsigned restart_ms;         /* the same after this many ms (0 = never) */
     const char *wire_crypt;   /* "disabled" | "enabled" | "required" (default "enabled") */
     int compress;             /* request wire compression */
     const char *auth;         /* client auth plugin list, "" = client default */

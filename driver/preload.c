@@ -3,15 +3,18 @@
  * fbwire/fbclient drivers into its driver list and hook the Lua script loader.
  *
  * Everything of sysbench is looked up with dlsym at run time; in any other program the
- * constructor finds no sysbench symbols and the library stays passive (its interposers only
- * forward). Linking (sysbench 1.0.20 src/db_driver.c): the constructor learns &pgsql_driver
- * through the exported register_driver_pgsql(); when db_register() calls pthread_mutex_init on that
- * driver's mutex, our drivers are appended after it, so the same loop registers their options.
- * luaL_newstate is the fallback if that never happened. luaL_loadfile is wrapped so that, after
- * each script chunk ran, lua/fbwire_sysbench.lua (embedded) can supply the Firebird schema.
+ * constructor finds no sysbench symbols and the library stays passive (the interpositions of
+ * interpose.c only forward). Once sysbench 1.0.20 is verified, the constructor subscribes to
+ * three of them (fbw_ip_set_hooks). Linking (sysbench 1.0.20 src/db_driver.c): the constructor
+ * learns &pgsql_driver through the exported register_driver_pgsql(); when db_register() calls
+ * pthread_mutex_init on that driver's mutex, our drivers are appended after it, so the same loop
+ * registers their options. luaL_newstate is the fallback if that never happened. Each chunk
+ * luaL_loadfile loads is wrapped so that, after it ran, lua/fbwire_sysbench.lua (embedded) can
+ * supply the Firebird schema.
  * Process-wide state lives in one struct written by the constructor (before main, one thread)
  * and by the linking step (main thread, before any worker exists). */
 #define _GNU_SOURCE
+#include "interpose.h"
 #include "sbdrv.h"
 
 #include <dlfcn.h>
@@ -21,8 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* lua/fbwire_sysbench.lua, embedded by the build (fbwire_sysbench_lua.c). */
 extern const unsigned char fbw_sysbench_lua[];
@@ -53,17 +54,6 @@ typedef struct plugin {
 } plugin;
 
 static plugin P;
-
-static int real_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
-{
-    static int (*fn)(pthread_mutex_t *, const pthread_mutexattr_t *);
-    int (*f)(pthread_mutex_t *, const pthread_mutexattr_t *) = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
-    if (f == NULL) {
-        *(void **)&f = dlsym(RTLD_NEXT, "pthread_mutex_init");
-        __atomic_store_n(&fn, f, __ATOMIC_RELEASE);
-    }
-    return f(m, a);
-}
 
 static void refuse(const char *why)
 {
@@ -150,6 +140,12 @@ static const char *resolve_lua(lua_api *l)
     return missing ? "LuaJIT entry points not found" : NULL;
 }
 
+/* What the constructor subscribes to (interpose.h); defined with the linking and the Lua hook. */
+static void on_mutex_init(pthread_mutex_t *m);
+static void on_new_state(void);
+static void on_loaded(lua_State *L, const char *filename);
+static const fbw_ip_hooks HOOKS = {on_mutex_init, on_new_state, on_loaded};
+
 __attribute__((constructor)) static void fbw_preload_init(void)
 {
     if (dlsym(RTLD_DEFAULT, "register_driver_pgsql") == NULL)
@@ -165,6 +161,7 @@ __attribute__((constructor)) static void fbw_preload_init(void)
     }
     fbw_sbdrv_setup(&host);
     P.active = 1;
+    fbw_ip_set_hooks(&HOOKS);
 }
 
 /* ---------------------------------------------------------------- linking the drivers */
@@ -192,32 +189,27 @@ static int link_drivers(void)
     return 1;
 }
 
-EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
+/* pthread_mutex_init(m) is about to run: when m is pgsql_driver's, db_register() is walking the
+ * driver list. */
+static void on_mutex_init(pthread_mutex_t *m)
 {
     if (P.active && !__atomic_load_n(&P.linked, __ATOMIC_ACQUIRE) && P.pg != NULL &&
         m == &P.pg->mutex)
         (void)link_drivers(); /* db_register's loop then registers options and mutexes */
-    return real_mutex_init(m, a);
 }
 
-EXPORT lua_State *luaL_newstate(void)
+/* luaL_newstate is about to run. Fallback: the mutex hook did not fire. Still before the test
+ * options are parsed. */
+static void on_new_state(void)
 {
-    static lua_State *(*fn)(void);
-    lua_State *(*f)(void) = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
-    if (f == NULL) {
-        *(void **)&f = dlsym(RTLD_NEXT, "luaL_newstate");
-        __atomic_store_n(&fn, f, __ATOMIC_RELEASE);
-    }
-    /* Fallback: the mutex hook did not fire. Still before the test options are parsed. */
     if (P.active && !__atomic_load_n(&P.linked, __ATOMIC_ACQUIRE) && link_drivers()) {
         for (int i = 0; i < FBW_SBDRV_COUNT; i++) {
             sb_driver *d = fbw_sbdrv_driver(i);
             P.register_arg_set(d->args);
             d->initialized = false;
-            real_mutex_init(&d->mutex, NULL);
+            fbw_ip_real_mutex_init(&d->mutex, NULL);
         }
     }
-    return f ? f() : NULL;
 }
 
 /* ---------------------------------------------------------------- Lua hook */
@@ -261,23 +253,16 @@ static int chunk_wrapper(lua_State *L)
     return nres;
 }
 
-EXPORT int luaL_loadfile(lua_State *L, const char *filename)
+/* luaL_loadfile(L, filename) loaded a chunk: wrap it (not the development override of
+ * push_module, which is the module itself). */
+static void on_loaded(lua_State *L, const char *filename)
 {
-    static int (*fn)(lua_State *, const char *);
-    int (*f)(lua_State *, const char *) = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
-    if (f == NULL) {
-        *(void **)&f = dlsym(RTLD_NEXT, "luaL_loadfile");
-        __atomic_store_n(&fn, f, __ATOMIC_RELEASE);
-    }
-    if (f == NULL)
-        return LUA_ERRFILE;
-    int rc = f(L, filename);
-    if (rc == 0 && P.active && __atomic_load_n(&P.linked, __ATOMIC_ACQUIRE)) {
+    if (P.active && __atomic_load_n(&P.linked, __ATOMIC_ACQUIRE)) {
         const char *dev = getenv("FBWIRE_SYSBENCH_LUA");
         if (!(dev && filename && strcmp(dev, filename) == 0)) {
             P.lua.pushstring(L, filename ? filename : "stdin");
             P.lua.pushcclosure(L, chunk_wrapper, 2);
         }
     }
-    return rc;
 }
+

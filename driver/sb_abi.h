@@ -2,9 +2,10 @@
 /* sb_abi.h - the DB-driver ABI of sysbench 1.0.20 (Debian 12 binary), declared independently.
  *
  * Layouts follow sysbench 1.0.20's src/db_driver.h (checked against the Debian 12 binary) and are
- * pinned with static asserts, so a wrong field breaks the build instead of the benchmark. Only x86_64/LP64 is supported. This header
- * declares types only: symbols of the sysbench executable are never referenced directly (they
- * are looked up at run time by preload.c), so the plug-in stays loadable into other programs.
+ * pinned with static asserts, so a wrong field breaks the build instead of the benchmark. Only
+ * x86_64/LP64 is supported. This header declares types only: symbols of the sysbench executable
+ * are never referenced directly (they are looked up at run time by preload.c), so the plug-in
+ * stays loadable into other programs.
  * Master (1.1.0) is NOT compatible: its drv_ops_t has 20 entries. */
 #ifndef FBW_SB_ABI_H
 #define FBW_SB_ABI_H

@@ -18,14 +18,17 @@
  *                            [update-conflict,deadlock,lock-conflict,lock-timeout,unique]
  *                            (unique, as sysbench's pgsql driver does: two events that DELETE
  *                            and re-INSERT the same id race to a key violation)
- *   --P-autocommit=STRING    statements outside BEGIN: per-statement (own transaction each)
- *                            | shared (one read-committed isc_tpb_autocommit transaction)
- *                            [per-statement]
+ *   --P-autocommit=STRING    statements outside BEGIN: shared (one read-committed
+ *                            isc_tpb_autocommit transaction, restarted now and then)
+ *                            | per-statement (own transaction each) | pipelined (fbwire only:
+ *                            a write in its own transaction in one round trip, reads in a
+ *                            read-only transaction) [fbwire: shared, fbclient: per-statement]
  *   --P-pipeline=STRING      statements inside BEGIN ... COMMIT: off (each waits for its reply)
  *                            | transaction (fbwire: prepared statements are queued and written
  *                            together at COMMIT, a result read, or a cap; docs/sysbench.md) [off]
- *   --P-shared-restart-statements=N  shared mode: restart after N statements, 0 never [1000]
- *   --P-shared-restart-ms=N  shared mode: restart after N ms, 0 never [1000]
+ *   --P-shared-restart-statements=N  shared mode (and pipelined mode's read-only transaction):
+ *                            restart after N statements, 0 never [1000]
+ *   --P-shared-restart-ms=N  the same after N ms, 0 never [1000]
  *   --P-report=FILE          also write the wire statistics report as JSON (docs/report.md)
  *   --P-accounting=STRING    how the report takes client CPU: sampled | every-call | off (no
  *                            report) | cost-sampled | cost-every-call (print what that method

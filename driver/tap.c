@@ -1,34 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* tap.c - in-process socket tap decoded by fbw_dec (see tap.h).
  *
- * Process-wide state, which interposed libc calls cannot avoid since they get no context: the
- * real libc entry points (resolved once) and a table from descriptor to tap, allocated once
- * (pthread_once) on first arming; the table never shrinks or moves. Each table slot is written by the thread that owns the socket
- * (connect, close, free) and read by the wrappers; the decoder of a tap is only ever fed by the
- * thread using its connection. Arming is per thread (_Thread_local).
+ * The socket calls reach it from interpose.c (connect, send, recv and close of the whole process
+ * pass through there), to which the first arming subscribes (SOCKET_HOOKS below): a socket
+ * connected while the thread is armed is adopted, the bytes of each call on it are fed to its
+ * tap, a close lets go of it. Process-wide state, which calls without a context cannot avoid:
+ * a table from descriptor to tap, allocated once (pthread_once) on first arming; the table never
+ * shrinks or moves. Each table slot is written by the thread that owns the socket (connect,
+ * close, free) and read by the socket calls; the decoder of a tap is only ever fed by the thread
+ * using its connection. Arming is per thread (_Thread_local).
  *
- * In session mode the wrappers only copy the bytes and their time into a pending log; they are
- * decoded when the accounting asks (fbw_tap_stats and friends), after sbreport.c has read the
+ * In session mode the socket calls only copy the bytes and their time into a pending log; they
+ * are decoded when the accounting asks (fbw_tap_stats and friends), after sbreport.c has read the
  * thread's CPU clock for the operation. So the client CPU charged to fbclient holds a memcpy per
  * socket call, not our decoder. The handshake tap decodes at once: it must know when to let go. */
-#define _GNU_SOURCE
 #include "tap.h"
 
 #include "dec.h"
+#include "interpose.h"
 
-#include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
-#define EXPORT __attribute__((visibility("default")))
 #define MAX_ARMED 4           /* sockets one attach may try (address fallbacks) */
 #define MIN_FDS 1024u
 #define MAX_FDS (1u << 20)
@@ -66,18 +64,6 @@ static _Atomic(fbw_tap *) *_Atomic FDS;
 static _Atomic size_t NFDS;
 static pthread_once_t TABLE_ONCE = PTHREAD_ONCE_INIT;
 
-static void *real(void *_Atomic *slot, const char *name)
-{
-    void *f = atomic_load_explicit(slot, memory_order_acquire);
-    if (f == NULL) {
-        f = dlsym(RTLD_NEXT, name);
-        atomic_store_explicit(slot, f, memory_order_release);
-    }
-    return f;
-}
-
-static void *_Atomic REAL_CONNECT, *_Atomic REAL_SEND, *_Atomic REAL_RECV, *_Atomic REAL_CLOSE;
-
 static uint64_t now_ns(void)
 {
     struct timespec ts;
@@ -93,6 +79,13 @@ static _Atomic(fbw_tap *) *table(size_t *n)
     return atomic_load_explicit(&FDS, memory_order_acquire);
 }
 
+/* What the socket calls do here (interpose.h), subscribed with the table. */
+static void on_connected(int fd);
+static fbw_tap *lookup(int fd);
+static void feed(fbw_tap *t, int from_client, const void *p, size_t n);
+static void on_closing(fbw_tap *t);
+static const fbw_ip_socket_hooks SOCKET_HOOKS = {on_connected, lookup, feed, on_closing};
+
 static void init_table(void)
 {
     struct rlimit rl;
@@ -104,6 +97,7 @@ static void init_table(void)
         return;
     atomic_store_explicit(&NFDS, want, memory_order_release);
     atomic_store_explicit(&FDS, t, memory_order_release);
+    fbw_ip_set_socket_hooks(&SOCKET_HOOKS); /* from now on the socket calls come here */
 }
 
 static int ensure_table(void)
@@ -343,64 +337,18 @@ void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f)
         snprintf(f->note, sizeof f->note, "tap decoder stopped: %.130s", e->msg);
 }
 
-/* ---------------------------------------------------------------- libc interposers */
+/* ---------------------------------------------------------------- the socket calls (interpose.c) */
 
-EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+static void on_connected(int fd)
 {
-    int (*f)(int, const struct sockaddr *, socklen_t);
-    *(void **)&f = real(&REAL_CONNECT, "connect");
-    int rc = f(fd, addr, len);
-    if (ARM.on && addr && (addr->sa_family == AF_INET || addr->sa_family == AF_INET6) &&
-        (rc == 0 || errno == EINPROGRESS)) {
-        int keep = errno;
+    if (ARM.on)
         adopt(fd);
-        errno = keep;
-    }
-    return rc;
 }
 
-EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+static void on_closing(fbw_tap *t)
 {
-    ssize_t (*f)(int, const void *, size_t, int);
-    *(void **)&f = real(&REAL_SEND, "send");
-    ssize_t k = f(fd, buf, n, flags);
-    if (k > 0) {
-        fbw_tap *t = lookup(fd);
-        if (t) {
-            int keep = errno;
-            feed(t, 1, buf, (size_t)k);
-            errno = keep;
-        }
-    }
-    return k;
-}
-
-EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
-{
-    ssize_t (*f)(int, void *, size_t, int);
-    *(void **)&f = real(&REAL_RECV, "recv");
-    ssize_t k = f(fd, buf, n, flags);
-    if (k > 0 && !(flags & MSG_PEEK)) {
-        fbw_tap *t = lookup(fd);
-        if (t) {
-            int keep = errno;
-            feed(t, 0, buf, (size_t)k);
-            errno = keep;
-        }
-    }
-    return k;
-}
-
-EXPORT int close(int fd)
-{
-    int (*f)(int);
-    *(void **)&f = real(&REAL_CLOSE, "close");
-    fbw_tap *t = lookup(fd);
-    if (t) {
-        let_go(t);
-        t->closed = 1;
-    }
-    return f(fd);
+    let_go(t);
+    t->closed = 1;
 }
 
 int fbw_tap_fd(const fbw_tap *t) { return t ? t->adopted_fd : -1; }

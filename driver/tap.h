@@ -3,11 +3,12 @@
  * fbw_dec (wire/dec.h), so libfbclient's round trips are counted by the same decoder and the
  * same rule as a capture of fbwire's own traffic.
  *
- * The plug-in is LD_PRELOADed into sysbench, so tap.c defines connect/send/recv/close: they pass
- * straight through unless the descriptor was connected while the calling thread had the tap
- * armed (around an attach made by our backend). Only plain streams decode; an encrypted one
- * (wire crypt on) is counted at the socket instead: round trips, send/recv calls and bytes.
- * Tapping never changes the bytes or the calls. */
+ * The plug-in is LD_PRELOADed into sysbench, so interpose.c defines connect/send/recv/close; the
+ * tap subscribes to them (interpose.h) when a thread first arms it. They pass straight through
+ * unless the descriptor was connected while the calling thread had the tap armed (around an
+ * attach made by our backend); then they hand the tap the bytes. Only plain streams decode; an encrypted one (wire crypt on) is
+ * counted at the socket instead: round trips, send/recv calls and bytes. Tapping never changes
+ * the bytes or the calls. */
 #ifndef FBW_TAP_H
 #define FBW_TAP_H
 
