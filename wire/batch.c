@@ -198,12 +198,14 @@ static void destroy(void *arg)
     free(b);
 }
 
-static int settle(fbw_batch *b, int rc) { return fbw_pending_settle(&b->pend, rc, destroy, b); }
-
+/* Requests carry the batch to their reply handlers, which all end in settle: a batch freed while
+ * replies were due is destroyed with the last of them (pending.h). */
 static int request(fbw_batch *b, const fbw_pkt *p, fbw_reply_fn fn)
 {
     return fbw_pending_track(&b->pend, fbw_conn_request(b->conn, p, fn, b));
 }
+
+static int settle(fbw_batch *b, int rc) { return fbw_pending_settle(&b->pend, rc, destroy, b); }
 
 static void keep_error(fbw_batch *b, const fbw_err *e)
 {
