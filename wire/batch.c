@@ -4,6 +4,7 @@
 #include "batch.h"
 #include "request.h"
 
+#include "pending.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -181,14 +182,15 @@ struct fbw_batch {
     fbw_buf msgs;           /* encoded messages of the pending op_batch_msg */
     uint32_t nmsgs;
     uint64_t added;
-    int pending, zombie;
+    fbw_pending pend;       /* replies outstanding; freed by the user before they came */
     int executed;
     fbw_batch_cs cs;
     fbw_err err;
 };
 
-static void destroy(fbw_batch *b)
+static void destroy(void *arg)
 {
+    fbw_batch *b = arg;
     fbw_buf_free(&b->blr);
     fbw_buf_free(&b->pb);
     fbw_buf_free(&b->msgs);
@@ -196,20 +198,14 @@ static void destroy(fbw_batch *b)
     free(b);
 }
 
-static int settle(fbw_batch *b, int rc)
-{
-    if (rc != FBW_AGAIN && --b->pending == 0 && b->zombie)
-        destroy(b);
-    return rc;
-}
-
+/* Requests carry the batch to their reply handlers, which all end in settle: a batch freed while
+ * replies were due is destroyed with the last of them (pending.h). */
 static int request(fbw_batch *b, const fbw_pkt *p, fbw_reply_fn fn)
 {
-    int rc = fbw_conn_request(b->conn, p, fn, b);
-    if (rc == FBW_OK)
-        b->pending++;
-    return rc;
+    return fbw_pending_track(&b->pend, fbw_conn_request(b->conn, p, fn, b));
 }
+
+static int settle(fbw_batch *b, int rc) { return fbw_pending_settle(&b->pend, rc, destroy, b); }
 
 static void keep_error(fbw_batch *b, const fbw_err *e)
 {
@@ -455,11 +451,7 @@ void fbw_batch_free(fbw_batch *b)
         return;
     if (b->created && fbw_conn_get_state(b->conn) == FBW_CS_READY)
         fbw_batch_release(b);
-    /* A failed connection calls no reply handler again: nothing would ever free a zombie. */
-    if (b->pending > 0 && fbw_conn_get_state(b->conn) != FBW_CS_FAILED)
-        b->zombie = 1;
-    else
-        destroy(b);
+    fbw_pending_release(&b->pend, b->conn, destroy, b);
 }
 
 uint64_t fbw_batch_pending(const fbw_batch *b) { return b->added; }

@@ -4,6 +4,7 @@
 #include "blob.h"
 #include "request.h"
 
+#include "pending.h"
 #include "status.h"
 
 #include <stdlib.h>
@@ -31,8 +32,7 @@ struct fbw_blob {
     int have_id;
     uint32_t id_hi, id_lo;
     int server_open;        /* an object exists (or is being made) and no close/cancel is queued */
-    int pending;            /* replies outstanding */
-    int zombie;             /* freed by the user while replies were outstanding */
+    fbw_pending pend;       /* replies outstanding; freed by the user before they came */
 
     fbw_buf out;            /* segments waiting for op_batch_segments */
     size_t seg_at;          /* offset of the joinable segment's length prefix, or NO_SEGMENT */
@@ -74,27 +74,20 @@ int fbw_blob_new(fbw_conn *c, fbw_blob **out, fbw_err *err)
     return FBW_OK;
 }
 
-static void destroy(fbw_blob *b)
+static void destroy(void *arg)
 {
+    fbw_blob *b = arg;
     fbw_buf_free(&b->out);
     fbw_buf_free(&b->data);
     free(b);
 }
 
 /* Every reply handler ends here: it accounts the reply and frees a blob its user dropped. */
-static int settle(fbw_blob *b, int rc)
-{
-    if (rc != FBW_AGAIN && --b->pending == 0 && b->zombie)
-        destroy(b);
-    return rc;
-}
+static int settle(fbw_blob *b, int rc) { return fbw_pending_settle(&b->pend, rc, destroy, b); }
 
 static int request(fbw_blob *b, const fbw_pkt *p, fbw_reply_fn fn)
 {
-    int rc = fbw_conn_request(b->conn, p, fn, b);
-    if (rc == FBW_OK)
-        b->pending++;
-    return rc;
+    return fbw_pending_track(&b->pend, fbw_conn_request(b->conn, p, fn, b));
 }
 
 /* Keep the first error: later ones are usually its consequences (a failed create makes every write
@@ -197,7 +190,7 @@ static int on_open_then_read(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *
     fbw_blob *b = arg;
     (void)c;
     int rc = take_alloc(b, r, err);
-    if (rc == FBW_OK && b->alloc == ALLOC_DONE && !b->zombie)
+    if (rc == FBW_OK && b->alloc == ALLOC_DONE && !b->pend.released)
         rc = start_reads(b);
     return settle(b, rc);
 }
@@ -526,7 +519,8 @@ static int on_segment(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
         rc = take_segments(b, r);
     if (b->inflight == 0)
         b->read_len = 0;
-    if (rc == FBW_OK && b->read_all && !b->eof && b->inflight == 0 && b->server_open && !b->zombie)
+    if (rc == FBW_OK && b->read_all && !b->eof && b->inflight == 0 && b->server_open &&
+        !b->pend.released)
         rc = read_more(b);
     return settle(b, rc);
 }
@@ -742,16 +736,12 @@ void fbw_blob_free(fbw_blob *b)
         fbw_buf_reset(&b->out);
         end_object(b, b->mode == MODE_WRITE ? FBW_OP_CANCEL_BLOB : FBW_OP_CLOSE_BLOB, on_ignore);
     }
-    /* A failed connection calls no reply handler again: nothing would ever free a zombie. */
-    if (b->pending > 0 && fbw_conn_get_state(b->conn) != FBW_CS_FAILED)
-        b->zombie = 1;
-    else
-        destroy(b);
+    fbw_pending_release(&b->pend, b->conn, destroy, b);
 }
 
 /* ---- accessors ---- */
 
-int fbw_blob_busy(const fbw_blob *b) { return b->pending > 0; }
+int fbw_blob_busy(const fbw_blob *b) { return fbw_pending_busy(&b->pend); }
 
 int fbw_blob_id(const fbw_blob *b, fbw_value *id)
 {

@@ -11,13 +11,13 @@
 #include "crypt.h"
 #include "keys.h"
 #include "pb.h"
+#include "ring.h"
 #include "status.h"
 
 #include <openssl/crypto.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define QUEUE_MIN 16
 #define ISC_INFO_END 1
 #define ISC_INFO_FIREBIRD_VERSION 103
 
@@ -60,8 +60,7 @@ struct fbw_conn {
 
     uint64_t allocations;    /* requests queued that allocate a server object id */
     int blob_writers;        /* blobs open for writing */
-    pending_reply *q;        /* ring of outstanding replies */
-    size_t q_cap, q_head, q_len;
+    fbw_ring q;              /* outstanding replies (pending_reply), oldest first */
 };
 
 void fbw_conn_opts_init(fbw_conn_opts *o)
@@ -191,60 +190,50 @@ void fbw_conn_sent(fbw_conn *c, size_t n)
 
 static int push_reply(fbw_conn *c, int32_t op, const fbw_msgfmt *fmt, fbw_reply_fn fn, void *arg)
 {
-    if (c->q_len == c->q_cap) {
-        size_t cap = c->q_cap ? c->q_cap * 2 : QUEUE_MIN;
-        pending_reply *q = malloc(cap * sizeof *q);
-        if (!q)
-            return fail(c, FBW_E_NOMEM);
-        for (size_t i = 0; i < c->q_len; i++)
-            q[i] = c->q[(c->q_head + i) % c->q_cap];
-        free(c->q);
-        c->q = q;
-        c->q_cap = cap;
-        c->q_head = 0;
-    }
     const fbw_opinfo *oi = fbw_op_info(op);
-    pending_reply *e = &c->q[(c->q_head + c->q_len) % c->q_cap];
-    e->op = op;
-    e->deferred = c->info.lazy && oi && (oi->flags & FBW_OPF_DEFERRED);
-    e->commits = op == FBW_OP_COMMIT || op == FBW_OP_COMMIT_RETAINING;
-    e->fn = fn;
-    e->arg = arg;
-    e->fmt = fmt;
-    e->owned = 0;
-    c->q_len++;
-    return FBW_OK;
+    pending_reply e = {.op = op, .fmt = fmt, .fn = fn, .arg = arg};
+    e.deferred = c->info.lazy && oi && (oi->flags & FBW_OPF_DEFERRED);
+    e.commits = op == FBW_OP_COMMIT || op == FBW_OP_COMMIT_RETAINING;
+    return fbw_ring_push(&c->q, &e) == FBW_OK ? FBW_OK : fail(c, FBW_E_NOMEM);
 }
 
-int fbw_conn_outstanding(const fbw_conn *c) { return (int)c->q_len; }
+/* The reply i places from the oldest outstanding one, NULL past the end. */
+static pending_reply *reply_at(const fbw_conn *c, size_t i) { return fbw_ring_at(&c->q, i); }
+
+int fbw_conn_outstanding(const fbw_conn *c) { return (int)fbw_ring_len(&c->q); }
 
 int32_t fbw_conn_pending_op(const fbw_conn *c, size_t i)
 {
-    return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].op : 0;
+    const pending_reply *e = reply_at(c, i);
+    return e ? e->op : 0;
 }
 
 int fbw_conn_pending_deferred(const fbw_conn *c, size_t i)
 {
-    return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].deferred : 0;
+    const pending_reply *e = reply_at(c, i);
+    return e ? e->deferred : 0;
 }
 
 int fbw_conn_pending_commits(const fbw_conn *c, size_t i)
 {
-    return i < c->q_len ? c->q[(c->q_head + i) % c->q_cap].commits : 0;
+    const pending_reply *e = reply_at(c, i);
+    return e ? e->commits : 0;
 }
 
 void fbw_conn_mark_commits(fbw_conn *c)
 {
-    if (c->q_len > 0)
-        c->q[(c->q_head + c->q_len - 1) % c->q_cap].commits = 1;
+    pending_reply *e = reply_at(c, fbw_ring_len(&c->q) - 1); /* NULL when empty: len - 1 wraps */
+    if (e)
+        e->commits = 1;
 }
 
 int fbw_conn_outcome_unknown(const fbw_conn *c)
 {
     if (c->state != FBW_CS_FAILED)
         return 0;
-    for (size_t i = 0; i < c->q_len; i++)
-        if (c->q[(c->q_head + i) % c->q_cap].commits)
+    const pending_reply *e;
+    for (size_t i = 0; (e = reply_at(c, i)) != NULL; i++)
+        if (e->commits)
             return 1;
     return 0;
 }
@@ -271,10 +260,11 @@ int fbw_conn_before_wait(fbw_conn *c)
 {
     if (c->state != FBW_CS_READY)
         return c->state != FBW_CS_FAILED && c->state != FBW_CS_DETACHED && c->state != FBW_CS_INIT;
-    if (c->q_len == 0)
+    if (fbw_ring_len(&c->q) == 0)
         return 0;
-    for (size_t i = 0; i < c->q_len; i++)
-        if (!c->q[(c->q_head + i) % c->q_cap].deferred)
+    const pending_reply *e;
+    for (size_t i = 0; (e = reply_at(c, i)) != NULL; i++)
+        if (!e->deferred)
             return 1;
     /* Every outstanding reply would sit in the server's buffer: ping to flush them. */
     fbw_pkt ping = {.op = FBW_OP_PING};
@@ -296,8 +286,9 @@ static const fbw_msgfmt *head_format(void *arg, enum fbw_fmt_kind kind, const fb
 {
     fbw_conn *c = arg;
     (void)p;
-    if ((kind == FBW_FMT_FETCH || kind == FBW_FMT_SQL_RESPONSE) && c->q_len > 0 && c->q[c->q_head].fmt)
-        return c->q[c->q_head].fmt;
+    const pending_reply *e = reply_at(c, 0);
+    if ((kind == FBW_FMT_FETCH || kind == FBW_FMT_SQL_RESPONSE) && e && e->fmt)
+        return e->fmt;
     fbw_err_set(err, FBW_E_PROTO, "server sent rows nobody asked for");
     return NULL;
 }
@@ -319,7 +310,7 @@ int fbw_conn_request_owned(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, voi
 {
     int rc = fbw_conn_request_rows(c, req, NULL, fn, arg);
     if (rc == FBW_OK)
-        c->q[(c->q_head + c->q_len - 1) % c->q_cap].owned = 1;
+        reply_at(c, fbw_ring_len(&c->q) - 1)->owned = 1;
     return rc;
 }
 
@@ -693,17 +684,18 @@ static int on_ready(fbw_conn *c, const fbw_pkt *p)
      * none (inline blob size 0 in every execute), so one is not a reply to anything: skip it. */
     if (p->op == FBW_OP_INLINE_BLOB)
         return FBW_OK;
-    if (c->q_len == 0)
+    pending_reply *e = reply_at(c, 0);
+    if (!e)
         return failf(c, FBW_E_PROTO, "server sent a packet nobody asked for");
-    pending_reply *e = &c->q[c->q_head];
     int rc = e->fn ? e->fn(e->arg, c, p, &c->err) : FBW_OK;
     if (rc == FBW_AGAIN)
         return FBW_OK;
-    e->owned = 0; /* the handler ran to its end: arg is its business now */
+    /* The handler ran to its end: arg is its business now. It may have queued requests, and a
+     * ring that grew moved its elements, so the entry is looked up again. */
+    reply_at(c, 0)->owned = 0;
     if (rc)
         return fail(c, rc);
-    c->q_head = (c->q_head + 1) % c->q_cap;
-    c->q_len--;
+    fbw_ring_pop(&c->q, NULL);
     return FBW_OK;
 }
 
@@ -884,6 +876,7 @@ int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err)
     fbw_conn *c = calloc(1, sizeof *c);
     if (!c)
         return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
+    fbw_ring_init(&c->q, sizeof(pending_reply), 0);
     fbw_err_clear(&c->err);
     c->ctx.protocol = 0;
     c->ctx.format = head_format;
@@ -920,12 +913,10 @@ void fbw_conn_free(fbw_conn *c)
     fbw_buf_free(&c->out_wire);
     fbw_buf_free(&c->in_scratch);
     fbw_buf_free(&c->in_plain);
-    for (size_t i = 0; i < c->q_len; i++) { /* replies that never came */
-        pending_reply *e = &c->q[(c->q_head + i) % c->q_cap];
-        if (e->owned)
-            free(e->arg);
-    }
-    free(c->q);
+    for (pending_reply e; fbw_ring_pop(&c->q, &e);) /* replies that never came */
+        if (e.owned)
+            free(e.arg);
+    fbw_ring_free(&c->q);
     if (c->strings)
         OPENSSL_cleanse(c->strings, c->strings_len);
     free(c->strings);

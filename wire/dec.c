@@ -116,7 +116,7 @@ static const fbw_msgfmt *need(const fbw_msgfmt *f, fbw_err *err, const char *wha
     return NULL;
 }
 
-static const waiting *head(const fbw_dec *d) { return d->q_len ? &d->q[d->q_head] : NULL; }
+static const waiting *head(const fbw_dec *d) { return fbw_ring_at(&d->q, 0); }
 
 static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_pkt *p, fbw_err *err)
 {
@@ -154,32 +154,13 @@ static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_
 
 static int push(fbw_dec *d, int32_t op, size_t fmt)
 {
-    if (d->q_len == d->q_cap) {
-        size_t cap = d->q_cap ? d->q_cap * 2 : 32;
-        if (cap > (1u << 20))
-            return fbw_err_set(&d->err, FBW_E_PROTO, "more than a million requests without replies");
-        waiting *q = malloc(cap * sizeof *q);
-        if (!q)
-            return fbw_err_set(&d->err, FBW_E_NOMEM, "out of memory");
-        for (size_t i = 0; i < d->q_len; i++)
-            q[i] = d->q[(d->q_head + i) % d->q_cap];
-        free(d->q);
-        d->q = q;
-        d->q_cap = cap;
-        d->q_head = 0;
-    }
-    d->q[(d->q_head + d->q_len) % d->q_cap] = (waiting){op, fmt};
-    d->q_len++;
-    return FBW_OK;
+    int rc = fbw_ring_push(&d->q, &(waiting){op, fmt});
+    if (rc == FBW_E_USAGE)
+        return fbw_err_set(&d->err, FBW_E_PROTO, "more than a million requests without replies");
+    return rc ? fbw_err_set(&d->err, FBW_E_NOMEM, "out of memory") : FBW_OK;
 }
 
-static void pop(fbw_dec *d)
-{
-    if (d->q_len) {
-        d->q_head = (d->q_head + 1) % d->q_cap;
-        d->q_len--;
-    }
-}
+static void pop(fbw_dec *d) { fbw_ring_pop(&d->q, NULL); }
 
 static int expects_reply(int32_t op)
 {
@@ -365,10 +346,7 @@ int fbw_dec_deliver(fbw_dec *d, int from_client, const fbw_pkt *p, size_t used, 
     return rc;
 }
 
-void fbw_dec_clear_queue(fbw_dec *d)
-{
-    d->q_head = d->q_len = 0;
-}
+void fbw_dec_clear_queue(fbw_dec *d) { fbw_ring_clear(&d->q); }
 
 static int decode_direction(fbw_dec *d, int from_client, uint64_t ts)
 {
@@ -454,7 +432,7 @@ int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, 
         if (d->dir[prev].blind || fbw_buf_avail(&d->dir[prev].plain))
             rc = fbw_sync_resolve(d, prev, ts_ns);
         if (rc == FBW_OK && prev == 0) {
-            if (d->q_len == 0 && d->pair_pkts[0] && d->pair_pkts[1])
+            if (fbw_ring_len(&d->q) == 0 && d->pair_pkts[0] && d->pair_pkts[1])
                 d->pairs++;
             d->pair_pkts[0] = d->pair_pkts[1] = 0;
         }
@@ -546,6 +524,7 @@ int fbw_dec_new(fbw_dec_packet_fn fn, void *arg, fbw_dec **out)
         return FBW_E_NOMEM;
     d->fn = fn;
     d->arg = arg;
+    fbw_ring_init(&d->q, sizeof(waiting), MAX_WAITING);
     fbw_err_clear(&d->err);
     d->ctx.format = format_cb;
     d->ctx.arg = d;
@@ -571,7 +550,7 @@ void fbw_dec_free(fbw_dec *d)
     }
     OPENSSL_cleanse(d->key, sizeof d->key);
     fbw_sync_free(d);
-    free(d->q);
+    fbw_ring_free(&d->q);
     free(d);
 }
 

@@ -9,8 +9,10 @@
 #include "crypt.h"
 #include "dec.h"
 #include "msg.h"
+#include "ring.h"
 
 #define MAX_FORMATS 4096 /* statements tracked at once; more is not a real client */
+#define MAX_WAITING (1u << 20) /* requests without replies; more is not a real client either */
 
 /* Formats a statement handle has announced. An entry exists from the op_allocate_statement on:
  * until its reply names the handle it is `pending` and only reachable as 0xFFFF. */
@@ -57,8 +59,7 @@ struct fbw_dec {
     size_t nfmts;
     size_t alloc_fmt;         /* entry 0xFFFF names (index + 1): the last allocation the client
                                * asked for, if that was a statement; 0 otherwise */
-    waiting *q;
-    size_t q_head, q_len, q_cap;
+    fbw_ring q;               /* requests waiting for their replies (waiting), oldest first */
     fbw_msgfmt imm_in, imm_out; /* op_exec_immediate2 formats */
     fbw_turn turn;
     int32_t answering;        /* request op the server packet being reported answers */

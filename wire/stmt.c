@@ -3,6 +3,7 @@
 #include "stmt.h"
 #include "request.h"
 
+#include "pending.h"
 #include "status.h"
 #include "value.h"
 
@@ -33,8 +34,7 @@ struct fbw_stmt {
     uint16_t handle;
     int alloc;              /* ALLOC_* */
     uint64_t alloc_token;
-    int pending;            /* replies outstanding for this statement */
-    int zombie;             /* freed by the user while replies were outstanding */
+    fbw_pending pend;       /* replies outstanding for this statement; freed before they came */
 
     int prepared, type, flags;
     int prepare_queued;     /* a prepare is queued and its reply has not arrived */
@@ -115,8 +115,9 @@ int fbw_stmt_new(fbw_conn *c, fbw_stmt **out, fbw_err *err)
     return FBW_OK;
 }
 
-static void destroy(fbw_stmt *s)
+static void destroy(void *arg)
 {
+    fbw_stmt *s = arg;
     free_side(&s->in, &s->in_names);
     free_side(&s->out, &s->out_names);
     fbw_buf_free(&s->in_blr);
@@ -129,30 +130,21 @@ static void destroy(fbw_stmt *s)
 }
 
 /* Every reply handler starts here: it accounts the reply and frees a statement its user dropped. */
-static int settle(fbw_stmt *s, int rc)
-{
-    if (rc != FBW_AGAIN && --s->pending == 0 && s->zombie)
-        destroy(s);
-    return rc;
-}
+static int settle(fbw_stmt *s, int rc) { return fbw_pending_settle(&s->pend, rc, destroy, s); }
 
 static int request(fbw_stmt *s, const fbw_pkt *p, fbw_reply_fn fn)
 {
-    int rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2;
-    int rc = fbw_conn_request_rows(s->conn, p, rows ? &s->out : NULL, fn, s);
-    if (rc == FBW_OK)
-        s->pending++;
-    return rc;
+    const fbw_msgfmt *rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2 ? &s->out : NULL;
+    return fbw_pending_track(&s->pend, fbw_conn_request_rows(s->conn, p, rows, fn, s));
 }
 
 /* A request of execution x: its reply goes to x's handler. */
 static int request_exec(exec_rec *x, const fbw_pkt *p, fbw_reply_fn fn)
 {
     fbw_stmt *s = x->s;
-    int rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2;
-    int rc = fbw_conn_request_rows(s->conn, p, rows ? &s->out : NULL, fn, x);
+    const fbw_msgfmt *rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2 ? &s->out : NULL;
+    int rc = fbw_pending_track(&s->pend, fbw_conn_request_rows(s->conn, p, rows, fn, x));
     if (rc == FBW_OK) {
-        s->pending++;
         x->pending++;
         if (x->out)
             x->out->done = 0;
@@ -740,16 +732,12 @@ void fbw_stmt_free(fbw_stmt *s)
         p.u.sqlfree.option = DSQL_DROP;
         request(s, &p, ignore_reply);
     }
-    /* A failed connection calls no reply handler again: nothing would ever free a zombie. */
-    if (s->pending > 0 && fbw_conn_get_state(s->conn) != FBW_CS_FAILED)
-        s->zombie = 1;
-    else
-        destroy(s);
+    fbw_pending_release(&s->pend, s->conn, destroy, s);
 }
 
 /* ---- accessors ---- */
 
-int fbw_stmt_busy(const fbw_stmt *s) { return s->pending > 0; }
+int fbw_stmt_busy(const fbw_stmt *s) { return fbw_pending_busy(&s->pend); }
 int fbw_stmt_prepared(const fbw_stmt *s) { return s->prepared; }
 int fbw_stmt_type(const fbw_stmt *s) { return s->type; }
 int fbw_stmt_has_cursor(const fbw_stmt *s)

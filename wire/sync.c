@@ -447,7 +447,7 @@ int fbw_sync_finish(fbw_dec *d)
         int rc = FBW_OK;
         if (t->dir[0].blind || fbw_buf_avail(&t->dir[0].plain))
             rc = fbw_sync_resolve(t, 0, 0);
-        if (rc == FBW_OK && t->q_len == 0 && t->pair_pkts[0] && t->pair_pkts[1])
+        if (rc == FBW_OK && fbw_ring_len(&t->q) == 0 && t->pair_pkts[0] && t->pair_pkts[1])
             t->pairs++;
         if (rc) {
             fbw_dec_free(t);

@@ -2,7 +2,8 @@
 /* test_conn.c - the connection state machine driven by bytes only: server packets are built with
  * fbw_pkt_encode/fbw_status_encode and fed through fbw_conn_recv; what the client wants to send is
  * taken from fbw_conn_pending and decoded with fbw_pkt_decode (inflated with zlib first when the
- * connection is compressed). No sockets, no servers.
+ * connection is compressed). No sockets, no servers. Also: a reply handler that queues requests
+ * while its entry heads the reply queue (the queue grows under it).
  * With FBW_CORPUS_DIR set, the server side of the deterministic conversations is written as seeds
  * for fuzz_conn (first byte: the option set, second byte: chunk size; see fuzz_conn.c). */
 #include <criterion/criterion.h>
@@ -822,6 +823,43 @@ Test(conn, deferred_reply_is_flushed_with_ping)
     cr_assert_eq(fbw_conn_before_wait(c), 0);
     /* one more reply than asked for is a protocol error */
     cr_assert_eq(send_response(c, &s, 0, B(NULL, 0), NULL, 0, 17), FBW_E_PROTO);
+    fbw_conn_free(c);
+    srv_free(&s);
+}
+
+/* A handler that queues requests while its own entry heads the reply queue: 40 more than the
+ * queue's first 16 slots make the ring grow under it, which moves every entry. The connection
+ * must look its entry up again (the ASan build catches a write to the old slots), and the replies
+ * still pair in order. The first request's argument is heap memory the handler takes over. */
+static seen requeued;
+
+static int queue_more(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_err *err)
+{
+    (void)reply, (void)err;
+    for (int i = 0; i < 40; i++) {
+        fbw_pkt tr = {.op = FBW_OP_TRANSACTION};
+        cr_assert_eq(fbw_conn_request(c, &tr, record_reply, &requeued), FBW_OK);
+    }
+    free(arg);
+    return FBW_OK;
+}
+
+Test(conn, handler_queueing_requests_grows_the_queue)
+{
+    srv s;
+    srv_init(&s);
+    fbw_conn *c = ready(&s, FBW_PTYPE_LAZY_SEND);
+    fbw_pkt tr = {.op = FBW_OP_TRANSACTION};
+    cr_assert_eq(fbw_conn_request_owned(c, &tr, queue_more, malloc(16)), FBW_OK);
+    cr_assert_eq(send_response(c, &s, 1, B(NULL, 0), NULL, 0, 17), FBW_OK);
+    cr_assert_eq(fbw_conn_outstanding(c), 40);
+    cr_assert_eq(fbw_conn_pending_op(c, 39), FBW_OP_TRANSACTION);
+    for (uint16_t i = 0; i < 40; i++)
+        cr_assert_eq(send_response(c, &s, (uint16_t)(100 + i), B(NULL, 0), NULL, 0, 17), FBW_OK);
+    cr_assert_eq(requeued.calls, 40);
+    for (int i = 0; i < 4; i++)
+        cr_assert_eq(requeued.object[i], 100 + i, "reply %d paired with request %d", requeued.object[i], i);
+    cr_assert_eq(fbw_conn_outstanding(c), 0);
     fbw_conn_free(c);
     srv_free(&s);
 }

@@ -51,6 +51,8 @@ const char *fbw_step_name(int kind)
 void fbw_workload_init(fbw_workload *w)
 {
     memset(w, 0, sizeof *w);
+    fbw_ring_init(&w->wait, sizeof(wl_wait), 0);
+    fbw_ring_init(&w->info_wait, sizeof(int), 0);
 }
 
 static void step_free(fbw_step *s)
@@ -75,13 +77,13 @@ void fbw_workload_free(fbw_workload *w)
     free(w->sth);
     free(w->blh);
     free(w->fetch_step);
-    free(w->wait);
+    fbw_ring_free(&w->wait);
     for (size_t i = 0; i < w->slot_cap; i++) {
         free(w->slot[i].cols);
         free(w->slot[i].batch_cols);
     }
     free(w->slot);
-    free(w->info_wait);
+    fbw_ring_free(&w->info_wait);
     memset(w, 0, sizeof *w);
 }
 
@@ -189,22 +191,8 @@ static int lookup(const fbw_handle_slot *map, size_t n, uint16_t handle, int las
 
 static void wait_push(fbw_workload *w, int32_t op, int slot)
 {
-    if (w->wait_len == w->wait_cap) {
-        size_t cap = w->wait_cap ? w->wait_cap * 2 : 16;
-        wl_wait *q = malloc(cap * sizeof *q);
-        if (!q) {
-            w->nomem = 1;
-            return;
-        }
-        for (size_t i = 0; i < w->wait_len; i++)
-            q[i] = w->wait[(w->wait_head + i) % w->wait_cap];
-        free(w->wait);
-        w->wait = q;
-        w->wait_cap = cap;
-        w->wait_head = 0;
-    }
-    w->wait[(w->wait_head + w->wait_len) % w->wait_cap] = (wl_wait){op, slot};
-    w->wait_len++;
+    if (fbw_ring_push(&w->wait, &(wl_wait){op, slot}) != FBW_OK)
+        w->nomem = 1;
 }
 
 /* A step's transaction: handle 0 is none; an unknown handle is a problem of the step. */
@@ -467,22 +455,8 @@ static void on_info_sql(fbw_workload *w, const fbw_pkt *p)
         if (slot > 0 && w->slot[slot].exec)
             w->cur = w->slot[slot].exec;
     }
-    if (w->info_len == w->info_cap) {
-        size_t cap = w->info_cap ? w->info_cap * 2 : 16;
-        int *q = malloc(cap * sizeof *q);
-        if (!q) {
-            w->nomem = 1;
-            return;
-        }
-        for (size_t i = 0; i < w->info_len; i++)
-            q[i] = w->info_wait[(w->info_head + i) % w->info_cap];
-        free(w->info_wait);
-        w->info_wait = q;
-        w->info_cap = cap;
-        w->info_head = 0;
-    }
-    w->info_wait[(w->info_head + w->info_len) % w->info_cap] = slot > 0 ? slot : 0;
-    w->info_len++;
+    if (fbw_ring_push(&w->info_wait, &(int){slot > 0 ? slot : 0}) != FBW_OK)
+        w->nomem = 1;
 }
 
 static void on_free(fbw_workload *w, const fbw_pkt *p)
@@ -808,11 +782,9 @@ static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 
 static void server_info(fbw_workload *w, const fbw_pkt *p)
 {
-    if (w->info_len == 0)
+    int slot;
+    if (!fbw_ring_pop(&w->info_wait, &slot))
         return;
-    int slot = w->info_wait[w->info_head];
-    w->info_head = (w->info_head + 1) % w->info_cap;
-    w->info_len--;
     if (slot <= 0 || !w->slot[slot].exec || !fbw_status_is_success(p->u.resp.status))
         return;
     uint64_t affected = 0, selected = 0;
@@ -830,14 +802,13 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         server_info(w, p);
     if (p->op == FBW_OP_BATCH_CS)
         on_batch_cs(w, p);
-    if (p->op != FBW_OP_RESPONSE || w->wait_len == 0)
+    const wl_wait *q = fbw_ring_at(&w->wait, 0);
+    if (p->op != FBW_OP_RESPONSE || !q)
         return;
-    const wl_wait *q = &w->wait[w->wait_head];
     if (q->op != fbw_dec_answering(d))
         return; /* answers a request that names no handle */
-    wl_wait x = *q;
-    w->wait_head = (w->wait_head + 1) % w->wait_cap;
-    w->wait_len--;
+    wl_wait x;
+    fbw_ring_pop(&w->wait, &x);
     uint16_t obj = p->u.resp.object;
     if (!fbw_status_is_success(p->u.resp.status) || obj == 0)
         return;

@@ -13,6 +13,7 @@
 
 #include "dec.h"
 #include "msg.h"
+#include "ring.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -103,13 +104,11 @@ typedef struct fbw_workload {
     int last_tx, last_stmt;     /* what 0xFFFF names */
     int *fetch_step;            /* per statement slot: its open fetch step (index + 1) or 0 */
     size_t fetch_cap;
-    struct fbw_wl_wait *wait;   /* requests whose reply binds a handle, oldest first */
-    size_t wait_head, wait_len, wait_cap;
+    fbw_ring wait;              /* requests whose reply binds a handle, oldest first */
     /* results and timing */
     struct fbw_wl_slot *slot;   /* per statement slot: prepare, current execute, row format */
     size_t slot_cap;
-    int *info_wait;             /* op_info_sql requests in flight: slot asking for records, or 0 */
-    size_t info_head, info_len, info_cap;
+    fbw_ring info_wait;         /* op_info_sql requests in flight (int): slot asking, or 0 */
     int fetching;               /* slot of the latest op_fetch / op_execute2 (rows go there) */
     size_t cur;                 /* step of the latest client packet (1-based), 0 none */
     int last_from_client;
