@@ -211,13 +211,20 @@ static int cmp_group(const void *a, const void *b)
     return tx > ty ? -1 : tx < ty;
 }
 
+/* qsort with an empty array: its pointer may be NULL, which qsort does not allow (UBSan). */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n)
+        qsort(base, n, size, cmp);
+}
+
 static void prepare(fbw_fpstats *f)
 {
     for (size_t i = 0; i < f->n; i++) {
-        qsort(f->g[i].cap, f->g[i].count, sizeof *f->g[i].cap, cmp_u64);
-        qsort(f->g[i].rep, f->g[i].replayed, sizeof *f->g[i].rep, cmp_u64);
+        sort(f->g[i].cap, f->g[i].count, sizeof *f->g[i].cap, cmp_u64);
+        sort(f->g[i].rep, f->g[i].replayed, sizeof *f->g[i].rep, cmp_u64);
     }
-    qsort(f->g, f->n, sizeof *f->g, cmp_group);
+    sort(f->g, f->n, sizeof *f->g, cmp_group);
 }
 
 static void ms_text(fbw_buf *b, double v)
