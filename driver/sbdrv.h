@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* sbdrv.h - the sysbench drivers `fbwire` and `fbclient`: drv_ops over a backend (backend.h).
  *
- * sbdrv.c implements every 1.0.20 driver op once, generic over the backend: options, SQL dialect
- * (dialect.h), emulated prepared statements (--db-ps-mode=disable), transactions, buffered
- * results, counters, error classes and reconnects. It does not find or link itself into
+ * sbdrv.c and its parts (sbdrv_int.h) implement every 1.0.20 driver op once, generic over the
+ * backend: options, SQL dialect (dialect.h), emulated prepared statements (--db-ps-mode=disable),
+ * transactions, buffered results, counters, error classes and reconnects. It does not find or link itself into
  * sysbench: preload.c resolves sysbench's symbols, hands them over with fbw_sbdrv_setup() and
  * links the driver objects returned by fbw_sbdrv_driver() into sysbench's driver list. */
 #ifndef FBW_SBDRV_H

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* sbdrv_int.h - the sysbench drivers' parts (driver/sbdrv*.c) and what they share: the driver,
+ * connection and statement records and the calls one part makes into another. Internal to the
+ * sysbench driver; its contract is sbdrv.h.
+ *   sbdrv.c        driver-level ops, connections and reconnects, the driver objects
+ *   sbdrv_opts.c   the --P-* options: their table, parsing, error classes to ignore
+ *   sbdrv_stmt.c   a statement's outcome, the query op, prepared statements, results */
+#ifndef FBW_SBDRV_INT_H
+#define FBW_SBDRV_INT_H
+
+#include "sbdrv.h"
+
+#include "backend.h"
+#include "dialect.h"
+#include "sbreport.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAX_IGNORE 32
+
+enum { CLASS_NETWORK = 1u, CLASS_ALL = 2u };
+
+typedef struct ignore_rule {
+    uint32_t gds;     /* 0 when the rule is a SQLSTATE */
+    char sqlstate[6];
+    const char *text; /* if set, the message must also contain it (for isc_random) */
+} ignore_rule;
+
+typedef struct fbw_sbdrv {
+    sb_driver drv;
+    const fbw_backend *be;
+    const char *prefix;
+    fbw_be_conf conf;
+    int ps_disable;
+    int debug;
+    unsigned classes;            /* CLASS_* */
+    ignore_rule ignore[MAX_IGNORE];
+    int nignore;
+    fbw_sbrep *rep;              /* wire statistics report of `run` (sbreport.h), or NULL */
+} fbw_sbdrv;
+
+/* Per sysbench connection (db_conn_t.ptr). */
+typedef struct sbstmt sbstmt;
+typedef struct sbconn {
+    fbw_sbdrv *d;
+    fbw_be_conn *bc;
+    fbw_be_result res;
+    fbw_err err;
+    char state[6];
+    sbstmt *stmts;               /* every open statement, for reconnect and disconnect */
+    int in_txn;                  /* between BEGIN and COMMIT/ROLLBACK */
+    fbw_sbrep_conn *rep;         /* round-trip accounting of this connection, or NULL */
+    int last_cls;                /* class of the last statement executed (its result's) */
+} sbconn;
+
+/* Per sysbench statement (db_stmt_t.ptr). */
+struct sbstmt {
+    sbstmt *next;
+    fbw_sql_kind kind;
+    char *sql;                   /* as sysbench sent it */
+    size_t sql_len;
+    char *text;                  /* what the backend prepares (rewritten or sql) */
+    size_t text_len;
+    int emulated;
+    fbw_be_stmt *bs;             /* NULL when emulated, or closed by a reconnect */
+    fbw_val *vals;
+    char (*scratch)[32];         /* rendered date/time parameters */
+    size_t nvals;
+    int cls;                     /* statement class for the report (classify.h) */
+};
+
+extern fbw_sb_host fbw_sbdrv_host; /* sbdrv.c: the host table of fbw_sbdrv_setup() */
+
+static inline fbw_sbdrv *driver_of(const sb_conn *con)
+{
+    return (fbw_sbdrv *)(void *)con->driver; /* drv is the first member */
+}
+
+static inline sbconn *conn_of(const sb_conn *con)
+{
+    return con->ptr;
+}
+
+/* sbdrv.c */
+void fbw_sbdrv_stmt_release(sbconn *sc, sbstmt *ss);
+int fbw_sbdrv_reattach(sbconn *sc);
+
+/* sbdrv_opts.c */
+extern sb_arg fbw_sbdrv_args_fbwire[];
+extern sb_arg fbw_sbdrv_args_fbclient[];
+const char *fbw_sbdrv_opt_string(const fbw_sbdrv *d, const char *suffix);
+int fbw_sbdrv_read_options(fbw_sbdrv *d);
+
+/* sbdrv_stmt.c: the ops */
+sb_db_error fbw_sbdrv_query(sb_conn *con, const char *query, size_t len, sb_result *rs);
+int fbw_sbdrv_prepare(sb_stmt *stmt, const char *query, size_t len);
+int fbw_sbdrv_bind_param(sb_stmt *stmt, sb_bind *params, size_t n);
+sb_db_error fbw_sbdrv_execute(sb_stmt *stmt, sb_result *rs);
+int fbw_sbdrv_close(sb_stmt *stmt);
+int fbw_sbdrv_bind_result(sb_stmt *stmt, sb_bind *results, size_t n);
+int fbw_sbdrv_fetch(sb_result *rs);
+int fbw_sbdrv_fetch_row(sb_result *rs, sb_row *row);
+int fbw_sbdrv_free_results(sb_result *rs);
+
+#endif
