@@ -411,6 +411,10 @@ def test_preset_unknown_and_help():
     assert r.returncode == 2 and "--preset cpu" in r.stderr
     r = subprocess.run([sys.executable, tool, "--preset", "bench", "--help"], capture_output=True, text=True, timeout=30)
     assert r.returncode == 0 and "--table-size" in r.stdout
+    r = subprocess.run([sys.executable, tool, "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0 and "fbwire-compare OUTDIR" in r.stdout and "--rtt LIST" in r.stdout
+    r = subprocess.run([sys.executable, tool], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "fbwire-compare OUTDIR" in r.stderr
 
 
 def test_link_json_read_by_record(tmp_path, fixtures):

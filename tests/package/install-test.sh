@@ -67,8 +67,8 @@ out=$(in_root fbwire-sysbench --help 2>&1) && grep -q -- '--fbwire-db=STRING' <<
 # fbwire-compare is Python (python3 is recommended, so apt installs it): the command must find its
 # package in /usr/share/fbwire/python and answer --help.
 if in_root test -x /usr/bin/python3; then
-  out=$(in_root fbwire-compare --help 2>&1)
-  grep -q -- 'fbwire-compare OUTDIR' <<<"$out" && grep -q -- '--rtt LIST' <<<"$out" &&
+  out=$(in_root fbwire-compare --help 2>&1) && grep -q -- 'fbwire-compare OUTDIR' <<<"$out" &&
+    grep -q -- '--rtt LIST' <<<"$out" &&
     ok "fbwire-compare --help (its package found)" || { fail "fbwire-compare --help"; head -n 20 <<<"$out"; }
 else
   fail "python3 (recommended for fbwire-compare) was not installed by apt"

@@ -155,7 +155,10 @@ def main(argv, here):
         return presets.main(argv[1:], here)
     p = parser()
     a = p.parse_args(argv)
-    if a.help or not a.outdir or a.outdir.startswith("-"):
+    if a.help:  # asked for: on stdout, success (help2man and people piping it to a pager)
+        print(__doc__)
+        return 0
+    if not a.outdir or a.outdir.startswith("-"):
         print(__doc__, file=sys.stderr)
         return 2
     try:
