@@ -1009,8 +1009,10 @@ static void db_path(const fbw_server *srv, const char *tag, char *path, size_t p
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", srv->db);
-    snprintf(path, psize, "%s/fbwire_rload_%s_%d.fdb", dirname(dir), tag, (int)getpid());
-    snprintf(dsn, dsize, "%s/%d:%s", srv->host, srv->port, path);
+    int n = snprintf(path, psize, "%s/fbwire_rload_%s_%d.fdb", dirname(dir), tag, (int)getpid());
+    cr_assert(n > 0 && (size_t)n < psize, "database path too long");
+    n = snprintf(dsn, dsize, "%s/%d:%s", srv->host, srv->port, path);
+    cr_assert(n > 0 && (size_t)n < dsize, "connection string too long");
     unlink(path);
 }
 
