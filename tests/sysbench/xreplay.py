@@ -24,6 +24,7 @@ a different result fails the test at once. Needs root (tcpdump) and the servers 
 ($FBWIRE_STATE); exits 77 (skipped) without them. The password is never on a command line.
 """
 import argparse
+import atexit
 import json
 import os
 import re
@@ -52,6 +53,10 @@ def fail(msg):
     sys.exit(1)
 
 
+SERVERS = {}
+CREATED = []  # databases to remove at exit, also when the test fails
+
+
 def load_env():
     state = os.environ.get("FBWIRE_STATE")
     path = os.path.join(state, "servers.env") if state else ""
@@ -76,6 +81,8 @@ class Server:
         self.port = int(env["FBW_%s_PORT" % up])
         self.dir = env["FBW_DBDIR_%s" % up]
         self.version = env.get("FBW_%s_VERSION" % up, "?")
+        self.host_dir = env.get("FBW_DBDIR_%s_HOST" % up, self.dir)
+        SERVERS[name] = self
 
     def dsn(self, db, port=None):
         return "%s/%d:%s/%s" % (self.host, port or self.port, self.dir, db)
@@ -90,25 +97,25 @@ def run(argv, env, timeout, check=True, what=None):
     return p
 
 
-def isql(env, dsn, sql, timeout=60):
-    return subprocess.run(["isql-fb", "-q", dsn], input=sql, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=timeout)
-
-
-def fresh_db(env, srv, db):
+def fresh_db(a, env, srv, db):
+    """A new database (fbwire-sql --create: fbclient's isql is not needed, nor waited for)."""
     dsn = srv.dsn(db)
-    isql(env, dsn, "DROP DATABASE;\n")  # a leftover of an interrupted run
-    p = subprocess.run(["isql-fb", "-q"], input="CREATE DATABASE '%s' USER '%s' PASSWORD '%s' "
-                       "PAGE_SIZE 8192;\n" % (dsn, env["ISC_USER"], env["ISC_PASSWORD"]),
-                       env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=60)
-    if p.returncode != 0 or p.stdout.strip():
-        fail("CREATE DATABASE %s: %s" % (dsn, p.stdout.replace(env["ISC_PASSWORD"], "***")))
+    run([a.sql, "--info", "--create", "--page-size", "8192", "--wire-crypt", "disabled", dsn],
+        env, 120, what="fbwire-sql --create %s" % dsn)
+    CREATED.append(dsn)
     return dsn
 
 
 def drop_db(env, dsn):
-    isql(env, dsn, "DROP DATABASE;\n")
+    """Remove a database this test made: its file, seen from the host (FB4's is in a chroot)."""
+    if dsn in CREATED:
+        CREATED.remove(dsn)
+    for srv in SERVERS.values():
+        prefix = "%s/%d:%s/" % (srv.host, srv.port, srv.dir)
+        if dsn.startswith(prefix):
+            path = os.path.join(srv.host_dir, dsn[len(prefix):])
+            if os.path.exists(path):
+                os.remove(path)
 
 
 def sysbench(a, env, driver, dsn, cmd, threads, extra=(), timeout=120, script="oltp_read_write"):
@@ -119,8 +126,8 @@ def sysbench(a, env, driver, dsn, cmd, threads, extra=(), timeout=120, script="o
 
 
 def prepare(a, env, srv, db):
-    dsn = fresh_db(env, srv, db)
-    sysbench(a, env, a.driver, dsn, "prepare", 1, ["--rand-seed=1"])
+    dsn = fresh_db(a, env, srv, db)
+    sysbench(a, env, "fbwire", dsn, "prepare", 1, ["--rand-seed=1"])
     return dsn
 
 
@@ -338,8 +345,8 @@ def main():
     if os.geteuid() != 0:
         log("skip: tcpdump on lo needs root")
         sys.exit(SKIP)
-    if not shutil.which("sysbench") or not shutil.which("tcpdump") or not shutil.which("isql-fb"):
-        log("skip: sysbench, tcpdump or isql-fb not installed")
+    if not shutil.which("sysbench") or not shutil.which("tcpdump"):
+        log("skip: sysbench or tcpdump not installed")
         sys.exit(SKIP)
     senv = load_env()
     env = dict(os.environ, FBWIRE_SYSBENCH_LIB=a.lib, ISC_USER=senv["FBW_USER"],
@@ -347,6 +354,7 @@ def main():
     src = Server(senv, a.src)
     dst = Server(senv, "fb4" if a.src == "fb3" else "fb3")
     tag = "xreplay_%s_%s_%d" % (a.src, a.driver, os.getpid())
+    atexit.register(lambda: [drop_db(env, d) for d in list(CREATED)])
     tmp = tempfile.mkdtemp(prefix="fbwire-xreplay.")
     os.chmod(tmp, 0o777)  # tcpdump drops privileges before writing
     log("load average: %s" % open("/proc/loadavg").read().split()[:3])
