@@ -8,14 +8,14 @@
 #include <string.h>
 
 #define WIDTH 960
-#define LAB_X 112     /* right edge of the series labels */
-#define X0 120        /* plot left */
+#define LAB_X 112        /* right edge of the series labels */
+#define X0 120           /* plot left */
 #define X1 (WIDTH - 110) /* plot right; values are written after the bar */
-#define TOP 96        /* first group */
+#define TOP 96           /* first group */
 #define BAR_H 11
 #define BAR_GAP 2
 #define GROUP_H (20 + 4 * (BAR_H + BAR_GAP) + 14)
-#define CHAR_W 7.3    /* advance of 12px monospace text (about 0.6 em), for fitting labels */
+#define CHAR_W 7.3 /* advance of 12px monospace text (about 0.6 em), for fitting labels */
 
 typedef struct series {
     const char *name, *side, *key;
@@ -79,13 +79,15 @@ static void chart(FILE *f, json_t *doc, json_t *stmts, int n, int total)
     int height = TOP + n * GROUP_H + 50;
     rt_svg_begin(f, WIDTH, height);
     fputs("<style>.stmt { font-size: 12px; font-family: monospace; } "
-          ".meta { font-size: 11px; fill: #666; }</style>\n", f);
+          ".meta { font-size: 11px; fill: #666; }</style>\n",
+          f);
     fprintf(f, "<text class=\"title\" x=\"20\" y=\"26\">Slowest statements of the replay: latency "
                "in the capture and in the replay</text>\n");
     json_t *db = json_object_get(doc, "database"), *pace = json_object_get(load, "pace");
-    fprintf(f, "<text class=\"sub\" x=\"20\" y=\"44\">%d of %d fingerprints, slowest first (replay "
-               "time in total); ms from request to last reply; pace %s, wall %.3f s for a %.3f s "
-               "capture</text>\n",
+    fprintf(f,
+            "<text class=\"sub\" x=\"20\" y=\"44\">%d of %d fingerprints, slowest first (replay "
+            "time in total); ms from request to last reply; pace %s, wall %.3f s for a %.3f s "
+            "capture</text>\n",
             n, total, json_is_string(pace) ? json_string_value(pace) : "?",
             json_number_value(json_object_get(load, "wall_s")),
             json_number_value(json_object_get(load, "capture_s")));
@@ -100,12 +102,16 @@ static void chart(FILE *f, json_t *doc, json_t *stmts, int n, int total)
             fprintf(f, "<line class=\"grid\"%s x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>\n",
                     m == 1 ? "" : " stroke-opacity=\"0.35\"", x, x, gy0, gy1);
             if (m == 1)
-                fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" style=\"text-anchor: "
-                           "middle\">%g</text>\n", x, gy0 - 4, pow(10, d));
+                fprintf(f,
+                        "<text class=\"tick\" x=\"%.1f\" y=\"%d\" style=\"text-anchor: "
+                        "middle\">%g</text>\n",
+                        x, gy0 - 4, pow(10, d));
         }
     }
-    fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"%d\" style=\"text-anchor: start\">ms (log "
-               "scale)</text>\n", X1 + 28, gy0 - 4);
+    fprintf(f,
+            "<text class=\"tick\" x=\"%d\" y=\"%d\" style=\"text-anchor: start\">ms (log "
+            "scale)</text>\n",
+            X1 + 28, gy0 - 4);
     int max_stmt = (int)((WIDTH - 40) / CHAR_W);
     for (int i = 0; i < n; i++) {
         json_t *st = json_array_get(stmts, (size_t)i);
@@ -127,7 +133,8 @@ static void chart(FILE *f, json_t *doc, json_t *stmts, int n, int total)
         for (int k = 0; k < 4; k++) {
             double v = latency(st, &SERIES[k]);
             int by = y + 8 + k * (BAR_H + BAR_GAP);
-            fprintf(f, "<text class=\"rlab\" x=\"%d\" y=\"%d\" style=\"font-size: 10px\">%s</text>\n",
+            fprintf(f,
+                    "<text class=\"rlab\" x=\"%d\" y=\"%d\" style=\"font-size: 10px\">%s</text>\n",
                     LAB_X, by + BAR_H - 1, SERIES[k].name);
             if (v < 0) {
                 fprintf(f, "<text class=\"val\" x=\"%d\" y=\"%d\">n/a</text>\n", X0 + 4,
@@ -137,9 +144,10 @@ static void chart(FILE *f, json_t *doc, json_t *stmts, int n, int total)
             double w = v <= 0 ? 0 : (log10(v) - lo) / (hi - lo) * (X1 - X0);
             if (v > 0 && w < 1)
                 w = 1;
-            fprintf(f, "<rect class=\"bar\" data-fingerprint=\"%d\" data-series=\"%s\" "
-                       "data-ms=\"%.3f\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
-                       "fill-opacity=\"%.2f\"><title>%s: %.3f ms</title></rect>\n",
+            fprintf(f,
+                    "<rect class=\"bar\" data-fingerprint=\"%d\" data-series=\"%s\" "
+                    "data-ms=\"%.3f\" x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
+                    "fill-opacity=\"%.2f\"><title>%s: %.3f ms</title></rect>\n",
                     i + 1, SERIES[k].name, v, X0, by, w, BAR_H, rt_color(SERIES[k].color),
                     SERIES[k].opacity, SERIES[k].name, v);
             fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%d\">%.3f</text>\n", X0 + w + 4,
@@ -150,8 +158,9 @@ static void chart(FILE *f, json_t *doc, json_t *stmts, int n, int total)
     int ly = TOP + n * GROUP_H + 6;
     for (int k = 0; k < 4; k++) {
         int lx = 20 + k * 150;
-        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\" "
-                   "fill-opacity=\"%.2f\"/>\n<text class=\"leg\" x=\"%d\" y=\"%d\">%s</text>\n",
+        fprintf(f,
+                "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\" "
+                "fill-opacity=\"%.2f\"/>\n<text class=\"leg\" x=\"%d\" y=\"%d\">%s</text>\n",
                 lx, ly, rt_color(SERIES[k].color), SERIES[k].opacity, lx + 20, ly + 12,
                 SERIES[k].name);
     }
@@ -169,8 +178,10 @@ int rt_replay_svg(FILE *f, const char *replay_json, int top)
     json_t *stmts = json_object_get(json_object_get(doc, "load"), "statements");
     int rc = 0;
     if (!json_is_array(stmts)) {
-        fprintf(stderr, "fbwire-report: %s: not `fbwire-pcap replay --json` output (no "
-                        "load.statements; --list output has none)\n", replay_json);
+        fprintf(stderr,
+                "fbwire-report: %s: not `fbwire-pcap replay --json` output (no "
+                "load.statements; --list output has none)\n",
+                replay_json);
         rc = -1;
     } else if (json_array_size(stmts) == 0) {
         fprintf(stderr, "fbwire-report: %s: the replay has no statements\n", replay_json);
