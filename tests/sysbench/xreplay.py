@@ -4,12 +4,13 @@
 
     tests/sysbench/xreplay.py --lib libfbwire-sysbench.so --pcap fbwire-pcap --link fbwire-link
         --sql fbwire-sql [--report fbwire-report] --from fb3|fb4 [--driver fbwire|fbclient]
-        [--script partitioned|stock] [--rand-type T] [--time S] [--threads N] [--tables N]
+        [--script partitioned|stock] [--rand-type T] [--rate R] [--time S] [--threads N] [--tables N]
         [--table-size N] [--allow-not-replayed OP]... [--keep DIR]
 
 The same sysbench oltp_read_write tables (--rand-seed=1, one thread: the same rows) are prepared
 in fresh databases on the --from server and on the other version; the test checks that both hold
-the same rows. sysbench (--driver; default 4 threads, 5 s, 2 tables of 1000 rows) then runs
+the same rows. sysbench (--driver; default 4 threads, 5 s, 2 tables of 1000 rows, --rate 50
+transactions per second: clients with think time, as on a live server) then runs
 oltp_read_write on the --from copy through fbwire-link on a private port that tcpdump records (the
 shared server ports carry other engineers' traffic). `fbwire-pcap replay --list` must decode the
 capture whole. `fbwire-pcap replay --pace original` onto a fresh copy on the other version, also
@@ -205,7 +206,8 @@ def capture(a, env, tmp, srv, db, attempt):
         time.sleep(0.05)
     t0 = time.monotonic()
     out = sysbench(a, env, a.driver, srv.dsn(db, port), "run", a.threads,
-                   ["--time=%d" % a.time, "--events=0", "--rand-type=" + a.rand_type],
+                   ["--time=%d" % a.time, "--events=0", "--rand-type=" + a.rand_type,
+                    "--rate=%d" % a.rate],
                    timeout=a.time + 120,
                    script=PARTITIONED if a.script == "partitioned" else "oltp_read_write").stdout
     secs = time.monotonic() - t0
@@ -353,6 +355,10 @@ def main():
                     help="the run: oltp_read_write with a slice of ids per thread "
                          "(oltp_rw_partitioned.lua, default) or the stock script, whose threads "
                          "race for the same rows")
+    ap.add_argument("--rate", type=int, default=50,
+                    help="sysbench --rate: transactions per second over all threads (0: as fast "
+                         "as they go; a saturated capture replays at the replay server's speed, "
+                         "not at the capture's pace, whenever that server is the slower)")
     ap.add_argument("--rand-type", default="uniform",
                     help="sysbench --rand-type of the run (its default, special, sends most "
                          "events to a few ids in the middle of each table)")
