@@ -23,7 +23,10 @@ static void usage(FILE *f)
             "  --output FILE  Markdown to FILE instead of standard output\n"
             "  --compare F    chart of a tools/fbwire-compare summary.json at --threads N: TPS per\n"
             "                 workload and target, CPU per event (client + server) or round trips\n"
-            "                 per event (--metric)\n");
+            "                 per event (--metric)\n"
+            "  --replay F     chart of `fbwire-pcap replay --json` output F: the --top N [10]\n"
+            "                 slowest statement fingerprints, capture p50/p95 against replay\n"
+            "                 p50/p95 (ms, log axis)\n");
 }
 
 /* Write one chart to svg with draw; the file is removed when drawing fails. */
