@@ -263,3 +263,34 @@ target_include_directories(tools_test_fpstats PRIVATE ${CMAKE_SOURCE_DIR}/tools/
 target_link_libraries(tools_test_fpstats PRIVATE fbwire_testsupport)
 add_test(NAME tools_test_fpstats COMMAND tools_test_fpstats)
 set_tests_properties(tools_test_fpstats PROPERTIES LABELS unit TIMEOUT 120)
+
+# fbwire-report --replay: the slowest fingerprints of a recorded `fbwire-pcap replay --json`
+# output as an SVG chart (tests/tools/report_replay.py on tests/tools/replay-sysbench.json).
+if(TARGET fbwire-report)
+  add_test(NAME tools_fbwire_report_replay
+           COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/tools/report_replay.py
+                   $<TARGET_FILE:fbwire-report>)
+  set_tests_properties(tools_fbwire_report_replay PROPERTIES LABELS unit TIMEOUT 60)
+endif()
+
+# A 4-thread sysbench oltp_read_write capture (5 s, 2 tables of 1000 rows, ids partitioned per
+# thread: tests/sysbench/oltp_rw_partitioned.lua) on one server version, replayed paced on the
+# other: every step replayed, every result the same (but the driver's version query), wall time
+# within 10% (tests/sysbench/xreplay.py; root for tcpdump, else skipped). Both directions, with
+# the fbwire and the fbclient driver; about 40 s each. op_info_sql is listed as not replayed:
+# fbwire asks for the affected rows with each execute instead.
+if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-link AND TARGET fbwire-sql
+   AND TARGET fbwire-report)
+  foreach(drv fbwire fbclient)
+    foreach(from fb3 fb4)
+      add_test(NAME sysbench_xreplay_${drv}_${from}
+               COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/xreplay.py
+                       --lib $<TARGET_FILE:fbwire-sysbench> --pcap $<TARGET_FILE:fbwire-pcap>
+                       --link $<TARGET_FILE:fbwire-link> --sql $<TARGET_FILE:fbwire-sql>
+                       --report $<TARGET_FILE:fbwire-report> --from ${from} --driver ${drv}
+                       --allow-not-replayed op_info_sql)
+      set_tests_properties(sysbench_xreplay_${drv}_${from} PROPERTIES LABELS sysbench TIMEOUT 300
+                           SKIP_RETURN_CODE 77 RESOURCE_LOCK fbwire_xreplay)
+    endforeach()
+  endforeach()
+endif()

@@ -14,6 +14,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: fbwire-report RUN.json... [--svg FILE.svg] [--baseline N] [--output FILE.md]\n"
             "       fbwire-report --compare SUMMARY.json --metric tps|cpu|rt --threads N --svg FILE\n"
+            "       fbwire-report --replay REPLAY.json [--top N] --svg FILE\n"
             "  RUN.json       written by the sysbench drivers (--fbwire-report=, --fbclient-report=)\n"
             "                 or by `fbwire-pcap stats --json` (totals only)\n"
             "  --svg FILE     also write a chart: round trips per event by statement class per run,\n"
@@ -22,7 +23,50 @@ static void usage(FILE *f)
             "  --output FILE  Markdown to FILE instead of standard output\n"
             "  --compare F    chart of a tools/fbwire-compare summary.json at --threads N: TPS per\n"
             "                 workload and target, CPU per event (client + server) or round trips\n"
-            "                 per event (--metric)\n");
+            "                 per event (--metric)\n"
+            "  --replay F     chart of `fbwire-pcap replay --json` output F: the --top N [10]\n"
+            "                 slowest statement fingerprints, capture p50/p95 against replay\n"
+            "                 p50/p95 (ms, log axis)\n");
+}
+
+/* Write one chart to svg with draw; the file is removed when drawing fails. */
+static int write_chart(const char *svg, int (*draw)(FILE *, const void *), const void *arg)
+{
+    FILE *f = fopen(svg, "w");
+    if (!f) {
+        perror(svg);
+        return 1;
+    }
+    int rc = draw(f, arg);
+    if (fclose(f) != 0) {
+        perror(svg);
+        rc = -1;
+    }
+    if (rc)
+        remove(svg);
+    return rc ? 1 : 0;
+}
+
+typedef struct replay_arg {
+    const char *path;
+    int top;
+} replay_arg;
+
+static int draw_replay(FILE *f, const void *arg)
+{
+    const replay_arg *a = arg;
+    return rt_replay_svg(f, a->path, a->top);
+}
+
+/* --replay: the slowest fingerprints of an fbwire-pcap replay. */
+static int replay_chart(const char *path, long top, const char *svg, int no_runs)
+{
+    if (!svg || !no_runs) {
+        fprintf(stderr, "fbwire-report: --replay takes --svg FILE, no RUN.json\n");
+        return 2;
+    }
+    replay_arg a = {path, (int)top};
+    return write_chart(svg, draw_replay, &a);
 }
 
 /* --compare: one chart of an fbwire-compare summary. */
@@ -57,11 +101,13 @@ int main(int argc, char **argv)
                                              {"compare", required_argument, 0, 'c'},
                                              {"metric", required_argument, 0, 'm'},
                                              {"threads", required_argument, 0, 't'},
+                                             {"replay", required_argument, 0, 'r'},
+                                             {"top", required_argument, 0, 'n'},
                                              {0, 0, 0, 0}};
-    const char *svg = NULL, *out = NULL, *compare = NULL, *metric = "tps";
-    long baseline = 1, threads = 0;
+    const char *svg = NULL, *out = NULL, *compare = NULL, *metric = "tps", *replay = NULL;
+    long baseline = 1, threads = 0, top = 10;
     int c;
-    while ((c = getopt_long(argc, argv, "s:b:o:hc:m:t:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:b:o:hc:m:t:r:n:", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
         case 's': svg = optarg; break;
@@ -82,10 +128,20 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'r': replay = optarg; break;
+        case 'n':
+            top = strtol(optarg, &end, 10);
+            if (*end || top < 1 || top > 100) {
+                fprintf(stderr, "fbwire-report: --top takes a number of fingerprints, 1 to 100\n");
+                return 2;
+            }
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
+    if (replay)
+        return replay_chart(replay, top, svg, optind == argc);
     if (compare)
         return compare_chart(compare, metric, (int)threads, svg, optind == argc);
     int n = argc - optind;

@@ -220,7 +220,7 @@ static void xml_text(FILE *f, const char *s)
 }
 
 /* A round axis maximum and its tick step for values up to v. */
-static double nice_step(double v)
+double rt_nice_step(double v)
 {
     if (v <= 0)
         return 1;
@@ -253,7 +253,7 @@ static int bars_panel(FILE *f, const rt_run *runs, int n, int width)
             if (class_rt_per_event(&runs[i], cls[c]->id) > maxv)
                 maxv = class_rt_per_event(&runs[i], cls[c]->id);
     }
-    double step = nice_step(maxv), top = ceil(maxv / step) * step;
+    double step = rt_nice_step(maxv), top = ceil(maxv / step) * step;
     if (top <= 0)
         top = 1;
     fprintf(f, "<text class=\"title\" x=\"%d\" y=\"28\">Round trips per sysbench event, by statement "
@@ -370,6 +370,19 @@ void rt_svg(FILE *f, const rt_run *runs, int n, int baseline)
     if (width < 900)
         width = 900;
     int height = TOP + PLOT_H + 110 + 40 + n * 30 + 30 + n * 20 + 30;
+    rt_svg_begin(f, width, height);
+    int y = bars_panel(f, runs, n, width);
+    y = tps_panel(f, runs, n, baseline, width, y + 30);
+    legend(f, runs, n, y);
+    fputs("</svg>\n", f);
+}
+
+/* ---------------------------------------------------------------- shared with compare.c, replay.c */
+
+/* The document, its classes (title, sub, tick, xlab, val, val2, rlab, leg, grid, axis) and a
+ * white background; the caller ends it with "</svg>". */
+void rt_svg_begin(FILE *f, int width, int height)
+{
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n"
                "<style>\n"
@@ -387,13 +400,7 @@ void rt_svg(FILE *f, const rt_run *runs, int n, int baseline)
                "</style>\n"
                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             width, height, width, height);
-    int y = bars_panel(f, runs, n, width);
-    y = tps_panel(f, runs, n, baseline, width, y + 30);
-    legend(f, runs, n, y);
-    fputs("</svg>\n", f);
 }
-
-/* ---------------------------------------------------------------- shared with compare.c */
 
 const char *rt_color(int i) { return COLORS[(size_t)i % NCOLORS]; }
 

@@ -53,9 +53,19 @@ void rt_run_name(const rt_run *r, char *buf, size_t cap);
 void rt_markdown(FILE *f, const rt_run *runs, int n, int baseline);
 /* SVG chart. */
 void rt_svg(FILE *f, const rt_run *runs, int n, int baseline);
-/* The chart palette (cycles) and XML-escaped text, for compare.c. */
+/* The chart palette (cycles), XML-escaped text, the SVG document start (header, the shared
+ * style classes, a white background; end it with "</svg>") and a round axis step for values up
+ * to v: the SVG writer compare.c and replay.c share with rt_svg. */
 const char *rt_color(int i);
 void rt_xml_text(FILE *f, const char *s);
+void rt_svg_begin(FILE *f, int width, int height);
+double rt_nice_step(double v);
+
+/* replay.c: horizontal bars of the top slowest statement fingerprints of an `fbwire-pcap replay
+ * --json` output (docs/fbwire-pcap-replay.schema.json, load.statements, in its order: replay
+ * time in total): capture p50 and p95 against replay p50 and p95, in ms. Returns 0, or -1 after
+ * printing why to stderr. */
+int rt_replay_svg(FILE *f, const char *replay_json, int top);
 
 /* compare.c: one chart of a tools/fbwire-compare summary.json (docs/compare.md) at one thread
  * count, workloads as groups and targets as bars: metric "tps" (median, whisker min-max), "cpu"
