@@ -73,12 +73,14 @@ capture() { # $1 name, $2 iterations -> $TMP/$1.pcap
      '$SQL' --wire-crypt disabled -i '$TMP/b.sql' '$src' >/dev/null & wait" >/dev/null
   # our two connections: the ones whose SQL names RSS_A or RSS_B
   local ports
-  ports=$("$TOOL" replay "$raw" --list --json --port "$PORT" | python3 -c '
+  # (other clients of the shared server may be in the raw capture, some cut at its ends)
+  "$TOOL" replay "$raw" --list --json --port "$PORT" >"$TMP/list.json" 2>/dev/null || true
+  ports=$(python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 for c in d["connections"]:
     if any("RSS_" in (s.get("sql") or "") for s in c.get("steps", [])):
-        print(c["client"].rsplit(":", 1)[1])')
+        print(c["client"].rsplit(":", 1)[1])' <"$TMP/list.json")
   [ "$(echo "$ports" | wc -l)" = 2 ] || { echo "replay-rss.sh: expected 2 connections in $raw" >&2; exit 1; }
   local keep p
   keep="tcp port $PORT and (tcp port $(echo "$ports" | paste -sd' ' | sed 's/ / or tcp port /'))"

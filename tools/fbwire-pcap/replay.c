@@ -77,6 +77,7 @@ typedef struct rconn {
     kind_count kinds[FBW_STEP_KINDS];
     failure *fail;
     size_t nfail, fail_cap;
+    size_t more_fail;     /* failures past MAX_FAILURES_KEPT: counted, not kept */
 } rconn;
 
 struct fbw_replay {
@@ -434,10 +435,20 @@ typedef struct xacc {
     char *sql;       /* its statement's SQL, NULL when prepared before the capture */
 } xacc;
 
+#define MAX_FAILURES_KEPT 1000 /* per connection */
+
 static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e,
                         const char *fallback)
 {
     rconn *rc = r->rc;
+    if (rc->nfail >= MAX_FAILURES_KEPT) { /* memory stays bounded when every step fails */
+        rc->more_fail++;
+        rc->kinds[s->kind].failed++;
+        if (step == r->step)
+            r->step_ok = 0;
+        atomic_fetch_add(&r->rp->steps_failed, 1);
+        return;
+    }
     if (rc->nfail == rc->fail_cap) {
         size_t cap = rc->fail_cap ? rc->fail_cap * 2 : 8;
         failure *f = realloc(rc->fail, cap * sizeof *f);
@@ -1286,6 +1297,9 @@ static void conn_text(fbw_replay *rp, fbw_buf *b, const fbw_report_conn *ci, rco
             putf(b, "error: %s\n", c->not_run);
         for (size_t i = 0; i < c->nfail; i++)
             failure_text(b, &c->fail[i]);
+        if (c->more_fail)
+            putf(b, "failed: %zu more steps (the first %d are listed)\n", c->more_fail,
+                 MAX_FAILURES_KEPT);
         figures_text(b, ci->stats, &c->stats, c->replayed);
         kinds_text(b, c->kinds, c->replayed);
     }
@@ -1649,6 +1663,13 @@ static int plan_stream(fbw_replay *rp)
         orig->src.q = q;
         st->src[c->id - 1] = &orig->src;
         st->all[st->nall++] = &c->q;
+    }
+    for (size_t i = 0; i < rp->njobs; i++) { /* nothing decoded: nothing will come */
+        rconn *orig = conn_at(rp, rp->jobs[i]->id);
+        if (!orig->src.packets) {
+            orig->src.ended = 1;
+            fbw_stepq_close(&rp->jobs[i]->q, 0);
+        }
     }
     for (size_t i = 0; i < rp->n; i++) /* not replayed: the reader only counts their steps */
         if (rp->c[i].id && !rp->c[i].run) {
