@@ -1768,6 +1768,11 @@ static void run_jobs(fbw_replay *rp)
         fbw_stream_join(&rp->st);
     if (atomic_load(&rp->st.nomem) || (reading && rp->st.status != FBW_OK))
         atomic_store(&rp->nomem, 1);
+    if (rp->st.forced) /* not an error: the docs ("Streaming") say when and why */
+        fprintf(stderr,
+                "fbwire-pcap: replay: %llu steps queued past a full queue (a replay connection "
+                "was stuck while another waited for the reader)\n",
+                (unsigned long long)rp->st.forced);
     if (progress)
         progress_line(rp, 1);
 }
