@@ -417,6 +417,12 @@ typedef struct run {
     int step_ok;              /* ... ran without failure so far */
     fbw_tx **txpool;          /* ended transactions, for reuse */
     size_t ntxpool, txpool_cap;
+    /* Transaction slots are renumbered to small numbers reused once a transaction ended, so the
+     * tables above follow the open transactions, not the capture's count of them: */
+    int *tx_orig;             /* by small number (ntx + 1): the step's own slot, 0 free */
+    int *tx_free;             /* small numbers free again */
+    size_t ntx_free, tx_free_cap;
+    int tx_used;              /* small numbers handed out so far */
 } run;
 
 /* A blob a blob step created in the replay (until its transaction ends). */
@@ -464,7 +470,8 @@ static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e
     f->step = step;
     f->kind = s->kind;
     f->stmt = s->stmt;
-    f->tx = s->tx;
+    f->tx = s->tx > 0 && r->tx_orig && (size_t)s->tx <= r->ntx && r->tx_orig[s->tx]
+                ? r->tx_orig[s->tx] : s->tx; /* the capture's numbering, not the small one */
     snprintf(f->message, sizeof f->message, "%s", e && e->msg[0] ? e->msg : fallback);
     if (e)
         snprintf(f->sqlstate, sizeof f->sqlstate, "%s", e->sqlstate);
@@ -937,7 +944,8 @@ static int ensure_slots(run *r, const fbw_step *s)
     if (!r->tx || tx > r->ntx) {
         size_t had = r->tx ? r->ntx + 1 : 0, n = grown(r->ntx, tx);
         if (grow_table((void **)&r->tx, had, n + 1, sizeof *r->tx) ||
-            grow_table((void **)&r->tx_start, had, n + 1, sizeof *r->tx_start))
+            grow_table((void **)&r->tx_start, had, n + 1, sizeof *r->tx_start) ||
+            grow_table((void **)&r->tx_orig, had, n + 1, sizeof *r->tx_orig))
             return -1;
         r->ntx = n;
     }
@@ -965,7 +973,7 @@ static int ensure_slots(run *r, const fbw_step *s)
 }
 
 /* After a commit or rollback: the transaction's blobs are gone, and an ended transaction goes
- * back to the pool. */
+ * back to the pool (its small number too). */
 static void tx_ended(run *r, int t)
 {
     for (size_t k = 0; k < r->nblob_ids;)
@@ -985,6 +993,34 @@ static void tx_ended(run *r, int t)
     }
     r->txpool[r->ntxpool++] = r->tx[t];
     r->tx[t] = NULL;
+    if (r->ntx_free == r->tx_free_cap) {
+        size_t cap = r->tx_free_cap ? r->tx_free_cap * 2 : 8;
+        int *n = realloc(r->tx_free, cap * sizeof *n);
+        if (!n)
+            return; /* the number is not reused */
+        r->tx_free = n;
+        r->tx_free_cap = cap;
+    }
+    r->tx_orig[t] = 0;
+    r->tx_free[r->ntx_free++] = t;
+}
+
+/* The small number standing for the step's transaction slot orig (0: none, -1: out of memory). */
+static int small_tx(run *r, int orig)
+{
+    if (orig <= 0)
+        return orig;
+    for (size_t t = 1; r->tx_orig && t <= r->ntx && (int)t <= r->tx_used; t++)
+        if (r->tx_orig[t] == orig)
+            return (int)t;
+    int t = r->ntx_free ? r->tx_free[--r->ntx_free] : r->tx_used + 1;
+    fbw_step probe = {.tx = t};
+    if (ensure_slots(r, &probe))
+        return -1;
+    if (t > r->tx_used)
+        r->tx_used = t;
+    r->tx_orig[t] = orig;
+    return t;
 }
 
 static void account(run *r, const fbw_qstep *x, uint64_t ns, uint32_t rts, int ran);
@@ -994,10 +1030,12 @@ static void exec_end(run *r, int slot);
 /* One step from the stream: run it (when connected and not broken), measure it, count it. */
 static void run_one(run *r, const fbw_qstep *x)
 {
-    const fbw_step *s = &x->s;
+    fbw_step local = x->s; /* shared with fan-out copies: the small transaction number is ours */
+    const fbw_step *s = &local;
     size_t i = x->index;
     int ran = r->c && !r->broken;
-    if (ensure_slots(r, s)) {
+    local.tx = ran ? small_tx(r, x->s.tx) : 0; /* a step not run needs no transaction */
+    if (local.tx < 0 || ensure_slots(r, s)) {
         atomic_store(&r->rp->nomem, 1);
         if (ran)
             set_not_run(r->rp, r->rc, "out of memory");
@@ -1031,8 +1069,9 @@ static void run_one(run *r, const fbw_qstep *x)
     uint64_t ns = now_ns() - t0;
     r->rc->kinds[s->kind].round_trips += rts;
     check_starts(r);
-    if ((s->kind == FBW_STEP_COMMIT || s->kind == FBW_STEP_ROLLBACK) && s->tx > 0)
-        tx_ended(r, s->tx);
+    if (s->tx > 0 && (s->kind == FBW_STEP_COMMIT || s->kind == FBW_STEP_ROLLBACK ||
+                      (r->tx[s->tx] && r->tx[s->tx]->state == FBW_TX_ENDED)))
+        tx_ended(r, s->tx); /* also COMMIT or ROLLBACK as SQL */
     account(r, x, ns, (uint32_t)rts, 1);
     atomic_fetch_add(&r->rp->steps_done, 1);
 }
@@ -1074,6 +1113,8 @@ static void free_slots(run *r)
     free(r->ex);
     free(r->tx);
     free(r->tx_start);
+    free(r->tx_orig);
+    free(r->tx_free);
     free(r->slot_exec);
     free(r->blob_ids);
     free(r->pend);
