@@ -9,8 +9,11 @@
  * captured connection is a sequential client that waits for every reply, so a thread that sleeps
  * its think time and blocks on its round trips is that client, and the blocking client already
  * owns every timeout. An event loop would need the same per-connection state machine plus timers,
- * for no gain at the tens to hundreds of connections a capture holds. Threads share nothing but
- * atomic progress counters; each writes only its own rconn, read after it is joined. */
+ * for no gain at the tens to hundreds of connections a capture holds. Each thread takes its steps
+ * from its queue (stream.h: the reader thread decodes the capture meanwhile) and writes only its
+ * own rconn, read after it is joined; the fingerprint table is shared under a mutex, the progress
+ * counters are atomic. Results and latency are counted as each execution ends, so nothing here
+ * grows with the number of steps. */
 #include "replay.h"
 
 #include "blob.h"
