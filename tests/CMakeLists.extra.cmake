@@ -293,4 +293,15 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-link AND TARG
                            SKIP_RETURN_CODE 77 RESOURCE_LOCK fbwire_xreplay)
     endforeach()
   endforeach()
+
+# Unit test of the streaming replay's step queue (tools/fbwire-pcap/stepq.c; label "unit").
+if(TARGET fbwire-pcap)
+  add_executable(tools_test_stepq ${CMAKE_CURRENT_SOURCE_DIR}/tools/test_stepq.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/stepq.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/workload.c)
+  target_include_directories(tools_test_stepq PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+  find_package(Threads REQUIRED)
+  target_link_libraries(tools_test_stepq PRIVATE fbwire_testsupport Threads::Threads)
+  add_test(NAME tools_test_stepq COMMAND tools_test_stepq)
+  set_tests_properties(tools_test_stepq PROPERTIES LABELS unit TIMEOUT 120)
 endif()

@@ -99,3 +99,34 @@ Test(fpstats, json_escapes_the_statement)
     fbw_buf_free(&b);
     fbw_fpstats_free(f);
 }
+
+/* Past 4096 executions a group folds its latencies into a fixed histogram: the percentiles are
+ * then the middle of a bucket 1/32 of a power of two wide, within 1.6 % of the exact value. */
+static double json_num(const char *j, const char *key)
+{
+    const char *p = strstr(j, key);
+    cr_assert(p, "%s not in %s", key, j);
+    return strtod(p + strlen(key), NULL);
+}
+
+Test(fpstats, many_executions_keep_fixed_memory_and_close_percentiles)
+{
+    fbw_fpstats *f = fbw_fpstats_new();
+    for (uint64_t i = 1; i <= 20000; i++) { /* capture 0.001..20 ms, replay 3x */
+        fbw_fp_exec e = {i * 1000u, i * 3000u, 1, 1, 1, FBW_FP_MATCH};
+        cr_assert_eq(fbw_fpstats_add(f, "SELECT ?", 8, &e), 0);
+    }
+    fbw_buf b;
+    fbw_buf_init(&b);
+    fbw_fpstats_json(f, &b);
+    fbw_buf_append(&b, "", 1);
+    const char *j = (const char *)fbw_buf_head(&b);
+    cr_expect(strstr(j, "\"count\":20000,\"replayed\":20000"), "%s", j);
+    double c50 = json_num(j, "\"capture\":{\"p50_ms\":"), c95 = json_num(j, "\"p95_ms\":");
+    double r50 = json_num(j, "\"replay\":{\"p50_ms\":");
+    cr_expect(c50 > 10.0 * 0.984 && c50 < 10.0 * 1.016, "capture p50 %f, exact 10", c50);
+    cr_expect(c95 > 19.0 * 0.984 && c95 < 19.0 * 1.016, "capture p95 %f, exact 19", c95);
+    cr_expect(r50 > 30.0 * 0.984 && r50 < 30.0 * 1.016, "replay p50 %f, exact 30", r50);
+    fbw_buf_free(&b);
+    fbw_fpstats_free(f);
+}

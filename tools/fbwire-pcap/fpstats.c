@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* fpstats.c - statement fingerprints and latency per fingerprint (fpstats.h). Latencies are kept
- * per execution (8 bytes each side) so percentiles are exact; groups are found by a linear
- * search, fine for the tens of distinct statements a workload has. */
+/* fpstats.c - statement fingerprints and latency per fingerprint (fpstats.h). Memory per group is
+ * bounded: the first EXACT_MAX latencies of each side are kept as they are (8 bytes each), so
+ * percentiles are exact up to there; past it the samples are folded into a fixed log-linear
+ * histogram (32 buckets per power of two, values below 64 ns exact), and a percentile is the
+ * middle of its bucket: within 1.6 % of the exact value. Groups are found by a linear search, fine
+ * for the tens of distinct statements a workload has. */
 #include "fpstats.h"
 
 #include <inttypes.h>
@@ -9,12 +12,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define EXACT_MAX 4096 /* samples kept exactly per side and group */
+#define SUB 32         /* histogram buckets per power of two */
+#define NBUCKETS (2 * SUB + (64 - 6) * SUB)
+
+/* Latencies of one side: exact samples, or (past EXACT_MAX) a histogram of bucket counts. */
+typedef struct lat {
+    uint64_t *v;    /* the samples (sorted by prepare) while hist is NULL */
+    size_t cap;
+    uint64_t *hist; /* NBUCKETS counts once folded */
+} lat;
+
 typedef struct group {
     char *key;
     size_t len;
     uint64_t count, replayed;
-    uint64_t *cap, *rep; /* ns per execution; rep only for replayed ones */
-    size_t cap_cap, rep_cap;
+    lat cap, rep; /* ns per execution; rep only for replayed ones */
     uint64_t cap_rt, rep_rt;
     uint64_t compared, matched;
     uint64_t rep_total, cap_total;
@@ -115,8 +128,10 @@ void fbw_fpstats_free(fbw_fpstats *f)
         return;
     for (size_t i = 0; i < f->n; i++) {
         free(f->g[i].key);
-        free(f->g[i].cap);
-        free(f->g[i].rep);
+        free(f->g[i].cap.v);
+        free(f->g[i].cap.hist);
+        free(f->g[i].rep.v);
+        free(f->g[i].rep.hist);
     }
     free(f->g);
     free(f);
@@ -127,17 +142,53 @@ size_t fbw_fpstats_count(const fbw_fpstats *f)
     return f->n;
 }
 
-static int push(uint64_t **a, size_t *cap, uint64_t n, uint64_t v)
+/* Histogram bucket of v: exact below 64, else SUB buckets per power of two. */
+static size_t bucket(uint64_t v)
 {
-    if (n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        uint64_t *p = realloc(*a, c * sizeof *p);
+    if (v < 2 * SUB)
+        return (size_t)v;
+    int e = 63;
+    while (!(v >> e))
+        e--;
+    return (size_t)(2 * SUB + (e - 6) * SUB) + (size_t)((v >> (e - 5)) & (SUB - 1));
+}
+
+/* The middle of bucket i (its only value below 64). */
+static uint64_t bucket_mid(size_t i)
+{
+    if (i < 2 * SUB)
+        return i;
+    int e = (int)((i - 2 * SUB) / SUB) + 6;
+    uint64_t sub = (i - 2 * SUB) % SUB, width = (uint64_t)1 << (e - 5);
+    return (SUB + sub) * width + width / 2;
+}
+
+/* Add sample number n (0-based) to l. */
+static int push(lat *l, uint64_t n, uint64_t v)
+{
+    if (!l->hist && n == EXACT_MAX) { /* fold the exact samples into the histogram */
+        l->hist = calloc(NBUCKETS, sizeof *l->hist);
+        if (!l->hist)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            l->hist[bucket(l->v[i])]++;
+        free(l->v);
+        l->v = NULL;
+        l->cap = 0;
+    }
+    if (l->hist) {
+        l->hist[bucket(v)]++;
+        return 0;
+    }
+    if (n == l->cap) {
+        size_t c = l->cap ? l->cap * 2 : 16;
+        uint64_t *p = realloc(l->v, c * sizeof *p);
         if (!p)
             return -1;
-        *a = p;
-        *cap = c;
+        l->v = p;
+        l->cap = c;
     }
-    (*a)[n] = v;
+    l->v[n] = v;
     return 0;
 }
 
@@ -169,13 +220,13 @@ static group *find(fbw_fpstats *f, const char *key, size_t len)
 int fbw_fpstats_add(fbw_fpstats *f, const char *key, size_t len, const fbw_fp_exec *e)
 {
     group *g = find(f, key, len);
-    if (!g || push(&g->cap, &g->cap_cap, g->count, e->capture_ns))
+    if (!g || push(&g->cap, g->count, e->capture_ns))
         return -1;
     g->count++;
     g->cap_rt += e->capture_rt;
     g->cap_total += e->capture_ns;
     if (e->replayed) {
-        if (push(&g->rep, &g->rep_cap, g->replayed, e->replay_ns))
+        if (push(&g->rep, g->replayed, e->replay_ns))
             return -1;
         g->replayed++;
         g->rep_rt += e->replay_rt;
@@ -194,13 +245,23 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Nearest-rank percentile of sorted v[0..n) in ms; -1 when empty. */
-static double pct(const uint64_t *v, uint64_t n, int p)
+/* Nearest-rank percentile of the n samples of l (sorted) in ms; -1 when empty. From a histogram:
+ * the middle of the bucket holding that rank. */
+static double pct(const lat *l, uint64_t n, int p)
 {
     if (!n)
         return -1;
     uint64_t rank = (n * (uint64_t)p + 99) / 100;
-    return (double)v[rank ? rank - 1 : 0] / 1e6;
+    rank = rank ? rank : 1;
+    if (!l->hist)
+        return (double)l->v[rank - 1] / 1e6;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < NBUCKETS; i++) {
+        seen += l->hist[i];
+        if (seen >= rank)
+            return (double)bucket_mid(i) / 1e6;
+    }
+    return -1;
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -221,8 +282,10 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
 static void prepare(fbw_fpstats *f)
 {
     for (size_t i = 0; i < f->n; i++) {
-        sort(f->g[i].cap, f->g[i].count, sizeof *f->g[i].cap, cmp_u64);
-        sort(f->g[i].rep, f->g[i].replayed, sizeof *f->g[i].rep, cmp_u64);
+        if (!f->g[i].cap.hist)
+            sort(f->g[i].cap.v, f->g[i].count, sizeof *f->g[i].cap.v, cmp_u64);
+        if (!f->g[i].rep.hist)
+            sort(f->g[i].rep.v, f->g[i].replayed, sizeof *f->g[i].rep.v, cmp_u64);
     }
     sort(f->g, f->n, sizeof *f->g, cmp_group);
 }
@@ -243,12 +306,12 @@ void fbw_fpstats_text(fbw_fpstats *f, fbw_buf *b, size_t limit)
     size_t shown = 0;
     for (size_t i = 0; i < f->n && (!limit || shown < limit); i++, shown++) {
         const group *g = &f->g[i];
-        double c50 = pct(g->cap, g->count, 50), r50 = pct(g->rep, g->replayed, 50);
+        double c50 = pct(&g->cap, g->count, 50), r50 = pct(&g->rep, g->replayed, 50);
         fbw_buf_printf(b, "%7" PRIu64, g->count);
         ms_text(b, c50);
-        ms_text(b, pct(g->cap, g->count, 95));
+        ms_text(b, pct(&g->cap, g->count, 95));
         ms_text(b, r50);
-        ms_text(b, pct(g->rep, g->replayed, 95));
+        ms_text(b, pct(&g->rep, g->replayed, 95));
         if (c50 > 0 && r50 >= 0)
             fbw_buf_printf(b, " %6.2f", r50 / c50);
         else
@@ -302,19 +365,19 @@ void fbw_fpstats_json(fbw_fpstats *f, fbw_buf *b)
     fbw_buf_puts(b, "[");
     for (size_t i = 0; i < f->n; i++) {
         const group *g = &f->g[i];
-        double c50 = pct(g->cap, g->count, 50), r50 = pct(g->rep, g->replayed, 50);
+        double c50 = pct(&g->cap, g->count, 50), r50 = pct(&g->rep, g->replayed, 50);
         fbw_buf_puts(b, i ? ",{\"statement\":" : "{\"statement\":");
         key_json(b, g->key, g->len);
         fbw_buf_printf(b, ",\"count\":%" PRIu64 ",\"replayed\":%" PRIu64 ",\"capture\":{", g->count,
                        g->replayed);
         ms_json(b, "p50_ms", c50);
         fbw_buf_puts(b, ",");
-        ms_json(b, "p95_ms", pct(g->cap, g->count, 95));
+        ms_json(b, "p95_ms", pct(&g->cap, g->count, 95));
         fbw_buf_printf(b, ",\"round_trips\":%.4f},\"replay\":{",
                        (double)g->cap_rt / (double)g->count);
         ms_json(b, "p50_ms", r50);
         fbw_buf_puts(b, ",");
-        ms_json(b, "p95_ms", pct(g->rep, g->replayed, 95));
+        ms_json(b, "p95_ms", pct(&g->rep, g->replayed, 95));
         if (g->replayed)
             fbw_buf_printf(b, ",\"round_trips\":%.4f},",
                            (double)g->rep_rt / (double)g->replayed);

@@ -122,6 +122,8 @@ static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, siz
     }
     fbw_tcp_finish(t);
     int problems = fbw_report_finish(r, file, &sum);
+    if (rp)
+        fbw_replay_source(rp, file, keys, ports, nports, explicit_ports);
     if (rp && fbw_replay_finish(rp, r, &sum))
         problems = problems ? problems : 1;
     fflush(ro->out);

@@ -9,11 +9,15 @@
  * captured connection is a sequential client that waits for every reply, so a thread that sleeps
  * its think time and blocks on its round trips is that client, and the blocking client already
  * owns every timeout. An event loop would need the same per-connection state machine plus timers,
- * for no gain at the tens to hundreds of connections a capture holds. Threads share nothing but
- * atomic progress counters; each writes only its own rconn, read after it is joined. */
+ * for no gain at the tens to hundreds of connections a capture holds. Each thread takes its steps
+ * from its queue (stream.h: the reader thread decodes the capture meanwhile) and writes only its
+ * own rconn, read after it is joined; the fingerprint table is shared under a mutex, the progress
+ * counters are atomic. Results and latency are counted as each execution ends, so nothing here
+ * grows with the number of steps. */
 #include "replay.h"
 
 #include "blob.h"
+#include "stream.h"
 #include "client.h"
 #include "fpstats.h"
 #include "stmt.h"
@@ -41,21 +45,34 @@ typedef struct failure {
     char sqlstate[6];
 } failure;
 
-/* One captured connection: its workload and, after a replay, what happened. A fan-out copy
- * (--connections) has no workload of its own: wl points to the captured one's. */
+/* A result difference, kept for the report (text: the first MAX_DIFFS_SHOWN of a connection). */
+typedef struct diff {
+    size_t step;
+    int stmt;
+    char *sql;
+    fbw_result cap, rep;
+} diff;
+
+/* One captured connection: its workload (--list) and, after a replay, what happened. A replay
+ * takes its steps from the streaming reader (stream.h) through its queue; a fan-out copy
+ * (--connections) shares the captured one's steps (wl points to the captured one's workload, which
+ * keeps only the counts of ops not replayed by then). */
 typedef struct rconn {
     fbw_workload w;
     const fbw_workload *wl;
+    fbw_stream_src src;   /* captured ones: what the reader feeds */
+    fbw_stepq q;          /* its steps */
+    int q_ready;
+    uint64_t t_first, t_last, t_detach; /* capture times, from the validation pass */
+    uint64_t compared, matched, different;
+    diff *diffs;
+    size_t ndiffs, diffs_cap, more_diffs;
     int id;               /* captured connection id */
     int copy;             /* 0 the first replay of it, 1.. the fan-out copies */
     int seen;
     int run;              /* to be replayed */
     atomic_int finished;  /* its replay thread is done */
     pthread_t thread;
-    uint64_t *rep_ns;     /* per step: replay latency */
-    uint32_t *rep_rt;     /* per step: replay round trips */
-    fbw_result *rep_res;  /* per step: the replay's result (execute steps) */
-    char *ok;             /* per step: ran without failure */
     struct fbw_replay *rp;
     int replayed;         /* connected and ran its steps */
     char *not_run;        /* why it was not replayed (or stopped early), else NULL */
@@ -63,6 +80,7 @@ typedef struct rconn {
     kind_count kinds[FBW_STEP_KINDS];
     failure *fail;
     size_t nfail, fail_cap;
+    size_t more_fail;     /* failures past MAX_FAILURES_KEPT: counted, not kept */
 } rconn;
 
 struct fbw_replay {
@@ -77,6 +95,9 @@ struct fbw_replay {
     uint64_t wall_ns;         /* replay wall time */
     atomic_ulong steps_done, steps_failed;
     atomic_int open_conns, done_conns;
+    fbw_stream st;            /* the reader */
+    fbw_fpstats *f;           /* latency per fingerprint, filled as executions end */
+    pthread_mutex_t f_mu;
 };
 
 static uint64_t now_ns(void)
@@ -138,6 +159,10 @@ int fbw_replay_new(const fbw_replay_opts *o, fbw_replay **out)
     if (!rp)
         return FBW_E_NOMEM;
     rp->o = *o;
+    if (pthread_mutex_init(&rp->f_mu, NULL)) {
+        free(rp);
+        return FBW_E_NOMEM;
+    }
     *out = rp;
     return FBW_OK;
 }
@@ -148,10 +173,11 @@ void fbw_replay_free(fbw_replay *rp)
         return;
     for (size_t i = 0; i < rp->njobs; i++) {
         rconn *c = rp->jobs[i];
-        free(c->rep_ns);
-        free(c->rep_rt);
-        free(c->rep_res);
-        free(c->ok);
+        if (c->q_ready)
+            fbw_stepq_destroy(&c->q);
+        for (size_t k = 0; k < c->ndiffs; k++)
+            free(c->diffs[k].sql);
+        free(c->diffs);
         if (c->copy) {
             free(c->not_run);
             free(c->fail);
@@ -159,13 +185,29 @@ void fbw_replay_free(fbw_replay *rp)
         }
     }
     free(rp->jobs);
+    free(rp->st.src);
+    free(rp->st.all);
     for (size_t i = 0; i < rp->n; i++) {
         fbw_workload_free(&rp->c[i].w);
+        fbw_workload_free(&rp->c[i].src.w);
+        free(rp->c[i].src.q);
         free(rp->c[i].not_run);
         free(rp->c[i].fail);
     }
     free(rp->c);
+    fbw_fpstats_free(rp->f);
+    pthread_mutex_destroy(&rp->f_mu);
     free(rp);
+}
+
+void fbw_replay_source(fbw_replay *rp, const char *file, const fbw_pcap_keys *keys,
+                       const uint16_t *ports, size_t nports, int explicit_ports)
+{
+    rp->o.file = file;
+    rp->o.keys = keys;
+    rp->o.ports = ports;
+    rp->o.nports = nports;
+    rp->o.explicit_ports = explicit_ports;
 }
 
 static rconn *conn_at(fbw_replay *rp, int id)
@@ -197,7 +239,17 @@ void fbw_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_cl
     if (!c)
         return;
     c->seen = 1;
-    fbw_workload_packet(&c->w, d, from_client, p, ts_ns);
+    if (rp->o.list) {
+        fbw_workload_packet(&c->w, d, from_client, p, ts_ns);
+        return;
+    }
+    /* The validation pass of a replay: only what planning needs (the workload is streamed). */
+    if (!c->t_first)
+        c->t_first = ts_ns;
+    c->t_last = ts_ns;
+    if (from_client && (p->op == FBW_OP_DETACH || p->op == FBW_OP_DISCONNECT) && !c->t_detach)
+        c->t_detach = ts_ns;
+    c->src.packets++;
 }
 
 /* ---- --list ---- */
@@ -350,20 +402,62 @@ typedef struct run {
     size_t *tx_start;   /* by slot: its start step (1-based) while its reply is unchecked */
     fbw_stmt **st;      /* by statement slot */
     size_t *slot_exec;  /* by statement slot: its current execute step (1-based) */
-    fbw_value *blob_ids; /* by step: the id of the blob a blob step created in the replay */
+    struct blobid *blob_ids; /* the ids of the blobs blob steps created in the replay */
+    size_t nblob_ids, blob_ids_cap;
     fbw_blob *blob;     /* the blob being written */
     int blob_stage;     /* 0 create, 1 write, 2 close: where a FBW_AGAIN resumes */
-    const fbw_workload *w;
     const fbw_step *s;  /* the step being queued */
     fbw_value *vals;
     fbw_exec_result res;
     int broken;         /* the connection failed: stop */
+    /* streaming: slot tables grow as steps name slots */
+    size_t ntx, nst;          /* tx and tx_start hold ntx + 1, st, slot_exec, ex and sql nst + 1 */
+    struct xacc **ex;         /* by statement slot: its execution being measured */
+    char **sql;               /* by statement slot: the SQL of its latest prepare */
+    int *pend;                /* transaction slots whose start reply is unchecked */
+    size_t npend, pend_cap;
+    size_t step;              /* the step being run (1-based) */
+    int step_ok;              /* ... ran without failure so far */
+    fbw_tx **txpool;          /* ended transactions, for reuse */
+    size_t ntxpool, txpool_cap;
+    /* Transaction slots are renumbered to small numbers reused once a transaction ended, so the
+     * tables above follow the open transactions, not the capture's count of them: */
+    int *tx_orig;             /* by small number (ntx + 1): the step's own slot, 0 free */
+    int *tx_free;             /* small numbers free again */
+    size_t ntx_free, tx_free_cap;
+    int tx_used;              /* small numbers handed out so far */
 } run;
+
+/* A blob a blob step created in the replay (until its transaction ends). */
+typedef struct blobid {
+    size_t step;
+    int tx;
+    fbw_value id;
+} blobid;
+
+/* One execution being measured: its execute step and its cursor's fetch steps. */
+typedef struct xacc {
+    size_t step;     /* the execute step (1-based) */
+    int stmt, ok;    /* ok: the execute ran without failure */
+    fbw_result cap, rep;
+    fbw_fp_exec e;
+    char *sql;       /* its statement's SQL, NULL when prepared before the capture */
+} xacc;
+
+#define MAX_FAILURES_KEPT 1000 /* per connection */
 
 static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e,
                         const char *fallback)
 {
     rconn *rc = r->rc;
+    if (rc->nfail >= MAX_FAILURES_KEPT) { /* memory stays bounded when every step fails */
+        rc->more_fail++;
+        rc->kinds[s->kind].failed++;
+        if (step == r->step)
+            r->step_ok = 0;
+        atomic_fetch_add(&r->rp->steps_failed, 1);
+        return;
+    }
     if (rc->nfail == rc->fail_cap) {
         size_t cap = rc->fail_cap ? rc->fail_cap * 2 : 8;
         failure *f = realloc(rc->fail, cap * sizeof *f);
@@ -379,13 +473,14 @@ static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e
     f->step = step;
     f->kind = s->kind;
     f->stmt = s->stmt;
-    f->tx = s->tx;
+    f->tx = s->tx > 0 && r->tx_orig && (size_t)s->tx <= r->ntx && r->tx_orig[s->tx]
+                ? r->tx_orig[s->tx] : s->tx; /* the capture's numbering, not the small one */
     snprintf(f->message, sizeof f->message, "%s", e && e->msg[0] ? e->msg : fallback);
     if (e)
         snprintf(f->sqlstate, sizeof f->sqlstate, "%s", e->sqlstate);
     rc->kinds[s->kind].failed++;
-    if (rc->ok)
-        rc->ok[step - 1] = 0;
+    if (step == r->step)
+        r->step_ok = 0;
     atomic_fetch_add(&r->rp->steps_failed, 1);
 }
 
@@ -513,13 +608,17 @@ static int bind_as_sent(run *r, size_t i)
         size_t b = s->blob_steps[k];
         if (!b)
             continue;
-        if (r->blob_ids[b - 1].type == 0) {
+        const fbw_value *id = NULL;
+        for (size_t j = 0; j < r->nblob_ids && !id; j++)
+            if (r->blob_ids[j].step == b)
+                id = &r->blob_ids[j].id;
+        if (!id) {
             char msg[96];
             snprintf(msg, sizeof msg, "parameter %u: its blob (step %zu) was not created", k + 1, b);
             add_failure(r, i, s, NULL, msg);
             return -1;
         }
-        r->vals[k].u.quad = r->blob_ids[b - 1].u.quad; /* the replay's blob, same contents */
+        r->vals[k].u.quad = id->u.quad; /* the replay's blob, same contents */
     }
     if (fbw_stmt_set_input(r->st[s->stmt], &f) != FBW_OK) {
         add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
@@ -572,10 +671,10 @@ static int bind_params(run *r, size_t i)
 static void take_rows(run *r, fbw_stmt *st, int slot)
 {
     size_t e = r->slot_exec[slot];
-    if (!e)
+    if (!e || !r->ex[slot] || r->ex[slot]->step != e)
         return;
-    fbw_result *res = &r->rc->rep_res[e - 1];
-    const fbw_result *cap = &r->w->steps[e - 1].result;
+    fbw_result *res = &r->ex[slot]->rep;
+    const fbw_result *cap = &r->ex[slot]->cap;
     const fbw_msgfmt *out = fbw_stmt_output(st);
     fbw_value *v = calloc(out->n ? out->n : 1, sizeof *v);
     if (!v) {
@@ -604,7 +703,7 @@ static void do_execute(run *r, size_t i)
     fbw_err_clear(&e);
     fbw_stmt *st = r->st[s->stmt];
     r->slot_exec[s->stmt] = i;
-    fbw_result *res = &r->rc->rep_res[i - 1];
+    fbw_result *res = &r->ex[s->stmt]->rep;
     int rc = run_step(r, q_execute, &e);
     check(r, i, rc, &e, fbw_stmt_error(st), "execute failed");
     if (!rc && !fbw_stmt_error(st)->code) {
@@ -657,6 +756,26 @@ static int q_blob(void *arg)
     return rc;
 }
 
+/* Remember the id of the blob step i created (until its transaction ends). */
+static int keep_blob_id(run *r, size_t i, const fbw_step *s)
+{
+    if (r->nblob_ids == r->blob_ids_cap) {
+        size_t cap = r->blob_ids_cap ? r->blob_ids_cap * 2 : 8;
+        blobid *n = realloc(r->blob_ids, cap * sizeof *n);
+        if (!n)
+            return FBW_E_NOMEM;
+        r->blob_ids = n;
+        r->blob_ids_cap = cap;
+    }
+    blobid *b = &r->blob_ids[r->nblob_ids];
+    memset(b, 0, sizeof *b);
+    b->step = i;
+    b->tx = s->tx;
+    int rc = fbw_blob_id(r->blob, &b->id);
+    r->nblob_ids += rc == FBW_OK;
+    return rc;
+}
+
 /* The client's blob written again from the captured segments (as one stream: fbwire cuts its own
  * segments); its new id replaces the captured one in the executes that send it. */
 static void do_blob(run *r, size_t i)
@@ -678,7 +797,7 @@ static void do_blob(run *r, size_t i)
         add_failure(r, i, s, fbw_blob_error(r->blob), "blob write failed");
     else if (rc)
         add_failure(r, i, s, &e, "blob write failed");
-    else if (fbw_blob_id(r->blob, &r->blob_ids[i - 1]) != FBW_OK)
+    else if (keep_blob_id(r, i, s) != FBW_OK)
         add_failure(r, i, s, NULL, "the replayed blob has no id");
     fbw_blob_free(r->blob);
     r->blob = NULL;
@@ -712,6 +831,17 @@ static void do_start(run *r, size_t i)
         return;
     }
     r->tx_start[s->tx] = i; /* its reply arrives with the next request's */
+    if (r->npend == r->pend_cap) {
+        size_t cap = r->pend_cap ? r->pend_cap * 2 : 8;
+        int *n = realloc(r->pend, cap * sizeof *n);
+        if (!n) {
+            atomic_store(&r->rp->nomem, 1);
+            return;
+        }
+        r->pend = n;
+        r->pend_cap = cap;
+    }
+    r->pend[r->npend++] = s->tx;
 }
 
 static void do_end(run *r, size_t i)
@@ -735,15 +865,20 @@ static void do_immediate(run *r, size_t i)
 }
 
 /* Starts whose reply has arrived by now: report the ones the server refused. */
-static void check_starts(run *r, const fbw_workload *w)
+static void check_starts(run *r)
 {
-    for (int t = 1; t <= w->ntx; t++) {
-        if (!r->tx_start[t] || r->tx[t]->state == FBW_TX_STARTING)
+    for (size_t k = 0; k < r->npend;) {
+        int t = r->pend[k];
+        if (r->tx_start[t] && r->tx[t] && r->tx[t]->state == FBW_TX_STARTING) {
+            k++;
             continue;
-        if (r->tx[t]->state == FBW_TX_FAILED)
-            add_failure(r, r->tx_start[t], &w->steps[r->tx_start[t] - 1], &r->tx[t]->err,
-                        "transaction start failed");
+        }
+        if (r->tx_start[t] && r->tx[t] && r->tx[t]->state == FBW_TX_FAILED) {
+            fbw_step start = {.kind = FBW_STEP_START, .tx = t};
+            add_failure(r, r->tx_start[t], &start, &r->tx[t]->err, "transaction start failed");
+        }
         r->tx_start[t] = 0;
+        r->pend[k] = r->pend[--r->npend];
     }
 }
 
@@ -774,62 +909,6 @@ static void pace(const fbw_replay *rp, uint64_t capture_ts)
     sleep_until(rp->start_ns + (uint64_t)((double)(capture_ts - rp->cap_t0) / rp->o.speed));
 }
 
-static void run_steps(run *r, const fbw_workload *w)
-{
-    for (size_t i = 0; i < w->n && !r->broken; i++) {
-        r->s = &w->steps[i];
-        pace(r->rp, r->s->t_req);
-        uint64_t before = fbw_conn_stats(r->c)->round_trips;
-        uint64_t t0 = now_ns();
-        r->rc->kinds[r->s->kind].steps++;
-        r->rc->ok[i] = 1;
-        if (r->s->problem)
-            add_failure(r, i + 1, r->s, NULL, r->s->problem);
-        else
-            do_step(r, i + 1);
-        uint64_t rts = fbw_conn_stats(r->c)->round_trips - before;
-        r->rc->rep_ns[i] = now_ns() - t0;
-        r->rc->rep_rt[i] = (uint32_t)rts;
-        r->rc->kinds[r->s->kind].round_trips += rts;
-        check_starts(r, w);
-        atomic_fetch_add(&r->rp->steps_done, 1);
-    }
-}
-
-static int alloc_slots(run *r, const fbw_workload *w)
-{
-    r->tx = calloc((size_t)w->ntx + 1, sizeof *r->tx);
-    r->tx_start = calloc((size_t)w->ntx + 1, sizeof *r->tx_start);
-    r->st = calloc((size_t)w->nstmt + 1, sizeof *r->st);
-    r->slot_exec = calloc((size_t)w->nstmt + 1, sizeof *r->slot_exec);
-    r->blob_ids = calloc(w->n ? w->n : 1, sizeof *r->blob_ids);
-    if (!r->tx || !r->tx_start || !r->st || !r->slot_exec || !r->blob_ids)
-        return -1;
-    for (int t = 1; t <= w->ntx; t++) {
-        r->tx[t] = malloc(sizeof *r->tx[t]);
-        if (!r->tx[t])
-            return -1;
-        fbw_tx_init(r->tx[t], r->c);
-    }
-    return 0;
-}
-
-static void free_slots(run *r, const fbw_workload *w)
-{
-    if (r->st)
-        for (int s = 1; s <= w->nstmt; s++)
-            fbw_stmt_free(r->st[s]);
-    if (r->tx)
-        for (int t = 1; t <= w->ntx; t++)
-            free(r->tx[t]);
-    free(r->st);
-    free(r->tx);
-    free(r->tx_start);
-    free(r->slot_exec);
-    free(r->blob_ids);
-    free(r->vals);
-}
-
 static void set_not_run(fbw_replay *rp, rconn *c, const char *fmt, ...) FBW_PRINTF(3, 4);
 static void set_not_run(fbw_replay *rp, rconn *c, const char *fmt, ...)
 {
@@ -842,13 +921,216 @@ static void set_not_run(fbw_replay *rp, rconn *c, const char *fmt, ...)
     c->not_run = dup_str(rp, tmp);
 }
 
+/* Grow a slot table from had to n elements (zeroed). */
+static int grow_table(void **a, size_t had, size_t n, size_t size)
+{
+    void *p = realloc(*a, n * size);
+    if (!p)
+        return -1;
+    memset((char *)p + had * size, 0, (n - had) * size);
+    *a = p;
+    return 0;
+}
+
+static size_t grown(size_t have, size_t need)
+{
+    size_t n = have * 2 > need ? have * 2 : need;
+    return n < 16 ? 16 : n;
+}
+
+/* The slots step s names exist: tables grow as the stream names new slots, transactions come from
+ * a pool of ended ones (their generation kept, so a statement that still points to one sees its
+ * cursor gone). */
+static int ensure_slots(run *r, const fbw_step *s)
+{
+    size_t tx = s->tx > 0 ? (size_t)s->tx : 0, st = s->stmt > 0 ? (size_t)s->stmt : 0;
+    if (!r->tx || tx > r->ntx) {
+        size_t had = r->tx ? r->ntx + 1 : 0, n = grown(r->ntx, tx);
+        if (grow_table((void **)&r->tx, had, n + 1, sizeof *r->tx) ||
+            grow_table((void **)&r->tx_start, had, n + 1, sizeof *r->tx_start) ||
+            grow_table((void **)&r->tx_orig, had, n + 1, sizeof *r->tx_orig))
+            return -1;
+        r->ntx = n;
+    }
+    if (!r->st || st > r->nst) {
+        size_t had = r->st ? r->nst + 1 : 0, n = grown(r->nst, st);
+        if (grow_table((void **)&r->st, had, n + 1, sizeof *r->st) ||
+            grow_table((void **)&r->slot_exec, had, n + 1, sizeof *r->slot_exec) ||
+            grow_table((void **)&r->ex, had, n + 1, sizeof *r->ex) ||
+            grow_table((void **)&r->sql, had, n + 1, sizeof *r->sql))
+            return -1;
+        r->nst = n;
+    }
+    if (tx && !r->tx[tx] && r->c) {
+        uint64_t gen = 0;
+        if (r->ntxpool) {
+            r->tx[tx] = r->txpool[--r->ntxpool];
+            gen = r->tx[tx]->generation;
+        } else if (!(r->tx[tx] = malloc(sizeof *r->tx[tx]))) {
+            return -1;
+        }
+        fbw_tx_init(r->tx[tx], r->c);
+        r->tx[tx]->generation = gen;
+    }
+    return 0;
+}
+
+/* After a commit or rollback: the transaction's blobs are gone, and an ended transaction goes
+ * back to the pool (its small number too). */
+static void tx_ended(run *r, int t)
+{
+    for (size_t k = 0; k < r->nblob_ids;)
+        if (r->blob_ids[k].tx == t)
+            r->blob_ids[k] = r->blob_ids[--r->nblob_ids];
+        else
+            k++;
+    if (!r->tx[t] || r->tx[t]->state != FBW_TX_ENDED || r->tx_start[t])
+        return;
+    if (r->ntxpool == r->txpool_cap) {
+        size_t cap = r->txpool_cap ? r->txpool_cap * 2 : 8;
+        fbw_tx **n = realloc(r->txpool, cap * sizeof *n);
+        if (!n)
+            return; /* kept where it is */
+        r->txpool = n;
+        r->txpool_cap = cap;
+    }
+    r->txpool[r->ntxpool++] = r->tx[t];
+    r->tx[t] = NULL;
+    if (r->ntx_free == r->tx_free_cap) {
+        size_t cap = r->tx_free_cap ? r->tx_free_cap * 2 : 8;
+        int *n = realloc(r->tx_free, cap * sizeof *n);
+        if (!n)
+            return; /* the number is not reused */
+        r->tx_free = n;
+        r->tx_free_cap = cap;
+    }
+    r->tx_orig[t] = 0;
+    r->tx_free[r->ntx_free++] = t;
+}
+
+/* The small number standing for the step's transaction slot orig (0: none, -1: out of memory). */
+static int small_tx(run *r, int orig)
+{
+    if (orig <= 0)
+        return orig;
+    for (size_t t = 1; r->tx_orig && t <= r->ntx && (int)t <= r->tx_used; t++)
+        if (r->tx_orig[t] == orig)
+            return (int)t;
+    int t = r->ntx_free ? r->tx_free[--r->ntx_free] : r->tx_used + 1;
+    fbw_step probe = {.tx = t};
+    if (ensure_slots(r, &probe))
+        return -1;
+    if (t > r->tx_used)
+        r->tx_used = t;
+    r->tx_orig[t] = orig;
+    return t;
+}
+
+static void account(run *r, const fbw_qstep *x, uint64_t ns, uint32_t rts, int ran);
+static void exec_begin(run *r, const fbw_qstep *x);
+static void exec_end(run *r, int slot);
+
+/* One step from the stream: run it (when connected and not broken), measure it, count it. */
+static void run_one(run *r, const fbw_qstep *x)
+{
+    fbw_step local = x->s; /* shared with fan-out copies: the small transaction number is ours */
+    const fbw_step *s = &local;
+    size_t i = x->index;
+    int ran = r->c && !r->broken;
+    local.tx = ran ? small_tx(r, x->s.tx) : 0; /* a step not run needs no transaction */
+    if (local.tx < 0 || ensure_slots(r, s)) {
+        atomic_store(&r->rp->nomem, 1);
+        if (ran)
+            set_not_run(r->rp, r->rc, "out of memory");
+        r->broken = 1;
+        return;
+    }
+    if (!ran) {
+        r->step = i;
+        r->step_ok = 0;
+        if (s->kind == FBW_STEP_EXECUTE && s->stmt > 0)
+            exec_begin(r, x);
+        account(r, x, 0, 0, 0);
+        return;
+    }
+    r->s = s;
+    atomic_store(&r->rc->q.pacing, 1);
+    pace(r->rp, s->t_req);
+    atomic_store(&r->rc->q.pacing, 0);
+    uint64_t before = fbw_conn_stats(r->c)->round_trips;
+    uint64_t t0 = now_ns();
+    r->rc->kinds[s->kind].steps++;
+    r->step = i;
+    r->step_ok = 1;
+    if (s->kind == FBW_STEP_EXECUTE && s->stmt > 0)
+        exec_begin(r, x);
+    if (s->problem)
+        add_failure(r, i, s, NULL, s->problem);
+    else
+        do_step(r, i);
+    uint64_t rts = fbw_conn_stats(r->c)->round_trips - before;
+    uint64_t ns = now_ns() - t0;
+    r->rc->kinds[s->kind].round_trips += rts;
+    check_starts(r);
+    if (s->tx > 0 && (s->kind == FBW_STEP_COMMIT || s->kind == FBW_STEP_ROLLBACK ||
+                      (r->tx[s->tx] && r->tx[s->tx]->state == FBW_TX_ENDED)))
+        tx_ended(r, s->tx); /* also COMMIT or ROLLBACK as SQL */
+    account(r, x, ns, (uint32_t)rts, 1);
+    atomic_fetch_add(&r->rp->steps_done, 1);
+}
+
+/* Take the connection's steps from its queue until the reader ends it. Every wait is bounded;
+ * the reader closes every queue when it stops, whatever the reason. Steps that cannot run (no
+ * connection, a broken one) are still taken and counted on the capture's side, so the reader
+ * never waits on a connection that gave up. */
+static void run_stream(run *r)
+{
+    for (;;) {
+        fbw_qstep *x = NULL;
+        int got = fbw_stepq_pop(&r->rc->q, &x, now_ns() + 1000000000u);
+        if (got == FBW_STEPQ_TIMEOUT)
+            continue;
+        if (got != FBW_STEPQ_STEP)
+            break;
+        run_one(r, x);
+        fbw_qstep_unref(x);
+    }
+    for (size_t k = 1; r->ex && k <= r->nst; k++)
+        exec_end(r, (int)k);
+}
+
+static void free_slots(run *r)
+{
+    for (size_t k = 1; r->st && k <= r->nst; k++) {
+        fbw_stmt_free(r->st[k]);
+        free(r->sql[k]);
+        free(r->ex[k]);
+    }
+    for (size_t t = 1; r->tx && t <= r->ntx; t++)
+        free(r->tx[t]);
+    for (size_t k = 0; k < r->ntxpool; k++)
+        free(r->txpool[k]);
+    free(r->txpool);
+    free(r->st);
+    free(r->sql);
+    free(r->ex);
+    free(r->tx);
+    free(r->tx_start);
+    free(r->tx_orig);
+    free(r->tx_free);
+    free(r->slot_exec);
+    free(r->blob_ids);
+    free(r->pend);
+    free(r->vals);
+}
+
 /* A connection that began after another one ended in the capture begins after it in the replay
  * too (its SQL may need what the other committed, e.g. a table). */
 static void wait_predecessors(fbw_replay *rp, const rconn *c)
 {
     for (size_t i = 0; i < rp->njobs; i++) {
         const rconn *o = rp->jobs[i];
-        if (o == c || o->wl->t_last >= c->wl->t_first)
+        if (o == c || o->t_last >= c->t_first)
             continue;
         while (!atomic_load(&o->finished))
             sleep_until(now_ns() + 1000000u);
@@ -857,7 +1139,9 @@ static void wait_predecessors(fbw_replay *rp, const rconn *c)
 
 static void replay_conn(fbw_replay *rp, rconn *c)
 {
-    pace(rp, c->wl->t_first);
+    atomic_store(&c->q.pacing, 1);
+    pace(rp, c->t_first);
+    atomic_store(&c->q.pacing, 0);
     wait_predecessors(rp, c);
     fbw_client_opts o;
     fbw_client_opts_init(&o);
@@ -868,33 +1152,31 @@ static void replay_conn(fbw_replay *rp, rconn *c)
     memset(&r, 0, sizeof r);
     r.rp = rp;
     r.rc = c;
-    r.w = c->wl;
     fbw_err err;
     fbw_err_clear(&err);
     if (fbw_client_connect(rp->o.dsn, &o, &r.cl, &err)) {
         set_not_run(rp, c, "cannot connect to %s: %s%s%s%s", rp->o.dsn, err.msg,
                     err.sqlstate[0] ? " [SQLSTATE " : "", err.sqlstate,
                     err.sqlstate[0] ? "]" : "");
+        r.cl = NULL;
+        run_stream(&r); /* counted, not run */
+        free_slots(&r);
         return;
     }
     r.c = fbw_client_conn(r.cl);
     c->replayed = 1;
     atomic_fetch_add(&rp->open_conns, 1);
-    if (alloc_slots(&r, c->wl)) {
-        atomic_store(&rp->nomem, 1);
-        set_not_run(rp, c, "out of memory");
-    } else {
-        run_steps(&r, c->wl);
-    }
-    free_slots(&r, c->wl);
+    run_stream(&r);
+    free_slots(&r);
     atomic_fetch_sub(&rp->open_conns, 1);
     if (r.broken) {
-        set_not_run(rp, c, "the replay connection failed: %s", fbw_client_error(r.cl)->msg);
+        if (!c->not_run) /* else out of memory, which not_run says */
+            set_not_run(rp, c, "the replay connection failed: %s", fbw_client_error(r.cl)->msg);
         c->stats = *fbw_conn_stats(r.c);
         fbw_client_abort(r.cl);
         return;
     }
-    pace(rp, c->wl->t_detach);
+    pace(rp, c->q.t_detach);
     if (fbw_conn_detach(r.c) == FBW_OK)
         fbw_client_wait(r.cl); /* the capture's detach is counted too: count ours */
     c->stats = *fbw_conn_stats(r.c);
@@ -1059,10 +1341,13 @@ static void conn_text(fbw_replay *rp, fbw_buf *b, const fbw_report_conn *ci, rco
             putf(b, "error: %s\n", c->not_run);
         for (size_t i = 0; i < c->nfail; i++)
             failure_text(b, &c->fail[i]);
+        if (c->more_fail)
+            putf(b, "failed: %zu more steps (the first %d are listed)\n", c->more_fail,
+                 MAX_FAILURES_KEPT);
         figures_text(b, ci->stats, &c->stats, c->replayed);
         kinds_text(b, c->kinds, c->replayed);
     }
-    not_replayed_text(b, &c->w);
+    not_replayed_text(b, rp->o.list ? &c->w : &c->src.w);
 }
 
 static void conn_json(fbw_replay *rp, fbw_buf *b, const fbw_report_conn *ci, rconn *c)
@@ -1098,7 +1383,7 @@ static void conn_json(fbw_replay *rp, fbw_buf *b, const fbw_report_conn *ci, rco
     put(b, ",\"step_counts\":");
     kinds_json(b, c->kinds);
     put(b, ",");
-    not_replayed_json(b, &c->w);
+    not_replayed_json(b, rp->o.list ? &c->w : &c->src.w);
     put(b, "}");
 }
 
@@ -1158,14 +1443,13 @@ static void check_truncation(char *why, size_t size, fbw_report_conn *ci,
     ci->problem = why;
 }
 
-/* ---- results: every execution against the capture's own replies ---- */
+/* ---- results and latency, counted as each execution ends ---- */
 
-/* FBW_FP_* for execute step i of job c (0-based). */
-static int compare(const fbw_replay *rp, const rconn *c, size_t i)
+/* FBW_FP_* for an execution: its rows and affected rows against the capture's. */
+static int compare(const fbw_replay *rp, const xacc *x)
 {
-    const fbw_step *s = &c->wl->steps[i];
-    const fbw_result *cap = &s->result, *rep = &c->rep_res[i];
-    if (rp->o.results_ignore || s->kind != FBW_STEP_EXECUTE || !c->ok || !c->ok[i])
+    const fbw_result *cap = &x->cap, *rep = &x->rep;
+    if (rp->o.results_ignore || !x->ok)
         return FBW_FP_NOT_COMPARED;
     int compared = 0, same = 1;
     if (cap->rows >= 0) {
@@ -1179,15 +1463,6 @@ static int compare(const fbw_replay *rp, const rconn *c, size_t i)
     return !compared ? FBW_FP_NOT_COMPARED : same ? FBW_FP_MATCH : FBW_FP_DIFFERENT;
 }
 
-static const char *sql_of(const fbw_workload *w, const fbw_step *s)
-{
-    if (s->kind == FBW_STEP_IMMEDIATE || s->kind == FBW_STEP_PREPARE)
-        return (const char *)s->data;
-    if (s->sql_step && w->steps[s->sql_step - 1].data)
-        return (const char *)w->steps[s->sql_step - 1].data;
-    return NULL;
-}
-
 static void side_text(fbw_buf *b, const char *who, const fbw_result *r, int rows)
 {
     putf(b, "%s ", who);
@@ -1198,27 +1473,24 @@ static void side_text(fbw_buf *b, const char *who, const fbw_result *r, int rows
         putf(b, "%" PRId64 " affected", r->affected);
 }
 
-static void difference_text(fbw_buf *b, const rconn *c, size_t i)
+static void difference_text(fbw_buf *b, const diff *d)
 {
-    const fbw_step *s = &c->wl->steps[i];
-    const char *sql = sql_of(c->wl, s);
-    int rows = s->result.rows >= 0;
-    putf(b, "different: step %zu execute s%d ", i + 1, s->stmt);
-    if (sql)
-        quote(b, sql, strlen(sql));
+    int rows = d->cap.rows >= 0;
+    putf(b, "different: step %zu execute s%d ", d->step, d->stmt);
+    if (d->sql)
+        quote(b, d->sql, strlen(d->sql));
     put(b, ": ");
-    side_text(b, "capture", &s->result, rows);
+    side_text(b, "capture", &d->cap, rows);
     put(b, ", ");
-    side_text(b, "replay", &c->rep_res[i], rows);
+    side_text(b, "replay", &d->rep, rows);
     put(b, "\n");
 }
 
-static void difference_json(fbw_buf *b, const rconn *c, size_t i)
+static void difference_json(fbw_buf *b, const diff *d)
 {
-    const fbw_step *s = &c->wl->steps[i];
-    const fbw_result *cap = &s->result, *rep = &c->rep_res[i];
-    putf(b, "{\"step\":%zu,\"stmt\":%d,\"sql\":", i + 1, s->stmt);
-    quote_cstr(b, sql_of(c->wl, s));
+    const fbw_result *cap = &d->cap, *rep = &d->rep;
+    putf(b, "{\"step\":%zu,\"stmt\":%d,\"sql\":", d->step, d->stmt);
+    quote_cstr(b, d->sql);
     putf(b,
          ",\"capture\":{\"rows\":%" PRId64 ",\"hash\":\"%016" PRIx64 "\",\"affected\":%" PRId64
          "},\"replay\":{\"rows\":%" PRId64 ",\"hash\":\"%016" PRIx64 "\",\"affected\":%" PRId64 "}}",
@@ -1230,32 +1502,50 @@ static void difference_json(fbw_buf *b, const rconn *c, size_t i)
 /* Result differences of one job; counts go into t. */
 static void differences(const fbw_replay *rp, fbw_buf *b, const rconn *c, totals *t, int json)
 {
-    size_t shown = 0, more = 0;
+    (void)rp;
+    t->compared += c->compared;
+    t->matched += c->matched;
+    t->different += c->different;
     if (json)
         put(b, ",\"differences\":[");
-    for (size_t i = 0; c->ok && i < c->wl->n; i++) {
-        int r = compare(rp, c, i);
-        if (r == FBW_FP_NOT_COMPARED)
-            continue;
-        t->compared++;
-        t->matched += r == FBW_FP_MATCH;
-        if (r != FBW_FP_DIFFERENT)
-            continue;
-        t->different++;
+    for (size_t k = 0; k < c->ndiffs; k++) {
         if (json) {
-            put(b, shown++ ? "," : "");
-            difference_json(b, c, i);
-        } else if (shown < MAX_DIFFS_SHOWN) {
-            difference_text(b, c, i);
-            shown++;
+            put(b, k ? "," : "");
+            difference_json(b, &c->diffs[k]);
         } else {
-            more++;
+            difference_text(b, &c->diffs[k]);
         }
     }
     if (json)
         put(b, "]");
-    else if (more)
-        putf(b, "different: %zu more (--json lists all)\n", more);
+    else if (c->more_diffs)
+        putf(b, "different: %zu more (--json lists all)\n", c->more_diffs);
+}
+
+/* Keep a difference for the report: every one for JSON, the first MAX_DIFFS_SHOWN for text. */
+static void keep_diff(run *r, const xacc *x)
+{
+    rconn *c = r->rc;
+    if (!r->rp->o.json && c->ndiffs >= MAX_DIFFS_SHOWN) {
+        c->more_diffs++;
+        return;
+    }
+    if (c->ndiffs == c->diffs_cap) {
+        size_t cap = c->diffs_cap ? c->diffs_cap * 2 : 8;
+        diff *n = realloc(c->diffs, cap * sizeof *n);
+        if (!n) {
+            atomic_store(&r->rp->nomem, 1);
+            return;
+        }
+        c->diffs = n;
+        c->diffs_cap = cap;
+    }
+    diff *d = &c->diffs[c->ndiffs++];
+    d->step = x->step;
+    d->stmt = x->stmt;
+    d->sql = x->sql ? dup_str(r->rp, x->sql) : NULL;
+    d->cap = x->cap;
+    d->rep = x->rep;
 }
 
 /* ---- latency per fingerprint ---- */
@@ -1271,48 +1561,101 @@ static int is_execution(int kind)
     return kind == FBW_STEP_EXECUTE || kind == FBW_STEP_IMMEDIATE || end_names[kind] != NULL;
 }
 
-/* An execution is its execute step and the fetch steps of its cursor: latencies and round trips
- * of those steps add up (think time between them is not latency). */
-static int add_job(fbw_fpstats *f, const fbw_replay *rp, const rconn *c)
+/* One execution into the shared table (the threads add as their executions end). */
+static void add_fp(run *r, const char *kind_name, const char *sql, const fbw_fp_exec *e)
 {
-    const fbw_workload *w = c->wl;
-    fbw_fp_exec *x = calloc(w->n ? w->n : 1, sizeof *x);
-    if (!x)
-        return -1;
-    for (size_t i = 0; i < w->n; i++) {
-        const fbw_step *s = &w->steps[i];
-        fbw_fp_exec *e = &x[s->owner ? s->owner - 1 : i];
-        if (i == (s->owner ? s->owner - 1 : i))
-            e->replayed = c->ok && c->ok[i] && c->replayed;
-        e->capture_ns += s->t_end > s->t_req ? s->t_end - s->t_req : 0;
-        e->capture_rt += s->round_trips;
-        if (c->rep_ns) {
-            e->replay_ns += c->rep_ns[i];
-            e->replay_rt += c->rep_rt[i];
-            e->replayed &= c->ok[i];
-        }
-    }
-    int rc = 0;
     fbw_buf key;
     fbw_buf_init(&key);
-    for (size_t i = 0; i < w->n && !rc; i++) {
-        const fbw_step *s = &w->steps[i];
-        if (!is_execution(s->kind))
-            continue;
-        fbw_buf_reset(&key);
-        const char *sql = sql_of(w, s);
-        if (end_names[s->kind])
-            put(&key, end_names[s->kind]);
-        else if (sql)
-            fbw_fingerprint(sql, strlen(sql), &key);
-        else
-            put(&key, "(statement prepared before the capture)");
-        x[i].result = compare(rp, c, i);
-        rc = fbw_fpstats_add(f, (const char *)fbw_buf_head(&key), fbw_buf_avail(&key), &x[i]);
-    }
+    if (kind_name)
+        put(&key, kind_name);
+    else if (sql)
+        fbw_fingerprint(sql, strlen(sql), &key);
+    else
+        put(&key, "(statement prepared before the capture)");
+    fbw_replay *rp = r->rp;
+    pthread_mutex_lock(&rp->f_mu);
+    if (rp->f && fbw_fpstats_add(rp->f, (const char *)fbw_buf_head(&key), fbw_buf_avail(&key), e))
+        atomic_store(&rp->nomem, 1);
+    pthread_mutex_unlock(&rp->f_mu);
     fbw_buf_free(&key);
-    free(x);
-    return rc;
+}
+
+/* The execution of a statement slot ended (its next execute, its drop, the connection's end):
+ * compare its result and add its latency. */
+static void exec_end(run *r, int slot)
+{
+    xacc *x = r->ex ? r->ex[slot] : NULL;
+    if (!x || !x->step)
+        return;
+    int res = compare(r->rp, x);
+    rconn *c = r->rc;
+    if (res != FBW_FP_NOT_COMPARED) {
+        c->compared++;
+        c->matched += res == FBW_FP_MATCH;
+    }
+    if (res == FBW_FP_DIFFERENT) {
+        c->different++;
+        keep_diff(r, x);
+    }
+    x->e.result = res;
+    add_fp(r, NULL, x->sql, &x->e);
+    free(x->sql);
+    x->sql = NULL;
+    x->step = 0;
+}
+
+static void exec_begin(run *r, const fbw_qstep *q)
+{
+    int slot = q->s.stmt;
+    exec_end(r, slot);
+    xacc *x = r->ex[slot];
+    if (!x && !(x = r->ex[slot] = malloc(sizeof *x))) {
+        atomic_store(&r->rp->nomem, 1);
+        return;
+    }
+    memset(x, 0, sizeof *x);
+    x->step = q->index;
+    x->stmt = slot;
+    x->cap = q->s.result;
+    x->rep = (fbw_result){.rows = -1, .affected = -1};
+    x->sql = q->s.sql_step && r->sql[slot] ? dup_str(r->rp, r->sql[slot]) : NULL;
+}
+
+static void add_to(fbw_fp_exec *e, const fbw_step *s, uint64_t ns, uint32_t rts)
+{
+    e->capture_ns += s->t_end > s->t_req ? s->t_end - s->t_req : 0;
+    e->capture_rt += s->round_trips;
+    e->replay_ns += ns;
+    e->replay_rt += rts;
+}
+
+/* An execution is its execute step and the fetch steps of its cursor: latencies and round trips
+ * of those steps add up (think time between them is not latency). */
+static void account(run *r, const fbw_qstep *q, uint64_t ns, uint32_t rts, int ran)
+{
+    const fbw_step *s = &q->s;
+    int ok = ran && r->step_ok;
+    int slot = s->stmt > 0 ? s->stmt : 0;
+    xacc *x = slot && r->ex ? r->ex[slot] : NULL;
+    if (s->kind == FBW_STEP_PREPARE && slot && s->data) {
+        free(r->sql[slot]);
+        r->sql[slot] = dup_str(r->rp, (const char *)s->data);
+    }
+    if (s->kind == FBW_STEP_EXECUTE && x && x->step == q->index) {
+        x->ok = ok;
+        x->e.replayed = ok && r->rc->replayed;
+        add_to(&x->e, s, ns, rts);
+    } else if (s->kind == FBW_STEP_FETCH && s->owner != q->index && x && x->step == s->owner) {
+        x->e.replayed &= ok;
+        add_to(&x->e, s, ns, rts);
+    } else if (is_execution(s->kind)) {
+        fbw_fp_exec e = {.replayed = ok && r->rc->replayed, .result = FBW_FP_NOT_COMPARED};
+        add_to(&e, s, ns, rts);
+        const char *sql = s->kind == FBW_STEP_IMMEDIATE ? (const char *)s->data : NULL;
+        add_fp(r, end_names[s->kind], sql, &e);
+    }
+    if (s->kind == FBW_STEP_DROP && slot)
+        exec_end(r, slot);
 }
 
 /* ---- running every connection at once ---- */
@@ -1326,29 +1669,58 @@ static void *conn_thread(void *arg)
     return NULL;
 }
 
-static int alloc_results(rconn *c)
-{
-    size_t n = c->wl->n ? c->wl->n : 1;
-    c->rep_ns = calloc(n, sizeof *c->rep_ns);
-    c->rep_rt = calloc(n, sizeof *c->rep_rt);
-    c->rep_res = calloc(n, sizeof *c->rep_res);
-    c->ok = calloc(n, 1);
-    if (!c->rep_ns || !c->rep_rt || !c->rep_res || !c->ok)
-        return -1;
-    for (size_t i = 0; i < c->wl->n; i++)
-        c->rep_res[i] = (fbw_result){.rows = -1, .affected = -1};
-    return 0;
-}
-
 static int add_job_slot(fbw_replay *rp, rconn *c)
 {
     rconn **j = realloc(rp->jobs, (rp->njobs + 1) * sizeof *j);
     if (!j)
         return -1;
     rp->jobs = j;
+    if (fbw_stepq_init(&c->q, FBW_STREAM_QUEUE_STEPS, FBW_STREAM_QUEUE_BYTES) != FBW_OK)
+        return -1;
+    c->q_ready = 1;
     rp->jobs[rp->njobs++] = c;
     c->rp = rp;
-    return alloc_results(c);
+    return 0;
+}
+
+/* The reader's view: each captured connection feeds its own queue and its copies'. */
+static int plan_stream(fbw_replay *rp)
+{
+    fbw_stream *st = &rp->st;
+    st->file = rp->o.file;
+    st->keys = rp->o.keys;
+    st->ports = rp->o.ports;
+    st->nports = rp->o.nports;
+    st->explicit_ports = rp->o.explicit_ports;
+    st->n = rp->n;
+    st->src = calloc(rp->n ? rp->n : 1, sizeof *st->src);
+    st->all = calloc(rp->njobs ? rp->njobs : 1, sizeof *st->all);
+    if (!st->src || !st->all)
+        return -1;
+    for (size_t i = 0; i < rp->njobs; i++) {
+        rconn *c = rp->jobs[i];
+        rconn *orig = conn_at(rp, c->id);
+        fbw_stepq **q = realloc(orig->src.q, (orig->src.nq + 1) * sizeof *q);
+        if (!q)
+            return -1;
+        q[orig->src.nq++] = &c->q;
+        orig->src.q = q;
+        st->src[c->id - 1] = &orig->src;
+        st->all[st->nall++] = &c->q;
+    }
+    for (size_t i = 0; i < rp->njobs; i++) { /* nothing decoded: nothing will come */
+        rconn *orig = conn_at(rp, rp->jobs[i]->id);
+        if (!orig->src.packets) {
+            orig->src.ended = 1;
+            fbw_stepq_close(&rp->jobs[i]->q, 0);
+        }
+    }
+    for (size_t i = 0; i < rp->n; i++) /* not replayed: the reader only counts their steps */
+        if (rp->c[i].id && !rp->c[i].run) {
+            fbw_workload_init(&rp->c[i].src.w);
+            st->src[i] = &rp->c[i].src;
+        }
+    return 0;
 }
 
 /* The replayed connections: every captured one to replay, then --connections copies. */
@@ -1359,13 +1731,15 @@ static int plan_jobs(fbw_replay *rp)
         rconn *c = &rp->c[i];
         if (!c->run)
             continue;
-        c->wl = &c->w;
+        c->wl = &c->src.w;
+        fbw_workload_init(&c->src.w);
+        c->src.t_detach = c->t_detach;
         if (add_job_slot(rp, c))
             return -1;
-        if (!captured || c->w.t_first < rp->cap_t0)
-            rp->cap_t0 = c->w.t_first;
-        if (c->w.t_last > rp->cap_t1)
-            rp->cap_t1 = c->w.t_last;
+        if (!captured || c->t_first < rp->cap_t0)
+            rp->cap_t0 = c->t_first;
+        if (c->t_last > rp->cap_t1)
+            rp->cap_t1 = c->t_last;
         captured++;
     }
     if (rp->o.connections && captured && (size_t)rp->o.connections < captured)
@@ -1380,14 +1754,18 @@ static int plan_jobs(fbw_replay *rp)
             return -1;
         c->wl = orig->wl;
         c->id = orig->id;
+        c->t_first = orig->t_first;
+        c->t_last = orig->t_last;
         c->copy = (int)(j / captured);
         c->run = 1;
         if (add_job_slot(rp, c)) {
+            if (c->q_ready)
+                fbw_stepq_destroy(&c->q);
             free(c);
             return -1;
         }
     }
-    return 0;
+    return plan_stream(rp);
 }
 
 static void progress_line(fbw_replay *rp, int final)
@@ -1408,10 +1786,17 @@ static void run_jobs(fbw_replay *rp)
         if (pthread_create(&rp->jobs[started]->thread, NULL, conn_thread, rp->jobs[started])) {
             for (size_t k = started; k < rp->njobs; k++) {
                 set_not_run(rp, rp->jobs[k], "cannot start a thread for it");
+                fbw_stepq_abandon(&rp->jobs[k]->q); /* the reader must not wait on it */
                 atomic_store(&rp->jobs[k]->finished, 1);
             }
             break;
         }
+    int reading = fbw_stream_start(&rp->st) == FBW_OK;
+    if (!reading) {
+        atomic_store(&rp->nomem, 1);
+        for (size_t k = 0; k < rp->njobs; k++)
+            fbw_stepq_close(&rp->jobs[k]->q, 0);
+    }
     uint64_t next = rp->start_ns + 1000000000u;
     while ((size_t)atomic_load(&rp->done_conns) < started) {
         sleep_until(now_ns() + 50000000u);
@@ -1423,6 +1808,15 @@ static void run_jobs(fbw_replay *rp)
     for (size_t i = 0; i < started; i++)
         pthread_join(rp->jobs[i]->thread, NULL);
     rp->wall_ns = now_ns() - rp->start_ns;
+    if (reading)
+        fbw_stream_join(&rp->st);
+    if (atomic_load(&rp->st.nomem) || (reading && rp->st.status != FBW_OK))
+        atomic_store(&rp->nomem, 1);
+    if (rp->st.forced) /* not an error: the docs ("Streaming") say when and why */
+        fprintf(stderr,
+                "fbwire-pcap: replay: %llu steps queued past a full queue (a replay connection "
+                "was stuck while another waited for the reader)\n",
+                (unsigned long long)rp->st.forced);
     if (progress)
         progress_line(rp, 1);
 }
@@ -1545,11 +1939,13 @@ int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary
     }
     fbw_fpstats *f = NULL;
     if (!rp->o.list) {
-        f = fbw_fpstats_new();
+        f = rp->f = fbw_fpstats_new();
         if (!f || plan_jobs(rp))
             atomic_store(&rp->nomem, 1);
         else
             run_jobs(rp);
+        for (size_t i = 0; i < rp->n; i++)
+            bad |= rp->c[i].src.w.nomem;
     }
     fbw_buf b;
     fbw_buf_init(&b);
@@ -1569,8 +1965,11 @@ int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary
             break;
         if (c->run)
             bad |= c->not_run != NULL || c->nfail > 0;
-        else
+        else if (rp->o.list)
             list_counts(&c->w, c->kinds);
+        else /* not replayed: the steps the reader decoded before the problem */
+            for (int k = 0; k < FBW_STEP_KINDS; k++)
+                c->kinds[k].steps = c->src.kinds[k];
         add_totals(&t, &ci[i], c);
         if (rp->o.json) {
             put(&b, shown ? "," : "");
@@ -1600,9 +1999,6 @@ int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary
     else if (f)
         copies_json(rp, &copies, &t);
     bad |= copies_bad(rp);
-    for (size_t i = 0; f && i < rp->njobs; i++)
-        if (add_job(f, rp, rp->jobs[i]))
-            atomic_store(&rp->nomem, 1);
     bad |= t.different > 0;
     if (rp->o.json) {
         put(&b, "]");
@@ -1620,7 +2016,6 @@ int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary
     }
     flush(rp, &b);
     fbw_buf_free(&copies);
-    fbw_fpstats_free(f);
     free(ci);
     free(why);
     if (atomic_load(&rp->nomem))

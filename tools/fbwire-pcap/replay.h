@@ -7,8 +7,11 @@
  * latency per statement fingerprint (capture vs replay), and the capture's round trips, packets
  * and bytes (the figures `stats` prints) next to the replay's.
  *
- * The capture is decoded once by report.c in quiet mode; its tap hands every packet to the
- * workload of its connection. */
+ * --list: the capture is decoded once by report.c in quiet mode; its tap hands every packet to the
+ * workload of its connection. A replay decodes it twice: first to validate every connection (a
+ * connection that cannot be decoded to its end is not replayed at all) and take the times pacing
+ * needs, keeping only counters; then streamed (stream.h): a reader thread decodes it again and
+ * hands each connection's final steps through bounded queues to the replay threads. */
 #ifndef FBW_PCAP_REPLAY_H
 #define FBW_PCAP_REPLAY_H
 
@@ -28,6 +31,12 @@ typedef struct fbw_replay_opts {
     int results_ignore;   /* --results ignore */
     int progress;         /* --progress (also when stderr is a terminal) */
     FILE *out;
+    /* the capture again, for the streaming reader (stream.h) */
+    const char *file;
+    const fbw_pcap_keys *keys;
+    const uint16_t *ports;
+    size_t nports;
+    int explicit_ports;
 } fbw_replay_opts;
 
 typedef struct fbw_replay fbw_replay;
@@ -37,6 +46,9 @@ void fbw_replay_free(fbw_replay *rp);
 /* The report tap (fbw_report_opts.tap, tap_arg = rp). */
 void fbw_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
                     const struct fbw_pkt *p, uint64_t ts_ns);
+/* The capture file and how main.c decoded it, for the streaming pass. */
+void fbw_replay_source(fbw_replay *rp, const char *file, const fbw_pcap_keys *keys,
+                       const uint16_t *ports, size_t nports, int explicit_ports);
 /* After the report finished: list or replay, print, and return the exit status (0 every step
  * replayed and everything decoded, 1 otherwise). */
 int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary *sum);

@@ -55,7 +55,7 @@ void fbw_workload_init(fbw_workload *w)
     fbw_ring_init(&w->info_wait, sizeof(int), 0);
 }
 
-static void step_free(fbw_step *s)
+void fbw_step_free(fbw_step *s)
 {
     free(s->data);
     for (uint16_t i = 0; i < s->nparams; i++)
@@ -70,8 +70,8 @@ static void step_free(fbw_step *s)
 
 void fbw_workload_free(fbw_workload *w)
 {
-    for (size_t i = 0; i < w->n; i++)
-        step_free(&w->steps[i]);
+    for (size_t i = 0; i < w->n - w->base; i++)
+        fbw_step_free(&w->steps[i]);
     free(w->steps);
     free(w->txh);
     free(w->sth);
@@ -107,11 +107,17 @@ static int grow(fbw_workload *w, void **arr, size_t *cap, size_t need, size_t si
     return 0;
 }
 
+/* Step k (1-based, counting released ones); NULL when it was released (streaming) or is none. */
+static fbw_step *at(fbw_workload *w, size_t k)
+{
+    return k > w->base && k <= w->n ? &w->steps[k - w->base - 1] : NULL;
+}
+
 static fbw_step *add_step(fbw_workload *w, int kind, uint64_t packet)
 {
-    if (grow(w, (void **)&w->steps, &w->cap, w->n + 1, sizeof *w->steps))
+    if (grow(w, (void **)&w->steps, &w->cap, w->n - w->base + 1, sizeof *w->steps))
         return NULL;
-    fbw_step *s = &w->steps[w->n++];
+    fbw_step *s = &w->steps[w->n++ - w->base];
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->packet = packet;
@@ -227,8 +233,8 @@ static int blobish(uint16_t type)
  * replay sends the id of the blob it created from the same contents. */
 static int blob_param(fbw_workload *w, fbw_step *s, uint16_t k, const fbw_value *v)
 {
-    for (size_t i = w->n; i-- > 0;) {
-        const fbw_step *b = &w->steps[i];
+    for (size_t i = w->n; i-- > w->base;) {
+        const fbw_step *b = at(w, i + 1);
         if (b->kind != FBW_STEP_BLOB || b->cancelled || b->blob_hi != v->u.quad.high ||
             b->blob_lo != v->u.quad.low)
             continue;
@@ -426,8 +432,8 @@ static void on_fetch(fbw_workload *w, const fbw_pkt *p)
         take_format(w, slot, p->u.sqldata.blr);
         w->fetching = slot;
     }
-    if (slot > 0 && w->fetch_step[slot]) {
-        w->steps[w->fetch_step[slot] - 1].fetches++;
+    if (slot > 0 && at(w, (size_t)w->fetch_step[slot])) {
+        at(w, (size_t)w->fetch_step[slot])->fetches++;
         w->cur = (size_t)w->fetch_step[slot];
         return;
     }
@@ -510,7 +516,7 @@ static void on_create_blob(fbw_workload *w, const fbw_pkt *p)
 static fbw_step *blob_step(fbw_workload *w, uint16_t handle)
 {
     int i = lookup(w->blh, w->nblh, handle, w->last_blob);
-    return i > 0 && (size_t)i <= w->n ? &w->steps[i - 1] : NULL;
+    return i > 0 ? at(w, (size_t)i) : NULL;
 }
 
 static void blob_append(fbw_workload *w, fbw_step *s, const uint8_t *p, size_t n)
@@ -631,8 +637,8 @@ static void on_batch_exec(fbw_workload *w, const fbw_pkt *p)
         return;
     }
     for (size_t i = w->slot[slot].batch_from; i <= w->n; i++) {
-        fbw_step *s = &w->steps[i - 1];
-        if (s->kind == FBW_STEP_EXECUTE && s->stmt == slot && !s->tx)
+        fbw_step *s = at(w, i);
+        if (s && s->kind == FBW_STEP_EXECUTE && s->stmt == slot && !s->tx)
             step_tx(w, s, p->u.batch_exec.tr);
     }
     w->slot[slot].run_from = w->slot[slot].batch_from;
@@ -644,15 +650,15 @@ static void on_batch_exec(fbw_workload *w, const fbw_pkt *p)
 static void on_batch_cs(fbw_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.batch_cs.stmt, w->last_stmt);
-    if (slot <= 0 || !w->slot[slot].run_from)
-        return;
+    if (slot <= 0 || !w->slot[slot].run_from || !at(w, w->slot[slot].run_from))
+        return; /* (streaming: its first message was released, counts would not line up) */
     fbw_batch_cs cs;
     fbw_err err;
     if (fbw_batch_cs_parse(p, &cs, &err) != FBW_OK)
         return;
     uint32_t k = 0;
     for (size_t i = w->slot[slot].run_from; i <= w->slot[slot].run_to && k < cs.nupdates; i++) {
-        fbw_step *s = &w->steps[i - 1];
+        fbw_step *s = at(w, i);
         if (s->kind == FBW_STEP_EXECUTE && s->stmt == slot && cs.updates[k] >= 0)
             s->result.affected = cs.updates[k];
         k += s->kind == FBW_STEP_EXECUTE && s->stmt == slot;
@@ -737,7 +743,9 @@ uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f)
 /* A row of the slot's current execution, decoded with the format the client asked for. */
 static void take_row(fbw_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
 {
-    fbw_result *r = &w->steps[w->slot[slot].exec - 1].result;
+    if (!at(w, w->slot[slot].exec))
+        return; /* released (streaming) */
+    fbw_result *r = &at(w, w->slot[slot].exec)->result;
     r->rows = r->rows < 0 ? 1 : r->rows + 1;
     wl_slot *sl = &w->slot[slot];
     if (!sl->have_fmt) {
@@ -761,9 +769,9 @@ static void take_row(fbw_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
 static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     int slot = w->fetching;
-    if (slot <= 0 || !w->slot[slot].exec)
+    if (slot <= 0 || !at(w, w->slot[slot].exec))
         return;
-    fbw_result *r = &w->steps[w->slot[slot].exec - 1].result;
+    fbw_result *r = &at(w, w->slot[slot].exec)->result;
     if (p->op == FBW_OP_FETCH_RESPONSE && p->u.sqldata.status == 100) {
         r->eof = 1;
         if (r->rows < 0)
@@ -785,13 +793,13 @@ static void server_info(fbw_workload *w, const fbw_pkt *p)
     int slot;
     if (!fbw_ring_pop(&w->info_wait, &slot))
         return;
-    if (slot <= 0 || !w->slot[slot].exec || !fbw_status_is_success(p->u.resp.status))
+    if (slot <= 0 || !at(w, w->slot[slot].exec) || !fbw_status_is_success(p->u.resp.status))
         return;
     uint64_t affected = 0, selected = 0;
     fbw_err err;
     if (fbw_info_records(p->u.resp.data.p, p->u.resp.data.n, &affected, &selected, &err) ==
         FBW_OK)
-        w->steps[w->slot[slot].exec - 1].result.affected = (int64_t)affected;
+        at(w, w->slot[slot].exec)->result.affected = (int64_t)affected;
 }
 
 static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
@@ -816,8 +824,10 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         bind(w, &w->sth, &w->nsth, &w->sth_cap, obj, x.slot);
     } else if (x.op == FBW_OP_CREATE_BLOB || x.op == FBW_OP_CREATE_BLOB2) {
         bind(w, &w->blh, &w->nblh, &w->blh_cap, obj, x.slot);
-        w->steps[x.slot - 1].blob_hi = p->u.resp.blob_hi;
-        w->steps[x.slot - 1].blob_lo = p->u.resp.blob_lo;
+        if (at(w, (size_t)x.slot)) {
+            at(w, (size_t)x.slot)->blob_hi = p->u.resp.blob_hi;
+            at(w, (size_t)x.slot)->blob_lo = p->u.resp.blob_lo;
+        }
     } else
         bind(w, &w->txh, &w->ntxh, &w->txh_cap, obj, x.slot);
 }
@@ -833,8 +843,8 @@ void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, con
         client_packet(w, d, p);
     } else {
         server_packet(w, d, p);
-        if (w->cur) {
-            fbw_step *s = &w->steps[w->cur - 1];
+        if (at(w, w->cur)) {
+            fbw_step *s = at(w, w->cur);
             if (w->last_from_client)
                 s->round_trips++;
             if (ts_ns >= s->t_req)
@@ -843,4 +853,58 @@ void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, con
     }
     w->last_from_client = from_client;
     w->t_last = ts_ns;
+}
+
+/* ---- streaming: handing on the steps that are final ---- */
+
+/* A blob step stays until its transaction ends: an execute of that transaction may send its id. */
+static int blob_live(fbw_workload *w, size_t k, const fbw_step *b)
+{
+    for (size_t i = k + 1; i <= w->n; i++) {
+        const fbw_step *s = at(w, i);
+        if (s->tx == b->tx && (s->kind == FBW_STEP_COMMIT || s->kind == FBW_STEP_ROLLBACK))
+            return 0;
+    }
+    return b->tx != 0;
+}
+
+/* Step k may still change: it gets the round trips and time of the replies coming now (the
+ * latest step, or one a fetch or info request went back to), it is its statement's current
+ * execution (rows, affected rows), its open fetch (more op_fetch), part of a batch not yet run or
+ * not yet answered, or a blob its transaction may still send. */
+static int pinned(fbw_workload *w, size_t k, const fbw_step *s)
+{
+    if (k == w->n || k == w->cur)
+        return 1;
+    if (s->stmt > 0 && s->stmt <= w->nstmt) {
+        const wl_slot *sl = &w->slot[s->stmt];
+        if (sl->exec == k || (size_t)w->fetch_step[s->stmt] == k)
+            return 1;
+        if ((sl->batch_from && k >= sl->batch_from) ||
+            (sl->run_from && k >= sl->run_from && k <= sl->run_to))
+            return 1;
+    }
+    return s->kind == FBW_STEP_BLOB && blob_live(w, k, s);
+}
+
+size_t fbw_workload_final(fbw_workload *w, int ended, size_t window_max)
+{
+    size_t held = w->n - w->base, k = 0;
+    if (ended)
+        return held;
+    while (k < held && !pinned(w, w->base + k + 1, &w->steps[k]))
+        k++;
+    if (window_max && held > window_max && k < held - window_max / 2)
+        k = held - window_max / 2; /* something holds on too long: hand on the oldest anyway */
+    return k;
+}
+
+void fbw_workload_take(fbw_workload *w, fbw_step *out, size_t k)
+{
+    size_t held = w->n - w->base;
+    if (k > held)
+        k = held;
+    memcpy(out, w->steps, k * sizeof *out);
+    memmove(w->steps, w->steps + k, (held - k) * sizeof *w->steps);
+    w->base += k;
 }

@@ -91,8 +91,9 @@ typedef struct fbw_handle_slot {
 } fbw_handle_slot;
 
 typedef struct fbw_workload {
-    fbw_step *steps;
+    fbw_step *steps;  /* steps base+1 .. n (1-based numbers); base is 0 unless streaming */
     size_t n, cap;
+    size_t base;      /* steps handed on (fbw_workload_take) */
     int ntx, nstmt; /* slots used */
     uint64_t not_replayed[FBW_OP_MAX + 1]; /* client packets per op that no step reproduces */
     uint64_t packets;                      /* decoded packets seen, both directions */
@@ -125,6 +126,17 @@ void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, con
 /* FNV-1a hash of one row: each value's text (value.h) followed by 0x1F, NULL as 0x00 0x1F. The
  * replay hashes its rows the same way. */
 uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f);
+/* Streaming: how many of the oldest held steps are final (nothing later in the capture changes
+ * them); every held step when the connection ended. When more than window_max (0: no limit) are
+ * held, the oldest are given up as final anyway down to window_max / 2 (a statement executed once
+ * and never freed would else hold every step after it); later replies about them are then not
+ * counted. */
+size_t fbw_workload_final(fbw_workload *w, int ended, size_t window_max);
+/* Move the k oldest held steps to out[0..k) (the caller owns them: fbw_step_free); they are
+ * steps base+1 .. base+k before the call. */
+void fbw_workload_take(fbw_workload *w, fbw_step *out, size_t k);
+/* Free what one step holds. */
+void fbw_step_free(fbw_step *s);
 /* "start", "commit", "prepare", ... */
 const char *fbw_step_name(int kind);
 
