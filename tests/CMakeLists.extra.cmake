@@ -293,6 +293,7 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-link AND TARG
                            SKIP_RETURN_CODE 77 RESOURCE_LOCK fbwire_xreplay)
     endforeach()
   endforeach()
+endif()
 
 # Unit test of the streaming replay's step queue (tools/fbwire-pcap/stepq.c; label "unit").
 if(TARGET fbwire-pcap)
