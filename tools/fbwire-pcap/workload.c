@@ -868,6 +868,12 @@ static int blob_live(fbw_workload *w, size_t k, const fbw_step *b)
     return b->tx != 0;
 }
 
+/* What a client asks about an execution (its affected rows, more of its rows) it asks right after
+ * it; a statement executed once and kept prepared (a driver's version query) would otherwise stay
+ * its statement's current execution, and hold every later step of the connection back until the
+ * window overflowed, so the replay waited for the reader to read that far. */
+#define FBW_EXEC_PIN_STEPS 64
+
 /* Step k may still change: it gets the round trips and time of the replies coming now (the
  * latest step, or one a fetch or info request went back to), it is its statement's current
  * execution (rows, affected rows), its open fetch (more op_fetch), part of a batch not yet run or
@@ -878,7 +884,7 @@ static int pinned(fbw_workload *w, size_t k, const fbw_step *s)
         return 1;
     if (s->stmt > 0 && s->stmt <= w->nstmt) {
         const wl_slot *sl = &w->slot[s->stmt];
-        if (sl->exec == k || (size_t)w->fetch_step[s->stmt] == k)
+        if ((sl->exec == k && w->n - k <= FBW_EXEC_PIN_STEPS) || (size_t)w->fetch_step[s->stmt] == k)
             return 1;
         if ((sl->batch_from && k >= sl->batch_from) ||
             (sl->run_from && k >= sl->run_from && k <= sl->run_to))
