@@ -31,6 +31,8 @@ Test(fpstats, literals_become_markers)
     expect_fp("SELECT * FROM T WHERE ID = 42 AND NAME = 'it''s' AND X > -1.5e3",
               "SELECT * FROM T WHERE ID = ? AND NAME = ? AND X > -?");
     expect_fp("INSERT INTO T VALUES (1, .5, 'a')", "INSERT INTO T VALUES (?, ?, ?)");
+    /* Firebird's q'...' strings, read by the one SQL tokenizer like the driver reads them */
+    expect_fp("SELECT q'{it's}', Q'<a>b>' FROM T", "SELECT ?, ? FROM T");
 }
 
 Test(fpstats, names_with_digits_and_quoted_names_stay)

@@ -7,6 +7,8 @@
  * for the tens of distinct statements a workload has. */
 #include "fpstats.h"
 
+#include "sqltok.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,82 +40,39 @@ struct fbw_fpstats {
     size_t n, cap;
 };
 
-static int is_name(char c)
+/* A number that begins with its decimal point (.5): the tokenizer reads '.' and 5 apart. */
+static int leading_point(const char *sql, const fbw_tok *t, size_t n, int after_name)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '$';
+    return t->kind == FBW_TOK_PUNCT && sql[t->b] == '.' && !after_name && t->e < n && sql[t->e] >= '0' &&
+           sql[t->e] <= '9';
 }
 
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* Skip a quoted run starting at sql[i] (quote q, doubled inside); returns the index after it. */
-static size_t skip_quoted(const char *sql, size_t n, size_t i, char q)
-{
-    for (i++; i < n; i++)
-        if (sql[i] == q) {
-            if (i + 1 < n && sql[i + 1] == q)
-                i++;
-            else
-                return i + 1;
-        }
-    return n;
-}
-
+/* On the one SQL tokenizer (wire/sqltok.h), so quotes, q'...' strings and comments are read the
+ * way the driver and fbwire-sql read them. */
 void fbw_fingerprint(const char *sql, size_t n, fbw_buf *out)
 {
-    int space = 0;
+    fbw_sqltok t;
+    fbw_sqltok_init(&t, sql, n);
     size_t start = fbw_buf_avail(out);
-    for (size_t i = 0; i < n;) {
-        char c = sql[i];
-        if (is_space(c) || (c == '-' && i + 1 < n && sql[i + 1] == '-') ||
-            (c == '/' && i + 1 < n && sql[i + 1] == '*')) {
-            if (c == '-')
-                while (i < n && sql[i] != '\n')
-                    i++;
-            else if (c == '/') {
-                const char *e = NULL;
-                for (size_t k = i + 2; k + 1 < n && !e; k++)
-                    if (sql[k] == '*' && sql[k + 1] == '/')
-                        e = sql + k;
-                i = e ? (size_t)(e - sql) + 2 : n;
-            } else
-                i++;
+    int space = 0, after_name = 0;
+    for (fbw_tok k = fbw_sqltok_raw(&t); k.kind != FBW_TOK_END; k = fbw_sqltok_raw(&t)) {
+        if (k.kind == FBW_TOK_SPACE || k.kind == FBW_TOK_COMMENT) {
             space = 1;
+            after_name = 0;
             continue;
         }
         if (space && fbw_buf_avail(out) > start)
             fbw_buf_append(out, " ", 1);
         space = 0;
-        int prev_name = i > 0 && is_name(sql[i - 1]);
-        if (c == '\'') {
-            i = skip_quoted(sql, n, i, '\'');
-            fbw_buf_append(out, "?", 1);
-        } else if (c == '"') {
-            size_t e = skip_quoted(sql, n, i, '"');
-            fbw_buf_append(out, sql + i, e - i);
-            i = e;
-        } else if (!prev_name && (is_digit(c) || (c == '.' && i + 1 < n && is_digit(sql[i + 1])))) {
-            while (i < n && (is_name(sql[i]) || sql[i] == '.'))
-                i++;
-            fbw_buf_append(out, "?", 1);
-        } else if (is_name(c)) {
-            size_t e = i;
-            while (e < n && is_name(sql[e]))
-                e++;
-            fbw_buf_append(out, sql + i, e - i);
-            i = e;
-        } else {
-            fbw_buf_append(out, &c, 1);
-            i++;
+        if (leading_point(sql, &k, n, after_name)) {
+            k = fbw_sqltok_raw(&t); /* the digits after the point */
+            k.kind = FBW_TOK_NUMBER;
         }
+        if (k.kind == FBW_TOK_STRING || k.kind == FBW_TOK_NUMBER)
+            fbw_buf_append(out, "?", 1);
+        else
+            fbw_buf_append(out, sql + k.b, k.e - k.b);
+        after_name = k.kind == FBW_TOK_WORD || k.kind == FBW_TOK_QNAME;
     }
 }
 
