@@ -7,7 +7,7 @@
 void fbw_rd_init(fbw_rd *r, const void *p, size_t n, int short_rc)
 {
     r->base = r->p = p;
-    r->end = r->p + n;
+    r->end = n ? r->p + n : r->p; /* an empty reply may come as (NULL, 0): NULL + 0 is undefined in C */
     r->rc = FBW_OK;
     r->short_rc = short_rc;
     r->what = NULL;
