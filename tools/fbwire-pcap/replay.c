@@ -267,8 +267,25 @@ static void step_text(fbw_buf *b, size_t i, const fbw_step *s)
     case FBW_STEP_BLOB:
         putf(b, " bytes=%zu%s", s->len, s->cancelled ? " cancelled" : "");
         break;
+    case FBW_STEP_BLOB_READ:
+        if (s->read_exec)
+            putf(b, " from step %zu row %" PRIu32 " col %u", s->read_exec, s->read_row + 1,
+                 s->read_col + 1u);
+        putf(b, " requests=%zu bytes=%" PRId64 "%s", s->nacts, s->result.rows,
+             s->result.eof ? " (to its end)" : "");
+        break;
+    case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
+        put(b, " items=");
+        hex(b, s->data, s->len);
+        putf(b, " buffer=%" PRIu32, s->info_buflen);
+        break;
     default:
         break;
+    }
+    if (s->kind == FBW_STEP_IMMEDIATE && s->imm2) {
+        if (s->nparams)
+            params_text(b, s);
+        putf(b, " output=%u", s->out_n);
     }
     if (s->problem) {
         put(b, " [not replayable: ");
@@ -303,6 +320,26 @@ static void step_json(fbw_buf *b, size_t i, const fbw_step *s)
         putf(b, ",\"op_fetch\":%" PRIu32, s->fetches);
     } else if (s->kind == FBW_STEP_BLOB) {
         putf(b, ",\"bytes\":%zu,\"cancelled\":%s", s->len, s->cancelled ? "true" : "false");
+    } else if (s->kind == FBW_STEP_BLOB_READ) {
+        putf(b, ",\"from_step\":%zu,\"row\":%" PRIu32 ",\"col\":%u,\"requests\":%zu,\"bytes\":%" PRId64
+                ",\"to_end\":%s",
+             s->read_exec, s->read_row + 1, s->read_col + 1u, s->nacts, s->result.rows,
+             s->result.eof ? "true" : "false");
+    } else if (s->kind >= FBW_STEP_INFO_SQL && s->kind <= FBW_STEP_INFO_TRANSACTION) {
+        put(b, ",\"items\":\"");
+        hex(b, s->data, s->len);
+        putf(b, "\",\"buffer\":%" PRIu32, s->info_buflen);
+    }
+    if (s->kind == FBW_STEP_IMMEDIATE && s->imm2) {
+        put(b, ",\"params\":[");
+        for (uint16_t k = 0; k < s->nparams; k++) {
+            put(b, k ? "," : "");
+            if (s->params[k].is_null || !s->params[k].text)
+                put(b, "null");
+            else
+                quote(b, s->params[k].text, s->params[k].len);
+        }
+        putf(b, "],\"output\":%u", s->out_n);
     }
     put(b, ",\"problem\":");
     quote_cstr(b, s->problem);
@@ -357,6 +394,12 @@ typedef struct run {
     const fbw_step *s;  /* the step being queued */
     fbw_value *vals;
     fbw_exec_result res;
+    fbw_exec_result2 res2;  /* op_exec_immediate2 */
+    fbw_info_result info;   /* info steps and op_info_blob of blob reads */
+    size_t act, act_end;    /* blob read: next act to queue, end of the current write */
+    int opened;             /* blob read: op_open_blob2 queued */
+    uint32_t more_len;      /* blob read: buffer length of the reads past the capture's */
+    fbw_value read_id;      /* blob read: the id it opens */
     int broken;         /* the connection failed: stop */
 } run;
 
@@ -404,7 +447,8 @@ static int q_prepare(void *arg)
 static int q_execute(void *arg)
 {
     run *r = arg;
-    return fbw_stmt_execute(r->st[r->s->stmt], tx_of(r, r->s->tx), r->vals, FBW_EXEC_COUNT);
+    return fbw_stmt_execute(r->st[r->s->stmt], tx_of(r, r->s->tx), r->vals,
+                            r->s->count_info ? FBW_EXEC_COUNT : 0);
 }
 
 static int q_fetch(void *arg)
@@ -492,7 +536,7 @@ static void do_prepare(run *r, size_t i)
 /* The captured values in the format the client sent them (its own BLR): the server converts them
  * to the parameters' types as it did for the client, so a TIMESTAMP bound to a DATE parameter
  * replays exactly. */
-static int bind_as_sent(run *r, size_t i)
+static int decode_as_sent(run *r, size_t i)
 {
     const fbw_step *s = r->s;
     fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
@@ -521,6 +565,15 @@ static int bind_as_sent(run *r, size_t i)
         }
         r->vals[k].u.quad = r->blob_ids[b - 1].u.quad; /* the replay's blob, same contents */
     }
+    return 0;
+}
+
+static int bind_as_sent(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
+    if (decode_as_sent(r, i))
+        return -1;
     if (fbw_stmt_set_input(r->st[s->stmt], &f) != FBW_OK) {
         add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
         return -1;
@@ -582,6 +635,20 @@ static void take_rows(run *r, fbw_stmt *st, int slot)
         atomic_store(&r->rp->nomem, 1);
         return;
     }
+    const fbw_step *x = &r->w->steps[e - 1];
+    uint64_t base = res->rows < 0 ? 0 : (uint64_t)res->rows;
+    for (size_t j = 0; j < x->nbrefs; j++) {
+        /* the ids the capture's client opened, at the same row and column of this execution */
+        const fbw_blob_ref *br = &x->brefs[j];
+        fbw_err err;
+        if (br->row < base || br->row - base >= fbw_stmt_row_count(st) || br->col >= out->n ||
+            fbw_stmt_row(st, (size_t)(br->row - base), v, &err) != FBW_OK ||
+            (out->cols[br->col].type != FBW_SQL_BLOB && out->cols[br->col].type != FBW_SQL_QUAD) ||
+            v[br->col].is_null)
+            continue;
+        r->blob_ids[br->step - 1] = v[br->col];
+        r->blob_ids[br->step - 1].type = FBW_SQL_BLOB;
+    }
     for (size_t k = 0; k < fbw_stmt_row_count(st); k++) {
         if (!cap->eof && cap->rows >= 0 && res->rows >= cap->rows)
             break;
@@ -610,7 +677,7 @@ static void do_execute(run *r, size_t i)
     if (!rc && !fbw_stmt_error(st)->code) {
         if (fbw_stmt_has_cursor(st) || fbw_stmt_output(st)->n > 0)
             res->rows = 0;
-        else
+        else if (s->count_info)
             res->affected = (int64_t)fbw_stmt_affected(st);
         take_rows(r, st, s->stmt);
     }
@@ -725,13 +792,194 @@ static void do_end(run *r, size_t i)
     check(r, i, rc, &e, &t->err, "transaction end failed");
 }
 
+static int q_immediate2(void *arg)
+{
+    run *r = arg;
+    const fbw_step *s = r->s;
+    fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n}, out = {s->out_cols, s->out_n, s->out_n};
+    return fbw_exec_immediate2(r->c, tx_of(r, s->tx), (const char *)s->data, s->len, &in, r->vals,
+                               &out, &r->res2);
+}
+
+/* op_exec_immediate2: the captured input message decoded in the client's format and sent in it;
+ * the output row in the client's format, hashed like a fetched row. */
+static void do_immediate2(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    if (s->msg_n && decode_as_sent(r, i))
+        return;
+    fbw_err e;
+    fbw_err_clear(&e);
+    int rc = run_step(r, q_immediate2, &e);
+    check(r, i, rc, &e, &r->res2.err, "execute immediate failed");
+    if (rc || r->res2.err.code || !s->out_n)
+        return;
+    fbw_result *res = &r->rc->rep_res[i - 1];
+    res->rows = r->res2.has_row ? 1 : 0;
+    res->eof = 1;
+    if (!r->res2.has_row)
+        return;
+    fbw_msgfmt out = {s->out_cols, s->out_n, s->out_n};
+    fbw_value *v = calloc(out.n, sizeof *v);
+    if (!v) {
+        atomic_store(&r->rp->nomem, 1);
+        return;
+    }
+    fbw_bytes raw = {fbw_buf_head(&r->res2.row), fbw_buf_avail(&r->res2.row)};
+    if (fbw_msg_decode(raw, &out, fbw_conn_get_info(r->c)->protocol, v, &e) == FBW_OK)
+        res->hash = fbw_row_hash(v, &out);
+    else
+        res->unknown = 1;
+    free(v);
+}
+
 static void do_immediate(run *r, size_t i)
 {
+    if (r->s->imm2) {
+        do_immediate2(r, i);
+        return;
+    }
     fbw_err e;
     fbw_err_clear(&e);
     memset(&r->res, 0, sizeof r->res);
     int rc = run_step(r, q_immediate, &e);
     check(r, i, rc, &e, &r->res.err, "execute immediate failed");
+}
+
+/* ---- info requests: the client's items and buffer length on the replayed object ---- */
+
+static int q_info(void *arg)
+{
+    run *r = arg;
+    const fbw_step *s = r->s;
+    uint16_t h = 0;
+    int32_t op = FBW_OP_INFO_DATABASE;
+    int rc = FBW_OK;
+    if (s->kind == FBW_STEP_INFO_SQL) {
+        op = FBW_OP_INFO_SQL;
+        rc = fbw_stmt_handle(r->st[s->stmt], &h);
+    } else if (s->kind == FBW_STEP_INFO_TRANSACTION) {
+        op = FBW_OP_INFO_TRANSACTION;
+        rc = fbw_tx_handle(r->tx[s->tx], &h);
+    }
+    return rc ? rc : fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->info);
+}
+
+/* The reply is not compared (ids, page counts and sizes differ between servers); an error is a
+ * failure. Asked for the affected rows after an execution, they are that execution's result. */
+static void do_info(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    if (s->kind == FBW_STEP_INFO_SQL && !need_stmt(r, i, 0))
+        return;
+    fbw_err e;
+    fbw_err_clear(&e);
+    int rc = run_step(r, q_info, &e);
+    check(r, i, rc, &e, &r->info.err, "info request failed");
+    size_t x = s->owner;
+    if (rc || r->info.err.code || s->kind != FBW_STEP_INFO_SQL || x == i ||
+        r->w->steps[x - 1].counted_by != i)
+        return;
+    uint64_t affected = 0, selected = 0;
+    if (fbw_info_records(fbw_buf_head(&r->info.data), fbw_buf_avail(&r->info.data), &affected,
+                         &selected, &e) == FBW_OK)
+        r->rc->rep_res[x - 1].affected = (int64_t)affected;
+    else
+        add_failure(r, i, s, &e, "the record counts cannot be read");
+}
+
+/* ---- blob reads: the id fetched at the capture's row and column, read as the client did ---- */
+
+static int q_blob_read(void *arg)
+{
+    run *r = arg;
+    const fbw_step *s = r->s;
+    int rc = FBW_OK;
+    if (!r->opened) {
+        rc = fbw_blob_open(r->blob, tx_of(r, s->tx), &r->read_id, s->bpb, s->bpb_len);
+        if (rc)
+            return rc;
+        r->opened = 1;
+        r->act_end = 0; /* the acts the client sent in the same write as the open */
+        while (r->act_end < s->nacts && !s->acts[r->act_end].burst)
+            r->act_end++;
+    }
+    for (; r->act < r->act_end && rc == FBW_OK; r->act += rc == FBW_OK) {
+        const fbw_blob_act *a = &s->acts[r->act];
+        uint16_t h;
+        if (a->op == FBW_OP_GET_SEGMENT) {
+            uint32_t len = a->buflen < 3 ? 3 : a->buflen > FBW_BLOB_READ_MAX ? FBW_BLOB_READ_MAX
+                                                                              : a->buflen;
+            r->more_len = len;
+            rc = fbw_blob_read(r->blob, len);
+        } else if (a->op == FBW_OP_SEEK_BLOB) {
+            rc = fbw_blob_seek(r->blob, a->mode, a->offset);
+        } else if ((rc = fbw_blob_handle(r->blob, &h)) == FBW_OK) {
+            rc = fbw_conn_info_request(r->c, FBW_OP_INFO_BLOB, h, a->items, a->nitems, a->buflen,
+                                       &r->info);
+        }
+    }
+    return rc;
+}
+
+static int q_blob_more(void *arg)
+{
+    run *r = arg;
+    return fbw_blob_read(r->blob, r->more_len);
+}
+
+static void do_blob_read(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    r->read_id = r->blob_ids[i - 1];
+    if (r->read_id.type == 0) {
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "the replay fetched no blob id at row %" PRIu32 " column %u of step %zu",
+                 s->read_row + 1, s->read_col + 1u, s->read_exec);
+        add_failure(r, i, s, NULL, msg);
+        return;
+    }
+    fbw_err e;
+    fbw_err_clear(&e);
+    if (fbw_blob_new(r->c, &r->blob, &e)) {
+        add_failure(r, i, s, &e, "cannot make a blob");
+        return;
+    }
+    fbw_err_clear(&r->info.err);
+    r->opened = 0;
+    r->act = 0;
+    r->more_len = FBW_BLOB_READ_MAX;
+    int rc = run_step(r, q_blob_read, &e);
+    while (!rc && !fbw_blob_error(r->blob)->code && r->act < s->nacts) {
+        r->act_end = r->act + 1; /* the client waited here: the next write */
+        while (r->act_end < s->nacts && !s->acts[r->act_end].burst)
+            r->act_end++;
+        rc = run_step(r, q_blob_read, &e);
+    }
+    const fbw_result *cap = &s->result;
+    size_t n = 0;
+    /* beyond the client's reads: to the end when it read to the end, else to as many bytes */
+    while (!rc && !fbw_blob_error(r->blob)->code && !fbw_blob_eof(r->blob) &&
+           (cap->eof || (fbw_blob_data(r->blob, &n), (int64_t)n < cap->rows)))
+        rc = run_step(r, q_blob_more, &e);
+    const uint8_t *data = fbw_blob_data(r->blob, &n);
+    if (fbw_blob_error(r->blob)->code)
+        add_failure(r, i, s, fbw_blob_error(r->blob), "blob read failed");
+    else if (rc)
+        add_failure(r, i, s, &e, "blob read failed");
+    else if (r->info.err.code)
+        add_failure(r, i, s, &r->info.err, "blob info request failed");
+    else {
+        fbw_result *res = &r->rc->rep_res[i - 1];
+        if (!cap->eof && (int64_t)n > cap->rows)
+            n = (size_t)cap->rows; /* the capture read a prefix: compare as much */
+        res->rows = (int64_t)n;
+        res->hash = fbw_fnv(FBW_FNV_BASIS, data, n);
+        res->eof = fbw_blob_eof(r->blob);
+    }
+    fbw_blob_free(r->blob); /* op_close_blob, deferred: it rides with the next request */
+    r->blob = NULL;
 }
 
 /* Starts whose reply has arrived by now: report the ones the server refused. */
@@ -759,6 +1007,10 @@ static void do_step(run *r, size_t i)
     case FBW_STEP_CLOSE: case FBW_STEP_DROP: do_free(r, i); break;
     case FBW_STEP_IMMEDIATE: do_immediate(r, i); break;
     case FBW_STEP_BLOB: do_blob(r, i); break;
+    case FBW_STEP_BLOB_READ: do_blob_read(r, i); break;
+    case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
+        do_info(r, i);
+        break;
     default: break;
     }
 }
@@ -803,6 +1055,8 @@ static int alloc_slots(run *r, const fbw_workload *w)
     r->st = calloc((size_t)w->nstmt + 1, sizeof *r->st);
     r->slot_exec = calloc((size_t)w->nstmt + 1, sizeof *r->slot_exec);
     r->blob_ids = calloc(w->n ? w->n : 1, sizeof *r->blob_ids);
+    fbw_buf_init(&r->res2.row);
+    fbw_buf_init(&r->info.data);
     if (!r->tx || !r->tx_start || !r->st || !r->slot_exec || !r->blob_ids)
         return -1;
     for (int t = 1; t <= w->ntx; t++) {
@@ -828,6 +1082,8 @@ static void free_slots(run *r, const fbw_workload *w)
     free(r->slot_exec);
     free(r->blob_ids);
     free(r->vals);
+    fbw_buf_free(&r->res2.row);
+    fbw_buf_free(&r->info.data);
 }
 
 static void set_not_run(fbw_replay *rp, rconn *c, const char *fmt, ...) FBW_PRINTF(3, 4);
@@ -1165,7 +1421,14 @@ static int compare(const fbw_replay *rp, const rconn *c, size_t i)
 {
     const fbw_step *s = &c->wl->steps[i];
     const fbw_result *cap = &s->result, *rep = &c->rep_res[i];
-    if (rp->o.results_ignore || s->kind != FBW_STEP_EXECUTE || !c->ok || !c->ok[i])
+    if (rp->o.results_ignore || !c->ok || !c->ok[i])
+        return FBW_FP_NOT_COMPARED;
+    if (s->kind == FBW_STEP_BLOB_READ) {
+        if (cap->unknown)
+            return FBW_FP_NOT_COMPARED;
+        return rep->rows == cap->rows && rep->hash == cap->hash ? FBW_FP_MATCH : FBW_FP_DIFFERENT;
+    }
+    if (s->kind != FBW_STEP_EXECUTE && !(s->kind == FBW_STEP_IMMEDIATE && s->imm2))
         return FBW_FP_NOT_COMPARED;
     int compared = 0, same = 1;
     if (cap->rows >= 0) {
@@ -1203,7 +1466,16 @@ static void difference_text(fbw_buf *b, const rconn *c, size_t i)
     const fbw_step *s = &c->wl->steps[i];
     const char *sql = sql_of(c->wl, s);
     int rows = s->result.rows >= 0;
-    putf(b, "different: step %zu execute s%d ", i + 1, s->stmt);
+    if (s->kind == FBW_STEP_BLOB_READ) {
+        const fbw_result *cap = &s->result, *rep = &c->rep_res[i];
+        putf(b,
+             "different: step %zu blob_read (row %" PRIu32 " col %u of step %zu): capture %" PRId64
+             " bytes%s (hash %016" PRIx64 "), replay %" PRId64 " bytes (hash %016" PRIx64 ")\n",
+             i + 1, s->read_row + 1, s->read_col + 1u, s->read_exec, cap->rows,
+             cap->eof ? "" : " read of it", cap->hash, rep->rows, rep->hash);
+        return;
+    }
+    putf(b, "different: step %zu %s s%d ", i + 1, fbw_step_name(s->kind), s->stmt);
     if (sql)
         quote(b, sql, strlen(sql));
     put(b, ": ");
@@ -1217,7 +1489,8 @@ static void difference_json(fbw_buf *b, const rconn *c, size_t i)
 {
     const fbw_step *s = &c->wl->steps[i];
     const fbw_result *cap = &s->result, *rep = &c->rep_res[i];
-    putf(b, "{\"step\":%zu,\"stmt\":%d,\"sql\":", i + 1, s->stmt);
+    putf(b, "{\"step\":%zu,\"kind\":\"%s\",\"stmt\":%d,\"sql\":", i + 1, fbw_step_name(s->kind),
+         s->stmt);
     quote_cstr(b, sql_of(c->wl, s));
     putf(b,
          ",\"capture\":{\"rows\":%" PRId64 ",\"hash\":\"%016" PRIx64 "\",\"affected\":%" PRId64
@@ -1263,7 +1536,7 @@ static void differences(const fbw_replay *rp, fbw_buf *b, const rconn *c, totals
 static const char *const end_names[FBW_STEP_KINDS] = {
     [FBW_STEP_COMMIT] = "COMMIT", [FBW_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
     [FBW_STEP_ROLLBACK] = "ROLLBACK", [FBW_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
-    [FBW_STEP_BLOB] = "(blob write)",
+    [FBW_STEP_BLOB] = "(blob write)", [FBW_STEP_BLOB_READ] = "(blob read)",
 };
 
 static int is_execution(int kind)
