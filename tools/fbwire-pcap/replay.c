@@ -395,8 +395,10 @@ typedef struct run {
     fbw_value *vals;
     fbw_exec_result res;
     fbw_exec_result2 res2;  /* op_exec_immediate2 */
+    fbw_msgfmt imm_out;     /* its output format: valid until the reply is in */
     fbw_info_result info;   /* info steps and op_info_blob of blob reads */
     size_t act, act_end;    /* blob read: next act to queue, end of the current write */
+    size_t acts_n;          /* blob read: acts before its op_close_blob / op_cancel_blob */
     int opened;             /* blob read: op_open_blob2 queued */
     uint32_t more_len;      /* blob read: buffer length of the reads past the capture's */
     fbw_value read_id;      /* blob read: the id it opens */
@@ -796,9 +798,10 @@ static int q_immediate2(void *arg)
 {
     run *r = arg;
     const fbw_step *s = r->s;
-    fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n}, out = {s->out_cols, s->out_n, s->out_n};
+    fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
+    r->imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
     return fbw_exec_immediate2(r->c, tx_of(r, s->tx), (const char *)s->data, s->len, &in, r->vals,
-                               &out, &r->res2);
+                               &r->imm_out, &r->res2);
 }
 
 /* op_exec_immediate2: the captured input message decoded in the client's format and sent in it;
@@ -901,7 +904,7 @@ static int q_blob_read(void *arg)
             return rc;
         r->opened = 1;
         r->act_end = 0; /* the acts the client sent in the same write as the open */
-        while (r->act_end < s->nacts && !s->acts[r->act_end].burst)
+        while (r->act_end < r->acts_n && !s->acts[r->act_end].burst)
             r->act_end++;
     }
     for (; r->act < r->act_end && rc == FBW_OK; r->act += rc == FBW_OK) {
@@ -928,6 +931,12 @@ static int q_blob_more(void *arg)
     return fbw_blob_read(r->blob, r->more_len);
 }
 
+static int q_blob_close(void *arg)
+{
+    run *r = arg;
+    return fbw_blob_close(r->blob);
+}
+
 static void do_blob_read(run *r, size_t i)
 {
     const fbw_step *s = r->s;
@@ -950,10 +959,14 @@ static void do_blob_read(run *r, size_t i)
     r->opened = 0;
     r->act = 0;
     r->more_len = FBW_BLOB_READ_MAX;
+    r->acts_n = 0;
+    while (r->acts_n < s->nacts && s->acts[r->acts_n].op != FBW_OP_CLOSE_BLOB &&
+           s->acts[r->acts_n].op != FBW_OP_CANCEL_BLOB)
+        r->acts_n++;
     int rc = run_step(r, q_blob_read, &e);
-    while (!rc && !fbw_blob_error(r->blob)->code && r->act < s->nacts) {
+    while (!rc && !fbw_blob_error(r->blob)->code && r->act < r->acts_n) {
         r->act_end = r->act + 1; /* the client waited here: the next write */
-        while (r->act_end < s->nacts && !s->acts[r->act_end].burst)
+        while (r->act_end < r->acts_n && !s->acts[r->act_end].burst)
             r->act_end++;
         rc = run_step(r, q_blob_read, &e);
     }
@@ -978,7 +991,12 @@ static void do_blob_read(run *r, size_t i)
         res->hash = fbw_fnv(FBW_FNV_BASIS, data, n);
         res->eof = fbw_blob_eof(r->blob);
     }
-    fbw_blob_free(r->blob); /* op_close_blob, deferred: it rides with the next request */
+    /* closed as the client did: waiting for the reply when it waited, else the close rides with
+     * the next request (fbw_blob_free queues it) */
+    if (!rc && r->acts_n < s->nacts && s->acts[r->acts_n].burst &&
+        run_step(r, q_blob_close, &e) != FBW_OK)
+        add_failure(r, i, s, &e, "blob close failed");
+    fbw_blob_free(r->blob);
     r->blob = NULL;
 }
 

@@ -645,11 +645,13 @@ static void on_segment(fbw_workload *w, const fbw_pkt *p)
     fbw_buf_free(&out);
 }
 
+static fbw_blob_act *add_act(fbw_workload *w, fbw_step *s, int32_t op);
+
 static void on_blob_end(fbw_workload *w, const fbw_pkt *p)
 {
     fbw_step *s = blob_step(w, p->u.rlse.object);
     if (s && s->kind == FBW_STEP_BLOB_READ) {
-        w->cur = (size_t)(s - w->steps) + 1; /* the replay closes it at the end of the read */
+        add_act(w, s, p->op); /* the replay closes it the same way: waiting or not */
         return;
     }
     if (!s) {
