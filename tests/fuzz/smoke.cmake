@@ -10,7 +10,7 @@ foreach(t pkt status conn dsn dec capture fault)
   set(extra ${FUZZ_DIR}/../support/guard.c)
   if(t STREQUAL "capture")
     set(extra ${PCAP_TOOL_DIR}/capture.c ${PCAP_TOOL_DIR}/tcp.c ${PCAP_TOOL_DIR}/report.c
-              ${PCAP_TOOL_DIR}/keys.c)
+              ${PCAP_TOOL_DIR}/keys.c ${PCAP_TOOL_DIR}/workload.c)
   elseif(t STREQUAL "fault")
     set(extra ${LINK_TOOL_DIR}/fault.c ${LINK_TOOL_DIR}/units.c ${LINK_TOOL_DIR}/line.c)
   endif()
