@@ -34,8 +34,11 @@ extern char **environ;
 #define SQL_TOOL FBWIRE_BINARY_DIR "/tools/fbwire-sql"
 #define OUT_MAX (4u << 20)
 
-/* Blob contents of the three rows: row 2 spans several reads and is read only in part. */
-static const size_t blob_len[3] = {100, 20000, 5000};
+/* Blob contents of the rows: row 2 spans several reads and is read only in part; row 4 is a
+ * stream blob the session writes itself and reads from offset SEEK_AT. */
+#define NROWS 4
+#define SEEK_AT 1000
+static const size_t blob_len[NROWS] = {100, 20000, 5000, 9000};
 
 static void fill(char *p, size_t n, int k)
 {
@@ -146,6 +149,33 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     ok_wait(&s, "count");
     cr_assert_eq(r2.err.code, FBW_OK, "%s", r2.err.msg);
     cr_assert(r2.has_row);
+
+    /* a stream blob written by the session (isc_bpb_type stream), sent as a BLOB parameter */
+    static const uint8_t stream_bpb[] = {1 /* isc_bpb_version1 */, 3 /* isc_bpb_type */, 1,
+                                         1 /* isc_bpb_type_stream */};
+    fbw_blob *wb;
+    cr_assert_eq(fbw_blob_new(s.c, &wb, &e), FBW_OK);
+    cr_assert_eq(fbw_blob_create(wb, &s.tx, stream_bpb, sizeof stream_bpb), FBW_OK);
+    ok_wait(&s, "create blob");
+    char *stream = malloc(blob_len[3]);
+    cr_assert(stream);
+    fill(stream, blob_len[3], 3);
+    cr_assert_eq(fbw_blob_write(wb, stream, blob_len[3]), FBW_OK);
+    cr_assert_eq(fbw_blob_close(wb), FBW_OK);
+    ok_wait(&s, "write blob");
+    cr_assert_eq(fbw_blob_error(wb)->code, FBW_OK, "%s", fbw_blob_error(wb)->msg);
+    free(stream);
+    fbw_col bcols[2] = {{.type = FBW_SQL_LONG, .length = 4}, {.type = FBW_SQL_BLOB, .length = 8}};
+    fbw_msgfmt bin = {bcols, 2, 2};
+    fbw_value bv[2] = {{.type = FBW_SQL_LONG, .u.i64 = 4}};
+    cr_assert_eq(fbw_blob_id(wb, &bv[1]), FBW_OK);
+    fbw_blob_free(wb);
+    const char *ins4 = "INSERT INTO RO_T (ID, B, N) VALUES (?, ?, 'n4')";
+    cr_assert_eq(fbw_exec_immediate2(s.c, &s.tx, ins4, strlen(ins4), &bin, bv, NULL, &r2), FBW_OK,
+                 "%s", r2.err.msg);
+    ok_wait(&s, "insert stream blob");
+    cr_assert_eq(r2.err.code, FBW_OK, "%s", r2.err.msg);
+    cr_assert(!r2.has_row);
     fbw_buf_free(&r2.row);
 
     /* info requests with the client's items */
@@ -169,20 +199,20 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     ok_wait(&s, "prepare");
     cr_assert_eq(fbw_stmt_execute(st, &s.tx, NULL, 0), FBW_OK);
     ok_wait(&s, "select");
-    while (!fbw_stmt_eof(st) && fbw_stmt_row_count(st) < 3) {
+    while (!fbw_stmt_eof(st) && fbw_stmt_row_count(st) < NROWS) {
         cr_assert_eq(fbw_stmt_fetch(st), FBW_OK);
         ok_wait(&s, "fetch");
     }
-    cr_assert_eq(fbw_stmt_row_count(st), 3, "%s", fbw_stmt_error(st)->msg);
+    cr_assert_eq(fbw_stmt_row_count(st), NROWS, "%s", fbw_stmt_error(st)->msg);
     cr_assert_eq(fbw_stmt_handle(st, &h), FBW_OK);
     info(&s, FBW_OP_INFO_SQL, h, sql_items, sizeof sql_items, &ir);
-    fbw_value ids[3];
-    for (size_t k = 0; k < 3; k++) {
+    fbw_value ids[NROWS];
+    for (size_t k = 0; k < NROWS; k++) {
         fbw_value v[2];
         cr_assert_eq(fbw_stmt_row(st, k, v, &e), FBW_OK, "%s", e.msg);
         ids[k] = v[1];
     }
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < NROWS; k++) {
         fbw_blob *b;
         cr_assert_eq(fbw_blob_new(s.c, &b, &e), FBW_OK);
         cr_assert_eq(fbw_blob_open(b, &s.tx, &ids[k], NULL, 0), FBW_OK);
@@ -194,6 +224,11 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
         } else if (k == 2) {
             cr_assert_eq(fbw_blob_handle(b, &h), FBW_OK);
             info(&s, FBW_OP_INFO_BLOB, h, blob_items, sizeof blob_items, &ir);
+        } else if (k == 3) {
+            cr_assert_eq(fbw_blob_seek(b, FBW_SEEK_SET, SEEK_AT), FBW_OK);
+            ok_wait(&s, "seek");
+            cr_assert_eq(fbw_blob_position(b), SEEK_AT, "position %d: %s", (int)fbw_blob_position(b),
+                         fbw_blob_error(b)->msg);
         }
         int reads = 0;
         while (!fbw_blob_eof(b) && !(k == 1 && reads == 2)) {
@@ -207,7 +242,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
         if (k == 1)
             cr_assert(n > 0 && n < blob_len[1], "row 2: a part read, %zu bytes", n);
         else
-            cr_assert_eq(n, blob_len[k]);
+            cr_assert_eq(n, blob_len[k] - (k == 3 ? SEEK_AT : 0));
         cr_assert_eq(fbw_blob_close(b), FBW_OK);
         ok_wait(&s, "close blob");
         fbw_blob_free(b);
@@ -216,7 +251,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
 
     /* affected rows asked in a write of their own, after the execution */
     cr_assert_eq(fbw_stmt_new(s.c, &st, &e), FBW_OK);
-    const char *upd = "UPDATE RO_T SET N = 'u' || N WHERE ID >= 2";
+    const char *upd = "UPDATE RO_T SET N = 'u' || N WHERE ID BETWEEN 2 AND 3";
     cr_assert_eq(fbw_stmt_prepare(st, &s.tx, upd, strlen(upd)), FBW_OK);
     ok_wait(&s, "prepare update");
     cr_assert_eq(fbw_stmt_execute(st, &s.tx, NULL, 0), FBW_OK);
@@ -337,9 +372,10 @@ static void capture_and_replay(int which)
     cr_assert_eq(l.status, 0, "--list exit %d:\n%s%s", l.status, l.out, l.err);
     cr_expect(!strstr(l.out, "not replayed"), "ops left out:\n%s", l.out);
     cr_expect(!strstr(l.out, "not replayable"), "%s", l.out);
-    cr_expect_eq(count(l.out, " blob_read t"), 3, "three blob reads:\n%s", l.out);
+    cr_expect_eq(count(l.out, " blob_read t"), NROWS, "a blob read per row:\n%s", l.out);
     cr_expect(strstr(l.out, "from step ") && strstr(l.out, " row 2 col 2 "), "%s", l.out);
-    cr_expect_eq(count(l.out, "(to its end)"), 2, "rows 1 and 3 read to their end:\n%s", l.out);
+    cr_expect_eq(count(l.out, "(to its end)"), 3, "rows 1, 3, 4 read to their end:\n%s", l.out);
+    cr_expect_eq(count(l.out, " blob t"), 1, "the stream blob written:\n%s", l.out);
     cr_expect(strstr(l.out, "params=(1, ") && strstr(l.out, "\"n3\") output=1"),
               "execute immediate with its parameters and output:\n%s", l.out);
     cr_expect(strstr(l.out, "\"SELECT COUNT(*), MAX(N) FROM RO_T\" output=2"), "%s", l.out);
@@ -363,11 +399,22 @@ static void capture_and_replay(int which)
     cr_assert(res, "%s", r.out);
     cr_assert_eq(sscanf(res, "\nresults: %lu compared, %lu matched, %lu different", &compared,
                         &matched, &different), 3);
-    /* 3 blob reads, 4 execute immediate rows, the SELECT, the UPDATE's affected rows */
-    cr_expect_geq(compared, 9, "%s", r.out);
+    /* 4 blob reads, 4 execute immediate rows, the SELECT, the UPDATE's affected rows */
+    cr_expect_eq(compared, 10, "%s", r.out);
     cr_expect_eq(matched, compared);
     cr_expect_eq(different, 0);
-    cr_expect(strstr(r.out, "(blob read)"), "the blob reads in the latency table:\n%s", r.out);
+    /* the blob reads' line of the latency table: the client's round trips, request for request */
+    const char *br = strstr(r.out, "(blob read)");
+    cr_assert(br, "the blob reads in the latency table:\n%s", r.out);
+    while (br > r.out && br[-1] != '\n')
+        br--;
+    unsigned n = 0;
+    double lat[5], rt_cap = -1, rt_rep = -2;
+    cr_assert_eq(sscanf(br, "%u %lf %lf %lf %lf %lf %lf %lf", &n, &lat[0], &lat[1], &lat[2], &lat[3],
+                        &lat[4], &rt_cap, &rt_rep), 8, "%.120s", br);
+    cr_expect_eq(n, NROWS);
+    cr_expect(rt_cap == rt_rep && rt_cap >= 2, "blob read round trips: capture %.2f, replay %.2f",
+              rt_cap, rt_rep);
     fbw_run_free(&r);
 
     /* the replayed database holds what the source does */
