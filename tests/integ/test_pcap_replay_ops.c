@@ -9,7 +9,8 @@
  * must show every one of them as a step and none as "not replayed"; the replay must run every step
  * and compare the blob contents, the execute immediate output rows and the affected rows the
  * client asked for with an info request, all matching. The session also calls the library's
- * fbw_conn_info_request, fbw_blob_handle and fbw_exec_immediate2 and checks what they return. */
+ * fbw_conn_info_request, fbw_blob_handle and fbw_exec_immediate2 and checks what they return.
+ * A blob read of a row fetched before tcpdump started is listed as not replayable and fails. */
 #include "run_tool.h"
 #include "capture.h"
 #include "servers.h"
@@ -448,4 +449,118 @@ Test(pcap_replay_ops, fb3_blob_reads_exec_immediate2_and_info_replay_and_match, 
 Test(pcap_replay_ops, fb4_blob_reads_exec_immediate2_and_info_replay_and_match, .timeout = 120)
 {
     capture_and_replay(FBW_SRV_FB4);
+}
+
+/* A blob id the capture never saw in a row (the row was fetched before tcpdump started) cannot be
+ * mapped to the replay's: its blob read is listed as not replayable and fails, never skipped. */
+Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_replayable,
+     .timeout = 120)
+{
+    if (geteuid() != 0)
+        cr_skip_test("tcpdump on lo needs root");
+    fbw_servers s;
+    fbw_servers_require(&s);
+    const fbw_server *srv = &s.srv[FBW_SRV_FB3];
+    char src[1200], dst[1200], src_dsn[1600], dst_dsn[1600];
+    path_of(srv, "late_src", src, sizeof src, src_dsn, sizeof src_dsn);
+    path_of(srv, "late_dst", dst, sizeof dst, dst_dsn, sizeof dst_dsn);
+    drop_db(&s, src_dsn);
+    drop_db(&s, dst_dsn);
+    create_db(&s, src_dsn);
+    create_db(&s, dst_dsn);
+
+    fbw_client_opts o;
+    fbw_servers_client_opts(&s, &o);
+    o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
+    sess x;
+    memset(&x, 0, sizeof x);
+    fbw_err e;
+    cr_assert_eq(fbw_client_connect(src_dsn, &o, &x.cl, &e), FBW_OK, "%s", e.msg);
+    x.c = fbw_client_conn(x.cl);
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof sa;
+    cr_assert_eq(getsockname(fbw_client_fd(x.cl), (struct sockaddr *)&sa, &sl), 0);
+    int local = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+    start(&x);
+    fbw_exec_result er;
+    const char *sql[] = {"CREATE TABLE RO_L (ID INTEGER, B BLOB SUB_TYPE TEXT)",
+                         "INSERT INTO RO_L VALUES (1, 'read after the capture began')"};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(fbw_exec_immediate(x.c, &x.tx, sql[i], strlen(sql[i]), &er), FBW_OK);
+        ok_wait(&x, sql[i]);
+        cr_assert_eq(er.err.code, FBW_OK, "%s", er.err.msg);
+        commit(&x);
+        start(&x);
+    }
+    fbw_stmt *st;
+    cr_assert_eq(fbw_stmt_new(x.c, &st, &e), FBW_OK);
+    const char *sel = "SELECT B FROM RO_L";
+    cr_assert_eq(fbw_stmt_prepare(st, &x.tx, sel, strlen(sel)), FBW_OK);
+    ok_wait(&x, "prepare");
+    cr_assert_eq(fbw_stmt_execute(st, &x.tx, NULL, 0), FBW_OK);
+    ok_wait(&x, "select");
+    fbw_value id;
+    cr_assert_eq(fbw_stmt_row_count(st), 1);
+    cr_assert_eq(fbw_stmt_row(st, 0, &id, &e), FBW_OK, "%s", e.msg);
+
+    char tmp[] = "/tmp/fbwire-test-replay-ops.XXXXXX";
+    cr_assert(mkdtemp(tmp));
+    chmod(tmp, 0777);
+    char raw[700], cap[700], errlog[700], tdout[700], filter[64], port[16], keep[96];
+    snprintf(raw, sizeof raw, "%s/raw.pcap", tmp);
+    snprintf(cap, sizeof cap, "%s/late.pcap", tmp);
+    snprintf(errlog, sizeof errlog, "%s/tcpdump.err", tmp);
+    snprintf(tdout, sizeof tdout, "%s/tcpdump-r.out", tmp);
+    snprintf(filter, sizeof filter, "tcp port %d and tcp port %d", srv->port, local);
+    snprintf(port, sizeof port, "%d", srv->port);
+    pid_t td = fbw_tcpdump_start(raw, filter, errlog);
+    cr_assert_neq(td, -1, "cannot start tcpdump: %s", strerror(errno));
+    fbw_blob *b;
+    cr_assert_eq(fbw_blob_new(x.c, &b, &e), FBW_OK);
+    cr_assert_eq(fbw_blob_open(b, &x.tx, &id, NULL, 0), FBW_OK);
+    ok_wait(&x, "open");
+    while (!fbw_blob_eof(b)) {
+        cr_assert_eq(fbw_blob_read(b, 4096), FBW_OK);
+        ok_wait(&x, "read");
+    }
+    cr_assert_eq(fbw_blob_error(b)->code, FBW_OK, "%s", fbw_blob_error(b)->msg);
+    cr_assert_eq(fbw_blob_close(b), FBW_OK);
+    ok_wait(&x, "close");
+    fbw_blob_free(b);
+    fbw_stmt_free(st);
+    commit(&x);
+    cr_assert_eq(fbw_conn_detach(x.c), FBW_OK);
+    fbw_client_wait(x.cl);
+    fbw_client_close(x.cl);
+    fbw_tcpdump_stop(td);
+    snprintf(keep, sizeof keep, "tcp port %d and tcp port %d", srv->port, local);
+    char *tdr[] = {"tcpdump", "-r", raw, "-w", cap, keep, NULL};
+    cr_assert_eq(spawn_wait(tdr, tdout), 0, "tcpdump -r failed");
+
+    const char *list_argv[] = {"replay", cap, "--port", port, "--list", NULL};
+    fbw_run l = fbw_run_tool(TOOL, list_argv, NULL, OUT_MAX);
+    fprintf(stderr, "%s%s", l.out, l.err);
+    cr_assert(l.status < 128, "fbwire-pcap died: %d", l.status);
+    cr_expect(strstr(l.out, " blob_read requests=2 ") &&
+                  strstr(l.out, "is in no row the capture fetched (read before the capture started"),
+              "%s", l.out);
+    fbw_run_free(&l);
+    const char *rep_argv[] = {"replay", cap, "--port", port, "--db", dst_dsn, "--user", s.user,
+                              "--password", s.password, "--pace", "none", NULL};
+    fbw_run r = fbw_run_tool(TOOL, rep_argv, NULL, OUT_MAX);
+    fprintf(stderr, "%s%s", r.out, r.err);
+    cr_expect_eq(r.status, 1, "exit %d", r.status);
+    cr_expect(strstr(r.out, "failed: step 1 blob_read") &&
+                  strstr(r.out, "is in no row the capture fetched"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "blob_read                     1            1"), "%s", r.out);
+    fbw_run_free(&r);
+
+    drop_db(&s, src_dsn);
+    drop_db(&s, dst_dsn);
+    unlink(raw);
+    unlink(cap);
+    unlink(errlog);
+    unlink(tdout);
+    rmdir(tmp);
 }

@@ -713,9 +713,6 @@ static void on_open_blob(fbw_workload *w, const fbw_pkt *p)
         return;
     s->result.rows = 0;
     s->result.hash = FBW_FNV_BASIS;
-    step_tx(w, s, p->u.blob.tr);
-    if (!s->tx && !s->problem)
-        set_problem(w, s, "no transaction named");
     if (p->u.blob.bpb.n) {
         s->bpb = malloc(p->u.blob.bpb.n);
         if (!s->bpb)
@@ -741,6 +738,9 @@ static void on_open_blob(fbw_workload *w, const fbw_pkt *p)
         if (grow(w, (void **)&x->brefs, &x->brefs_cap, x->nbrefs + 1, sizeof *x->brefs) == 0)
             x->brefs[x->nbrefs++] = (fbw_blob_ref){b->row, b->col, w->n};
     }
+    step_tx(w, s, p->u.blob.tr); /* after the id: an unknown id is the first reason */
+    if (!s->tx && !s->problem)
+        set_problem(w, s, "no transaction named");
     w->last_blob = (int)w->n; /* 0xFFFF now names the blob */
     w->last_tx = 0;
     w->last_stmt = 0;
