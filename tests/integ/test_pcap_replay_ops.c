@@ -187,6 +187,13 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     static const uint8_t sql_items[] = {21 /* isc_info_sql_stmt_type */, 1};
     static const uint8_t rec_items[] = {23 /* isc_info_sql_records */, 1};
     static const uint8_t blob_items[] = {6 /* isc_info_blob_total_length */, 1};
+    /* what fbw_conn_info_request refuses: another op, a buffer length out of range */
+    cr_expect_eq(fbw_conn_info_request(s.c, FBW_OP_EXECUTE, 0, db_items, sizeof db_items, 256, &ir),
+                 FBW_E_USAGE);
+    cr_expect_eq(fbw_conn_info_request(s.c, FBW_OP_INFO_DATABASE, 0, db_items, sizeof db_items, 0,
+                                       &ir), FBW_E_USAGE);
+    cr_expect_eq(fbw_conn_info_request(s.c, FBW_OP_INFO_DATABASE, 0, db_items, sizeof db_items,
+                                       65536, &ir), FBW_E_USAGE);
     info(&s, FBW_OP_INFO_DATABASE, 0, db_items, sizeof db_items, &ir);
     uint16_t h;
     cr_assert_eq(fbw_tx_handle(&s.tx, &h), FBW_OK);
@@ -492,6 +499,24 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
         commit(&x);
         start(&x);
     }
+    /* fbw_exec_immediate2 and a server error (before the capture: the replay would fail it
+     * too): the error in the result, nothing returned, the connection usable */
+    fbw_exec_result2 r2;
+    fbw_buf_init(&r2.row);
+    fbw_col oc = {.type = FBW_SQL_INT64, .length = 8};
+    fbw_msgfmt out1 = {&oc, 1, 1};
+    const char *bad = "SELECT NO_SUCH_COLUMN FROM RDB$DATABASE";
+    cr_assert_eq(fbw_exec_immediate2(x.c, &x.tx, bad, strlen(bad), NULL, NULL, &out1, &r2), FBW_OK);
+    ok_wait(&x, "bad select");
+    cr_expect(r2.done && !r2.has_row && r2.err.code == FBW_E_SERVER, "code %d", r2.err.code);
+    cr_expect_str_eq(r2.err.sqlstate, "42S22");
+    const char *one = "SELECT COUNT(*) FROM RO_L";
+    cr_assert_eq(fbw_exec_immediate2(x.c, &x.tx, one, strlen(one), NULL, NULL, &out1, &r2), FBW_OK);
+    ok_wait(&x, "count");
+    cr_assert_eq(r2.err.code, FBW_OK, "%s", r2.err.msg);
+    cr_assert(r2.has_row);
+    fbw_buf_free(&r2.row);
+
     fbw_stmt *st;
     cr_assert_eq(fbw_stmt_new(x.c, &st, &e), FBW_OK);
     const char *sel = "SELECT B FROM RO_L";

@@ -829,10 +829,19 @@ static void do_immediate2(run *r, size_t i)
         return;
     }
     fbw_bytes raw = {fbw_buf_head(&r->res2.row), fbw_buf_avail(&r->res2.row)};
-    if (fbw_msg_decode(raw, &out, fbw_conn_get_info(r->c)->protocol, v, &e) == FBW_OK)
+    if (fbw_msg_decode(raw, &out, fbw_conn_get_info(r->c)->protocol, v, &e) == FBW_OK) {
         res->hash = fbw_row_hash(v, &out);
-    else
+        for (size_t j = 0; j < s->nbrefs; j++) { /* blob ids it returned that the client read */
+            const fbw_blob_ref *br = &s->brefs[j];
+            if (br->row == 0 && br->col < out.n && !v[br->col].is_null &&
+                (out.cols[br->col].type == FBW_SQL_BLOB || out.cols[br->col].type == FBW_SQL_QUAD)) {
+                r->blob_ids[br->step - 1] = v[br->col];
+                r->blob_ids[br->step - 1].type = FBW_SQL_BLOB;
+            }
+        }
+    } else {
         res->unknown = 1;
+    }
     free(v);
 }
 

@@ -1042,10 +1042,14 @@ static void imm_row(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         w->nomem = 1;
         return;
     }
-    if (s->out_cols && fbw_msg_decode(p->u.sqldata.msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK)
+    if (s->out_cols && fbw_msg_decode(p->u.sqldata.msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK) {
         r->hash += fbw_row_hash(v, &f);
-    else
+        for (uint16_t k = 0; k < f.n; k++) /* a blob id returned (RETURNING): readable too */
+            if (!v[k].is_null && (f.cols[k].type == FBW_SQL_BLOB || f.cols[k].type == FBW_SQL_QUAD))
+                bid_put(w, v[k].u.quad.high, v[k].u.quad.low, *i, 0, k);
+    } else {
         r->unknown = 1;
+    }
     free(v);
 }
 
