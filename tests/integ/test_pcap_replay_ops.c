@@ -257,6 +257,32 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     }
     fbw_stmt_free(st);
 
+    /* a blob id returned by op_exec_immediate2 (RETURNING), then read */
+    const char *ret = "INSERT INTO RO_T (ID, B, N) VALUES (5, 'returned blob', 'n5') RETURNING B";
+    fbw_col rcol = {.type = FBW_SQL_BLOB, .length = 8};
+    fbw_msgfmt rout = {&rcol, 1, 1};
+    fbw_buf_init(&r2.row);
+    cr_assert_eq(fbw_exec_immediate2(s.c, &s.tx, ret, strlen(ret), NULL, NULL, &rout, &r2), FBW_OK);
+    ok_wait(&s, "insert returning");
+    cr_assert_eq(r2.err.code, FBW_OK, "%s", r2.err.msg);
+    cr_assert(r2.has_row);
+    fbw_value rid;
+    fbw_bytes rraw = {fbw_buf_head(&r2.row), fbw_buf_avail(&r2.row)};
+    cr_assert_eq(fbw_msg_decode(rraw, &rout, fbw_conn_get_info(s.c)->protocol, &rid, &e), FBW_OK);
+    fbw_buf_free(&r2.row);
+    fbw_blob *rb;
+    cr_assert_eq(fbw_blob_new(s.c, &rb, &e), FBW_OK);
+    cr_assert_eq(fbw_blob_open(rb, &s.tx, &rid, NULL, 0), FBW_OK);
+    ok_wait(&s, "open returned blob");
+    while (!fbw_blob_eof(rb)) {
+        cr_assert_eq(fbw_blob_read(rb, 4096), FBW_OK);
+        ok_wait(&s, "read returned blob");
+    }
+    size_t rn;
+    fbw_blob_data(rb, &rn);
+    cr_assert_eq(rn, strlen("returned blob"), "%s", fbw_blob_error(rb)->msg);
+    fbw_blob_free(rb);
+
     /* affected rows asked in a write of their own, after the execution */
     cr_assert_eq(fbw_stmt_new(s.c, &st, &e), FBW_OK);
     const char *upd = "UPDATE RO_T SET N = 'u' || N WHERE ID BETWEEN 2 AND 3";
@@ -380,9 +406,11 @@ static void capture_and_replay(int which)
     cr_assert_eq(l.status, 0, "--list exit %d:\n%s%s", l.status, l.out, l.err);
     cr_expect(!strstr(l.out, "not replayed"), "ops left out:\n%s", l.out);
     cr_expect(!strstr(l.out, "not replayable"), "%s", l.out);
-    cr_expect_eq(count(l.out, " blob_read t"), NROWS, "a blob read per row:\n%s", l.out);
+    cr_expect_eq(count(l.out, " blob_read t"), NROWS + 1, "a blob read per row, one returned:\n%s",
+                 l.out);
     cr_expect(strstr(l.out, "from step ") && strstr(l.out, " row 2 col 2 "), "%s", l.out);
-    cr_expect_eq(count(l.out, "(to its end)"), 3, "rows 1, 3, 4 read to their end:\n%s", l.out);
+    cr_expect_eq(count(l.out, "(to its end)"), 4, "rows 1, 3, 4, the returned read to their end:\n%s",
+                 l.out);
     cr_expect_eq(count(l.out, " blob t"), 1, "the stream blob written:\n%s", l.out);
     cr_expect(strstr(l.out, "params=(1, ") && strstr(l.out, "\"n3\") output=1"),
               "execute immediate with its parameters and output:\n%s", l.out);
@@ -407,8 +435,8 @@ static void capture_and_replay(int which)
     cr_assert(res, "%s", r.out);
     cr_assert_eq(sscanf(res, "\nresults: %lu compared, %lu matched, %lu different", &compared,
                         &matched, &different), 3);
-    /* 4 blob reads, 4 execute immediate rows, the SELECT, the UPDATE's affected rows */
-    cr_expect_eq(compared, 10, "%s", r.out);
+    /* 5 blob reads, 5 execute immediate rows, the SELECT, the UPDATE's affected rows */
+    cr_expect_eq(compared, 12, "%s", r.out);
     cr_expect_eq(matched, compared);
     cr_expect_eq(different, 0);
     /* the blob reads' line of the latency table: the client's round trips, request for request */
@@ -420,7 +448,7 @@ static void capture_and_replay(int which)
     double lat[5], rt_cap = -1, rt_rep = -2;
     cr_assert_eq(sscanf(br, "%u %lf %lf %lf %lf %lf %lf %lf", &n, &lat[0], &lat[1], &lat[2], &lat[3],
                         &lat[4], &rt_cap, &rt_rep), 8, "%.120s", br);
-    cr_expect_eq(n, NROWS);
+    cr_expect_eq(n, NROWS + 1);
     cr_expect(rt_cap == rt_rep && rt_cap >= 2, "blob read round trips: capture %.2f, replay %.2f",
               rt_cap, rt_rep);
     fbw_run_free(&r);

@@ -652,6 +652,7 @@ static void on_blob_end(fbw_workload *w, const fbw_pkt *p)
     fbw_step *s = blob_step(w, p->u.rlse.object);
     if (s && s->kind == FBW_STEP_BLOB_READ) {
         add_act(w, s, p->op); /* the replay closes it the same way: waiting or not */
+        w->close_step = (size_t)(s - w->steps) + 1;
         return;
     }
     if (!s) {
@@ -1143,6 +1144,13 @@ void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, con
     w->now = ts_ns;
     if (!w->t_first)
         w->t_first = ts_ns;
+    if (w->close_step && from_client && w->last_from_client) {
+        /* the close went in the same write as this request: nobody waited for its reply */
+        fbw_step *c = &w->steps[w->close_step - 1];
+        if (c->nacts)
+            c->acts[c->nacts - 1].burst = 0;
+    }
+    w->close_step = 0;
     if (from_client) {
         client_packet(w, d, p);
     } else {

@@ -166,6 +166,7 @@ typedef struct fbw_workload {
     size_t nbids, bids_cap;
     fbw_ring seg_wait;          /* op_get_segment in flight (size_t): its blob read step, or 0 */
     fbw_ring imm_wait;          /* op_exec_immediate2 in flight (size_t): its step */
+    size_t close_step;          /* blob read whose op_close_blob was the latest packet, or 0 */
 } fbw_workload;
 
 void fbw_workload_init(fbw_workload *w);
