@@ -170,6 +170,12 @@ typedef struct fbw_backend {
      * not visible. May be NULL. The report reads them after every driver call, where copying
      * the ~4 KB struct was a measurable cost. */
     const fbw_stats *(*stats_ref)(fbw_be_conn *c);
+    /* After the attachment was lost: 1 when a request that may have committed a transaction
+     * (a COMMIT, or a statement of an autocommit transaction) was unanswered, so whether it was
+     * committed is unknown; 0 when none was (nothing unacknowledged was committed); -1 when the
+     * backend cannot tell. May be NULL (-1): fbclient does not say, and the driver then judges
+     * from the statement it ran. */
+    int (*outcome_unknown)(fbw_be_conn *c);
 } fbw_backend;
 
 /* The backends linked into the plug-in. */

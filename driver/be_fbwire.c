@@ -193,6 +193,12 @@ static int fbwire_stats(fbw_be_conn *c, fbw_stats *out, fbw_err *err)
 
 static const fbw_stats *fbwire_stats_ref(fbw_be_conn *c) { return fbw_conn_stats(c->c); }
 
+/* The library follows every request that may commit (fbw_conn_outcome_unknown). */
+static int fbwire_outcome_unknown(fbw_be_conn *c)
+{
+    return c && c->c ? fbw_conn_outcome_unknown(c->c) : -1;
+}
+
 const fbw_backend fbw_backend_fbwire = {
     .name = "fbwire",
     .global_init = fbwire_global_init,
@@ -211,4 +217,5 @@ const fbw_backend fbw_backend_fbwire = {
     .fetch_rows = fbw_bew_fetch_rows,
     .stats = fbwire_stats,
     .stats_ref = fbwire_stats_ref,
+    .outcome_unknown = fbwire_outcome_unknown,
 };

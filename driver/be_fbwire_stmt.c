@@ -323,9 +323,12 @@ static int q_fast(void *arg)
         x->start = 0;
     }
     /* After a wait (FBW_AGAIN) the prepare may have been answered: execute normally then, or
-     * leave the prepare's error in the statement. */
+     * leave the prepare's error in the statement (fbw_stmt_prepare cleared it when queued, so an
+     * error here is the prepare's: "Table unknown", not a usage error of the execute). */
     if (fbw_stmt_prepared(s))
         return fbw_stmt_execute(s, x->tx, NULL, FBW_EXEC_COUNT);
+    if (fbw_stmt_error(s)->code != FBW_OK)
+        return FBW_OK;
     rc = fbw_stmt_execute_unprepared(s, x->tx, FBW_EXEC_COUNT);
     return rc == FBW_E_USAGE && fbw_stmt_error(s)->code != FBW_E_USAGE ? FBW_OK : rc;
 }

@@ -44,6 +44,25 @@ static void debug_sql(const fbw_sbdrv *d, const char *what, const char *sql, siz
                       (int)(len > 2000 ? 2000 : len), sql);
 }
 
+/* What a lost attachment means for the statement's transaction, as the end of the fatal message.
+ * The fbwire backend knows whether a request that may commit was unanswered; fbclient does not
+ * say, so for it a write outside BEGIN ... COMMIT (autocommit: it commits with its own reply) is
+ * taken as one. A COMMIT's own error says so already. */
+static const char *lost_outcome(const sbconn *sc, const char *sql, size_t len, const char *msg)
+{
+    const fbw_backend *be = sc->d->be;
+    int unknown = be->outcome_unknown ? be->outcome_unknown(sc->bc) : -1;
+    if (unknown > 0) /* the library's wait error names it already */
+        return strstr(msg, "outcome is unknown") ? "" : "; a request that may commit was unanswered: its outcome is unknown";
+    if (unknown == 0)
+        return "";
+    fbw_sql_class cls = sql ? fbw_classify(sql, len) : FBW_CLS_OTHER;
+    int autocommit_write = !sc->in_txn && (cls == FBW_CLS_UPDATE_INDEX || cls == FBW_CLS_UPDATE_NON_INDEX ||
+                                           cls == FBW_CLS_DELETE || cls == FBW_CLS_INSERT ||
+                                           cls == FBW_CLS_BULK_INSERT || cls == FBW_CLS_DDL);
+    return autocommit_write ? "; the statement ran in autocommit: whether it was committed is unknown" : "";
+}
+
 /* Translate a backend outcome into sysbench's result fields and error code. */
 static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, size_t len)
 {
@@ -89,19 +108,9 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
             rs->counter = SB_CNT_RECONNECT;
             return SB_DB_ERROR_IGNORABLE;
         }
-        /* A write outside BEGIN ... COMMIT commits with its own reply: with the reply lost,
-         * whether it is in the database is unknown (a COMMIT's own error says so already). */
-        fbw_sql_class cls = sql ? fbw_classify(sql, len) : FBW_CLS_OTHER;
-        int autocommit_write = !sc->in_txn && (cls == FBW_CLS_UPDATE_INDEX ||
-                                               cls == FBW_CLS_UPDATE_NON_INDEX ||
-                                               cls == FBW_CLS_DELETE || cls == FBW_CLS_INSERT ||
-                                               cls == FBW_CLS_BULK_INSERT || cls == FBW_CLS_DDL);
         fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, "%s: connection lost during '%.*s': %s%s",
                                 d->prefix, (int)(len > 200 ? 200 : len), sql ? sql : "", e->msg,
-                                autocommit_write
-                                    ? "; the statement ran in autocommit: whether it was "
-                                      "committed is unknown"
-                                    : "");
+                                lost_outcome(sc, sql, len, e->msg));
         return SB_DB_ERROR_FATAL;
     }
     if (is_ignorable(d, e)) {

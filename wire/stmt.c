@@ -714,6 +714,8 @@ int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags)
     if (!x)
         return FBW_E_NOMEM;
     rc = request_exec(x, &p, on_execute);
+    if (rc == FBW_OK && tx && tx->autocommit)
+        fbw_conn_mark_commits(s->conn); /* like fbw_stmt_execute: the engine commits inside it */
     if (rc == FBW_OK && (flags & FBW_EXEC_COUNT))
         rc = queue_records(x, h);
     return rc;

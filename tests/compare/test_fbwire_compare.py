@@ -2,7 +2,9 @@
 """Unit tests of tools/fbwire_compare: parser, medians and ranges, workload list, build lookup,
 targets, one run's record, the summary and its model, procnet, charts, the CLI. No server needed;
 the fbwire-link test runs only when the binary is built (skipped with the reason otherwise)."""
+import importlib
 import json
+import re
 import os
 import shutil
 import socket
@@ -305,6 +307,25 @@ def test_summary_at_distance_flags_the_model(fixtures, tmp_path):
     assert "latency p95 (ms) against RTT" in md and "| direct | 1 ms |" in md
 
 
+def test_capture_once_names_why_distant_cases_have_no_count(fixtures, tmp_path):
+    out = recorded_dir(fixtures, tmp_path)
+    meta = read(str(out / "meta.txt"))
+    meta = re.sub(r"(?m)^capture=.*$", "capture=once", meta) if re.search(r"(?m)^capture=", meta) \
+        else meta + "capture=once\n"
+    open(str(out / "meta.txt"), "w").write(meta)
+    for t in ("pg", "mariadb"):  # timed runs at 1 ms, no captured run there (--capture once)
+        for r in ("r1", "r2"):
+            d = json.load(open(str(out / "runs" / (PS % (t, r) + ".json"))))
+            d["rtt_ms"] = 1.0
+            json.dump(d, open(str(out / "runs" / (PS % (t, r) + "-rtt1.json")), "w"))
+    s, _, _ = summary.summarize(str(out))
+    far = summary.find(s["cases"], "oltp_point_select", "pg", 1.0)
+    near = summary.find(s["cases"], "oltp_point_select", "pg", 0.0)
+    assert far["round_trips_per_event"] is None and near["round_trips_per_event"]
+    assert far["not_available"]["round_trips_per_event"] == "captured at RTT 0 ms only (--capture once)"
+    assert far["predicted_tps"] == summary.predict(near, 1.0)  # the model still has the direct count
+
+
 # ---------------------------------------------------------------- procnet
 
 def test_procnet_tells_own_connections():
@@ -397,6 +418,22 @@ def test_link_rtt_through_fbwire_link():
 
 
 # ---------------------------------------------------------------- presets
+
+def test_preset_results_parts_are_valid_command_lines():
+    results = importlib.import_module("fbwire_compare.presets.results")  # the module, not the function
+    p = cli.parser()
+    for part in ("distance", "loopback", "rate"):
+        argv = results.part_argv(part, "out", 5, 3)
+        st = cli.settings(p.parse_args(argv), argv)
+        assert st.capture == "once" and st.threads == [1, 4] and st.runs == 3 and argv[0] == "out/" + part
+        assert len(st.targets) * len(st.workloads) * 2 * (len(st.rtt) * 3 + 1) == results.runs_of(part, 3)
+    st = cli.settings(p.parse_args(results.part_argv("distance", "o", 5, 3)), [])
+    assert st.rtt == [0.0, 0.2, 1.0, 5.0] and len(st.targets) == 12 and "fb4-fbclient-per-statement" in st.targets
+    st = cli.settings(p.parse_args(results.part_argv("loopback", "o", 5, 3)), [])
+    assert st.rtt == [0.0] and set(st.workloads).isdisjoint(results.DISTANCE_WORKLOADS) and len(st.workloads) == 6
+    st = cli.settings(p.parse_args(results.part_argv("rate", "o", 5, 3)), [])
+    assert st.rate == "100mbit" and st.specs["fb3-fbwire-zlib"] == ("fb3-fbwire", "--fbwire-compress=on")
+
 
 def test_preset_pipeline_tags_as_the_shell_script_named_them():
     from fbwire_compare.presets.pipeline import pipeline_tag

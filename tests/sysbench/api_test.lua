@@ -366,6 +366,14 @@ local function errors(con)
    eq(e:find("state = '42000'", 1, true) ~= nil, true, "syntax error SQLSTATE in '" .. e .. "'")
    eq(e:find("Token unknown", 1, true) ~= nil, true, "syntax error message")
    q_fail(con, "SELECT 1 / 0 FROM RDB$DATABASE", 335544321, false)
+   -- plain DML text goes out right behind its own prepare, in one write: when the prepare fails,
+   -- its error is the statement's (not a usage error of the execute queued behind it)
+   e = q_fail(con, "INSERT INTO fbw_no_such_table (id) VALUES (1)", 335544569, false)
+   eq(e:find("state = '42S02'", 1, true) ~= nil, true, "unknown table SQLSTATE in '" .. e .. "'")
+   q(con, "BEGIN", CNT.OTHER, 0)
+   e = q_fail(con, "DELETE FROM fbw_no_such_table WHERE id = 1", 335544569, false)
+   eq(e:find("Table unknown", 1, true) ~= nil, true, "unknown table message in '" .. e .. "'")
+   q(con, "ROLLBACK", CNT.OTHER, 0)
    eq(row_of(con, "SELECT 'still usable' FROM RDB$DATABASE", 1)[1], "still usable", "after errors")
    -- a prepare that fails raises at once (sysbench counts nothing for a prepare); emulated
    -- statements (--db-ps-mode=disable) reach the server only when executed

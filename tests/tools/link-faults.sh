@@ -5,6 +5,8 @@
 #
 #   tests/tools/link-faults.sh --link fbwire-link --lib libfbwire-sysbench.so --sql fbwire-sql
 #
+# sysbench (fbwire driver), oltp_insert (autocommit INSERTs sent as text), 1 thread, its connection
+#   reset at its 150th client write: the run ends, naming the INSERT, with "outcome is unknown".
 # sysbench (fbwire driver), --fbwire-pipeline=off and =transaction, oltp_read_write, 2 threads:
 #   - every connection reset at its 150th client write: the run ends (exit non-zero) within 20 s,
 #     the log says "connection lost during '<statement>'", the fault log holds the resets;
@@ -80,6 +82,24 @@ for server in fb3 fb4; do
   if ! "$REPO/tools/fbwire-sysbench" oltp_read_write "${common[@]}" "--fbwire-db=$direct" \
       --fbwire-create-db=on prepare >>"$WORK/prep.log" 2>&1; then
     fail "$server: sysbench prepare"; tail -n 5 "$WORK/prep.log"; continue
+  fi
+  # Autocommit writes (oltp_insert: no BEGIN): the 150th write is an INSERT that commits with its
+  # own reply, sent and never answered, so the driver must say its outcome is unknown (the
+  # library's fbw_conn_outcome_unknown, not a guess from the SQL).
+  name=$server-autocommit
+  start_link "$name-reset" "$to" --fault 'after=client-writes:150 reset' || fail "$name"
+  if [ -n "$PORT" ]; then
+    timeout 60 "$REPO/tools/fbwire-sysbench" oltp_insert "${common[@]}" --threads=1 \
+      "--fbwire-db=$(sbdsn "$PORT")" --time=20 run >"$WORK/$name-reset.log" 2>&1
+    rc=$?
+    stop_link
+    msg=$(grep -m1 -o "connection lost during .*" "$WORK/$name-reset.log")
+    echo "$server sysbench oltp_insert (autocommit), reset at the 150th write: exit $rc: $msg"
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [[ "$msg" == *"INSERT"*"outcome is unknown"* ]]; then
+      ok "$server sysbench autocommit INSERT lost: outcome unknown"
+    else
+      fail "$server sysbench autocommit INSERT reset"; tail -n 8 "$WORK/$name-reset.log" | sed 's/^/    /'
+    fi
   fi
   for pipeline in off transaction; do
     name=$server-$pipeline

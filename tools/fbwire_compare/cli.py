@@ -5,13 +5,15 @@ engine, side by side, with where each one's time goes, directly and at network d
 
   fbwire-compare OUTDIR [--workloads LIST] [--targets LIST] [--target NAME=BASE[:OPTIONS]]...
                         [--threads LIST] [--runs N] [--time S] [--tables N] [--table-size N]
-                        [--capture separate|none] [--capture-time S] [--keep-captures] [--crypt]
+                        [--capture separate|once|none] [--capture-time S] [--keep-captures] [--crypt]
                         [--rtt LIST] [--rate RATE] [--quick] [--summarize-only]
   fbwire-compare --preset NAME OUTDIR [options of the preset]    (fbwire-compare --preset help)
 
 For every workload: cleanup + prepare on every engine the targets use (the same tables and sizes
-everywhere), then per thread count and RTT one captured run per target (tcpdump on lo, counted with
-`fbwire-pcap turns`: round trips and bytes per event), then --runs rounds over all targets,
+everywhere) and the optimiser statistics refreshed (ANALYZE, ANALYZE TABLE, SET STATISTICS INDEX),
+then per thread count and RTT one captured run per target (tcpdump on lo, counted with
+`fbwire-pcap turns`: round trips and bytes per event; --capture once: at the smallest RTT of the list
+only), then --runs rounds over all targets,
 interleaved (t1 t2 t3 t1 t2 t3 ...), each run under `fbwire-cpu` (client CPU of the sysbench
 process, server CPU of the process listening on the target's port), then cleanup. PostgreSQL and
 MariaDB run through sysbench's own pgsql and mysql drivers, Firebird through the fbwire plug-in
@@ -93,7 +95,7 @@ def parser():
     p.add_argument("--time", type=positive("time"), default=5)
     p.add_argument("--tables", type=positive("tables"), default=4)
     p.add_argument("--table-size", type=positive("table_size"), default=10000)
-    p.add_argument("--capture", choices=("separate", "none"), default="separate")
+    p.add_argument("--capture", choices=("separate", "once", "none"), default="separate")
     p.add_argument("--capture-time", type=positive("capture_time"), default=None)
     p.add_argument("--keep-captures", action="store_true")
     p.add_argument("--crypt", action="store_true")
@@ -127,8 +129,8 @@ def settings(a, argv):
         st.specs[name] = (base, extra)
     if st.capture_time is None:
         st.capture_time = st.time
-    if st.runs == 0 and st.capture != "separate":
-        raise Usage("--runs 0 (captured runs only) needs --capture separate")
+    if st.runs == 0 and st.capture == "none":
+        raise Usage("--runs 0 (captured runs only) needs --capture separate or once")
     gone = wl.missing(st.workloads)
     if gone:
         raise Usage("no upstream script %s" % gone[0])

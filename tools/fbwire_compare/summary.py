@@ -37,7 +37,7 @@ def rtt_of(r):
     return float(r.get("rtt_ms") or 0.0)
 
 
-def case(sel, w, n, t, rtt):
+def case(sel, w, n, t, rtt, no_capture="no captured run"):
     timed = [r for r in sel if not r["captured"] and r["exit_status"] == 0]
     capd = [r for r in sel if r["captured"] and r["exit_status"] == 0]
     mr = stats.median_range
@@ -59,7 +59,7 @@ def case(sel, w, n, t, rtt):
             na[k] = next((r["not_available"].get(k) for r in timed + sel if r["not_available"].get(k)), "no run")
     for k in record.CAPTURED:
         if c[k] is None:
-            na[k] = next((r["not_available"].get(k) for r in capd if r["not_available"].get(k)), "no captured run")
+            na[k] = next((r["not_available"].get(k) for r in capd if r["not_available"].get(k)), no_capture)
     return c
 
 
@@ -112,10 +112,13 @@ def summarize(outdir, render=None):
                     sel = [r for r in runs if r["workload"] == w and r["threads"] == n and r["target"] == t
                            and rtt_of(r) == rtt]
                     if sel:
-                        cases.append(case(sel, w, n, t, rtt))
+                        once = meta.get("capture") == "once" and rtt != rtts[0]
+                        cases.append(case(sel, w, n, t, rtt, "captured at RTT %g ms only (--capture once)" % rtts[0]
+                                          if once else "no captured run"))
     model(cases)
     summary = {"format": FORMAT, "meta": meta, "targets": targets, "workloads": workloads,
-               "threads": threads, "rtt_ms": rtts, "cases": cases}
+               "threads": threads, "rtt_ms": rtts, "cases": cases,
+               "loadavg_1min": stats.median_range(r.get("loadavg_1min") for r in runs)}
     with open(os.path.join(outdir, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     charts = render(outdir, summary) if render else []
@@ -144,6 +147,10 @@ def header(s):
     out.append("Machine: %s, %s, %s MB, %s. %s. Load average at the start: %s.\n" % (
         m.get("cpu", "?"), m.get("host", "?"), int(m.get("memory_kb", "0") or 0) // 1024,
         m.get("os", "?"), m.get("sysbench", "?"), m.get("loadavg", "?")))
+    loads = s.get("loadavg_1min")
+    if loads:
+        out.append("Load average (1 min) after each run: median %s, highest %s, over %d runs.\n" % (
+            stats.num(loads["median"], 2), stats.num(loads["max"], 2), loads["n"]))
     out.append("Servers: PostgreSQL %s, MariaDB %s, Firebird %s (fb3) and %s (fb4)%s.\n" % (
         m.get("version.pg", "?"), m.get("version.mariadb", "?"), m.get("version.fb3", "?"),
         m.get("version.fb4", "?"), "".join(", %s %s (%s)" % (n, m[k], k[8:]) for k, n in (

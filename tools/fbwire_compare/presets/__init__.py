@@ -10,6 +10,8 @@ reads the drivers' own JSON reports (docs/report.md).
   fbwire-compare --preset soak             a long run that checks nothing grows or drifts
   fbwire-compare --preset glance OUTDIR    oltp_read_only through fbclient, fbwire and fbwire pipelined,
                                            direct and at 1 ms RTT: one small table (scripts/main.sh)
+  fbwire-compare --preset results OUTDIR   the measurements of docs/results.md, in parts (--part
+                                           distance|loopback|rate), for a quiet machine
 
 `fbwire-compare --preset NAME --help` lists a preset's options. tools/fbwire-report/{cpu,measure,
 pipeline}.sh, tests/sysbench/bench.sh and scripts/soak.sh call these;
@@ -23,9 +25,11 @@ from .cpu import cpu
 from .glance import glance
 from .measure import measure
 from .pipeline import pipeline
+from .results import results
 from .soak import soak
 
-PRESETS = {"cpu": cpu, "measure": measure, "pipeline": pipeline, "bench": bench, "soak": soak, "glance": glance}
+PRESETS = {"cpu": cpu, "measure": measure, "pipeline": pipeline, "bench": bench, "soak": soak, "glance": glance,
+           "results": results}
 
 
 def main(argv, here):
