@@ -867,7 +867,7 @@ int fbw_conn_info_request(fbw_conn *c, int32_t op, uint16_t object, const uint8_
     if (op != FBW_OP_INFO_DATABASE && op != FBW_OP_INFO_TRANSACTION && op != FBW_OP_INFO_SQL &&
         op != FBW_OP_INFO_BLOB)
         return fbw_err_set(&c->err, FBW_E_USAGE, "op %d is not an info request", (int)op);
-    if (buffer_length == 0 || buffer_length > 65535u || n > 65535u)
+    if (buffer_length == 0 || buffer_length > FBW_BUF_MAX || n > FBW_STR_MAX)
         return fbw_err_set(&c->err, FBW_E_USAGE, "info buffer length %u or %zu items out of range",
                            (unsigned)buffer_length, n);
     fbw_pkt p = {.op = op};

@@ -104,7 +104,8 @@ FBW_API int fbw_conn_query_version(fbw_conn *c);
  * isc_dsql_sql_info, isc_blob_info): op is FBW_OP_INFO_DATABASE (object: ignored, the attachment's
  * handle is sent), FBW_OP_INFO_TRANSACTION, FBW_OP_INFO_SQL or FBW_OP_INFO_BLOB with the server
  * handle of the object (fbw_tx_handle, fbw_stmt_handle, fbw_blob_handle); the items are sent as
- * given and buffer_length (1..65535) bounds the server's reply. Once answered, res->done is set, the
+ * given (at most 65535 bytes) and buffer_length (1..64 MiB, a u32 on the wire as fbclient sends it)
+ * bounds the server's reply. Once answered, res->done is set, the
  * reply's info bytes are in res->data (as the server sent them, not parsed: info.h and blob.h
  * have parsers) and a server error in res->err. res->data must be initialised (fbw_buf_init) before
  * the first call; each call resets it; the caller frees it. res must outlive the reply. Returns

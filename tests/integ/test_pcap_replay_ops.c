@@ -193,7 +193,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     cr_expect_eq(fbw_conn_info_request(s.c, FBW_OP_INFO_DATABASE, 0, db_items, sizeof db_items, 0,
                                        &ir), FBW_E_USAGE);
     cr_expect_eq(fbw_conn_info_request(s.c, FBW_OP_INFO_DATABASE, 0, db_items, sizeof db_items,
-                                       65536, &ir), FBW_E_USAGE);
+                                       (64u << 20) + 1, &ir), FBW_E_USAGE);
     info(&s, FBW_OP_INFO_DATABASE, 0, db_items, sizeof db_items, &ir);
     uint16_t h;
     cr_assert_eq(fbw_tx_handle(&s.tx, &h), FBW_OK);
