@@ -479,7 +479,7 @@ static int copy_info(fbw_workload *w, fbw_step *s, const fbw_pkt *p)
 
 /* op_info_sql: replies come in request order; one asking for isc_info_sql_records gives the
  * affected rows of the statement's current execution. Sent in the same write as the execution
- * (fbwire, Jaybird) it is part of the execute step (the replay asks the same way); otherwise it is
+ * (as fbwire does) it is part of the execute step (the replay asks the same way); otherwise it is
  * an info_sql step of its own, replayed with the client's items on the replayed statement. */
 static void on_info_sql(fbw_workload *w, const fbw_pkt *p)
 {
