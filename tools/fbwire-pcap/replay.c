@@ -49,6 +49,10 @@ typedef struct failure {
 typedef struct diff {
     size_t step;
     int stmt;
+    int kind;             /* execute, execute immediate (with messages), blob_read */
+    size_t read_exec;     /* blob_read: where its id came from */
+    uint32_t read_row;
+    uint16_t read_col;
     char *sql;
     fbw_result cap, rep;
 } diff;
@@ -319,8 +323,25 @@ static void step_text(fbw_buf *b, size_t i, const fbw_step *s)
     case FBW_STEP_BLOB:
         putf(b, " bytes=%zu%s", s->len, s->cancelled ? " cancelled" : "");
         break;
+    case FBW_STEP_BLOB_READ:
+        if (s->read_exec)
+            putf(b, " from step %zu row %" PRIu32 " col %u", s->read_exec, s->read_row + 1,
+                 s->read_col + 1u);
+        putf(b, " requests=%zu bytes=%" PRId64 "%s", s->nacts, s->result.rows,
+             s->result.eof ? " (to its end)" : "");
+        break;
+    case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
+        put(b, " items=");
+        hex(b, s->data, s->len);
+        putf(b, " buffer=%" PRIu32, s->info_buflen);
+        break;
     default:
         break;
+    }
+    if (s->kind == FBW_STEP_IMMEDIATE && s->imm2) {
+        if (s->nparams)
+            params_text(b, s);
+        putf(b, " output=%u", s->out_n);
     }
     if (s->problem) {
         put(b, " [not replayable: ");
@@ -355,6 +376,26 @@ static void step_json(fbw_buf *b, size_t i, const fbw_step *s)
         putf(b, ",\"op_fetch\":%" PRIu32, s->fetches);
     } else if (s->kind == FBW_STEP_BLOB) {
         putf(b, ",\"bytes\":%zu,\"cancelled\":%s", s->len, s->cancelled ? "true" : "false");
+    } else if (s->kind == FBW_STEP_BLOB_READ) {
+        putf(b, ",\"from_step\":%zu,\"row\":%" PRIu32 ",\"col\":%u,\"requests\":%zu,\"bytes\":%" PRId64
+                ",\"to_end\":%s",
+             s->read_exec, s->read_row + 1, s->read_col + 1u, s->nacts, s->result.rows,
+             s->result.eof ? "true" : "false");
+    } else if (s->kind >= FBW_STEP_INFO_SQL && s->kind <= FBW_STEP_INFO_TRANSACTION) {
+        put(b, ",\"items\":\"");
+        hex(b, s->data, s->len);
+        putf(b, "\",\"buffer\":%" PRIu32, s->info_buflen);
+    }
+    if (s->kind == FBW_STEP_IMMEDIATE && s->imm2) {
+        put(b, ",\"params\":[");
+        for (uint16_t k = 0; k < s->nparams; k++) {
+            put(b, k ? "," : "");
+            if (s->params[k].is_null || !s->params[k].text)
+                put(b, "null");
+            else
+                quote(b, s->params[k].text, s->params[k].len);
+        }
+        putf(b, "],\"output\":%u", s->out_n);
     }
     put(b, ",\"problem\":");
     quote_cstr(b, s->problem);
@@ -409,6 +450,14 @@ typedef struct run {
     const fbw_step *s;  /* the step being queued */
     fbw_value *vals;
     fbw_exec_result res;
+    fbw_exec_result2 res2;  /* op_exec_immediate2 */
+    fbw_msgfmt imm_out;     /* its output format: valid until the reply is in */
+    fbw_info_result info;   /* info steps and op_info_blob of blob reads */
+    size_t act, act_end;    /* blob read: next act to queue, end of the current write */
+    size_t acts_n;          /* blob read: acts before its op_close_blob / op_cancel_blob */
+    int opened;             /* blob read: op_open_blob2 queued */
+    uint32_t more_len;      /* blob read: buffer length of the reads past the capture's */
+    fbw_value read_id;      /* blob read: the id it opens */
     int broken;         /* the connection failed: stop */
     /* streaming: slot tables grow as steps name slots */
     size_t ntx, nst;          /* tx and tx_start hold ntx + 1, st, slot_exec, ex and sql nst + 1 */
@@ -426,7 +475,25 @@ typedef struct run {
     int *tx_free;             /* small numbers free again */
     size_t ntx_free, tx_free_cap;
     int tx_used;              /* small numbers handed out so far */
+    /* Blob ids of the replay's rows, for blob reads: by (execute step, row, column), the latest
+     * REPLAY_ROW_BLOBS_MAX of the connection (a ring: the oldest go first) */
+    struct rowblob *rblobs;
+    size_t nrblobs, rblobs_cap, rblobs_next;
+    size_t rblobs_gone;       /* the latest execute step whose ids were forgotten, 0 none */
+    int once_result;          /* FBW_FP_* of a blob read or execute immediate that just ran */
 } run;
+
+/* A blob id in a row the replay fetched (or an op_exec_immediate2 output row: row 0). */
+typedef struct rowblob {
+    size_t step;     /* the execute step (1-based) */
+    uint32_t row;    /* 0-based, every row of the execution */
+    uint16_t col;
+    fbw_value id;
+} rowblob;
+
+/* Blob ids per connection kept for blob reads: a blob read further back than this many blob ids
+ * of rows fails as not replayable (its id is forgotten), never silently skipped. */
+#define REPLAY_ROW_BLOBS_MAX 16384
 
 /* A blob a blob step created in the replay (until its transaction ends). */
 typedef struct blobid {
@@ -439,6 +506,10 @@ typedef struct blobid {
 typedef struct xacc {
     size_t step;     /* the execute step (1-based) */
     int stmt, ok;    /* ok: the execute ran without failure */
+    int kind;        /* FBW_STEP_EXECUTE; one that ends at once: immediate, blob_read */
+    size_t read_exec; /* blob_read: where its id came from */
+    uint32_t read_row;
+    uint16_t read_col;
     fbw_result cap, rep;
     fbw_fp_exec e;
     char *sql;       /* its statement's SQL, NULL when prepared before the capture */
@@ -499,7 +570,8 @@ static int q_prepare(void *arg)
 static int q_execute(void *arg)
 {
     run *r = arg;
-    return fbw_stmt_execute(r->st[r->s->stmt], tx_of(r, r->s->tx), r->vals, FBW_EXEC_COUNT);
+    return fbw_stmt_execute(r->st[r->s->stmt], tx_of(r, r->s->tx), r->vals,
+                            r->s->count_info ? FBW_EXEC_COUNT : 0);
 }
 
 static int q_fetch(void *arg)
@@ -587,7 +659,7 @@ static void do_prepare(run *r, size_t i)
 /* The captured values in the format the client sent them (its own BLR): the server converts them
  * to the parameters' types as it did for the client, so a TIMESTAMP bound to a DATE parameter
  * replays exactly. */
-static int bind_as_sent(run *r, size_t i)
+static int decode_as_sent(run *r, size_t i)
 {
     const fbw_step *s = r->s;
     fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
@@ -620,6 +692,15 @@ static int bind_as_sent(run *r, size_t i)
         }
         r->vals[k].u.quad = id->u.quad; /* the replay's blob, same contents */
     }
+    return 0;
+}
+
+static int bind_as_sent(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
+    if (decode_as_sent(r, i))
+        return -1;
     if (fbw_stmt_set_input(r->st[s->stmt], &f) != FBW_OK) {
         add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
         return -1;
@@ -666,6 +747,52 @@ static int bind_params(run *r, size_t i)
     return 0;
 }
 
+/* The blob ids of a row (its blob columns) for later blob reads. */
+static void keep_row_blobs(run *r, size_t step, uint32_t row, const fbw_value *v,
+                           const fbw_msgfmt *out)
+{
+    for (uint16_t k = 0; k < out->n; k++) {
+        if ((out->cols[k].type != FBW_SQL_BLOB && out->cols[k].type != FBW_SQL_QUAD) ||
+            v[k].is_null)
+            continue;
+        if (r->nrblobs < REPLAY_ROW_BLOBS_MAX && r->nrblobs == r->rblobs_cap) {
+            size_t cap = r->rblobs_cap ? r->rblobs_cap * 2 : 16;
+            rowblob *n = realloc(r->rblobs, cap * sizeof *n);
+            if (!n) {
+                atomic_store(&r->rp->nomem, 1);
+                return;
+            }
+            r->rblobs = n;
+            r->rblobs_cap = cap;
+        }
+        rowblob *b;
+        if (r->nrblobs < REPLAY_ROW_BLOBS_MAX) {
+            b = &r->rblobs[r->nrblobs++];
+        } else { /* full: the oldest goes */
+            b = &r->rblobs[r->rblobs_next];
+            r->rblobs_next = (r->rblobs_next + 1) % REPLAY_ROW_BLOBS_MAX;
+            if (b->step > r->rblobs_gone)
+                r->rblobs_gone = b->step;
+        }
+        b->step = step;
+        b->row = row;
+        b->col = k;
+        b->id = v[k];
+        b->id.type = FBW_SQL_BLOB;
+    }
+}
+
+/* The replay's blob id at the row and column of an execution, newest first; NULL if none. */
+static const fbw_value *row_blob(const run *r, size_t step, uint32_t row, uint16_t col)
+{
+    for (size_t j = r->nrblobs; j-- > 0;) {
+        const rowblob *b = &r->rblobs[(r->rblobs_next + j) % (r->nrblobs ? r->nrblobs : 1)];
+        if (b->step == step && b->row == row && b->col == col)
+            return &b->id;
+    }
+    return NULL;
+}
+
 /* Count and hash the buffered rows into the result of the statement's current execution; a
  * cursor the capture did not read to its end is hashed only as far as the capture read it. */
 static void take_rows(run *r, fbw_stmt *st, int slot)
@@ -686,10 +813,12 @@ static void take_rows(run *r, fbw_stmt *st, int slot)
             break;
         fbw_err err;
         res->rows = res->rows < 0 ? 1 : res->rows + 1;
-        if (fbw_stmt_row(st, k, v, &err) == FBW_OK)
+        if (fbw_stmt_row(st, k, v, &err) == FBW_OK) {
             res->hash += fbw_row_hash(v, out);
-        else
+            keep_row_blobs(r, e, (uint32_t)(res->rows - 1), v, out);
+        } else {
             res->unknown = 1;
+        }
     }
     free(v);
 }
@@ -709,7 +838,7 @@ static void do_execute(run *r, size_t i)
     if (!rc && !fbw_stmt_error(st)->code) {
         if (fbw_stmt_has_cursor(st) || fbw_stmt_output(st)->n > 0)
             res->rows = 0;
-        else
+        else if (s->count_info)
             res->affected = (int64_t)fbw_stmt_affected(st);
         take_rows(r, st, s->stmt);
     }
@@ -855,13 +984,255 @@ static void do_end(run *r, size_t i)
     check(r, i, rc, &e, &t->err, "transaction end failed");
 }
 
+static int compare(const fbw_replay *rp, const xacc *x);
+static void keep_diff(run *r, const xacc *x);
+
+/* A blob read or an execute immediate with an output: an execution that ends at once, compared
+ * and counted now (its latency goes with the step: account). */
+static void once_end(run *r, size_t i, const fbw_result *rep)
+{
+    const fbw_step *s = r->s;
+    xacc x;
+    memset(&x, 0, sizeof x);
+    x.step = i;
+    x.stmt = s->stmt;
+    x.ok = r->step_ok;
+    x.kind = s->kind;
+    x.cap = s->result;
+    x.rep = *rep;
+    x.read_exec = s->read_exec;
+    x.read_row = s->read_row;
+    x.read_col = s->read_col;
+    x.sql = s->kind == FBW_STEP_IMMEDIATE ? (char *)s->data : NULL;
+    int res = compare(r->rp, &x);
+    rconn *c = r->rc;
+    if (res != FBW_FP_NOT_COMPARED) {
+        c->compared++;
+        c->matched += res == FBW_FP_MATCH;
+    }
+    if (res == FBW_FP_DIFFERENT) {
+        c->different++;
+        keep_diff(r, &x);
+    }
+    r->once_result = res;
+}
+
+static int q_immediate2(void *arg)
+{
+    run *r = arg;
+    const fbw_step *s = r->s;
+    fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
+    r->imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
+    return fbw_exec_immediate2(r->c, tx_of(r, s->tx), (const char *)s->data, s->len, &in, r->vals,
+                               &r->imm_out, &r->res2);
+}
+
+/* op_exec_immediate2: the captured input message decoded in the client's format and sent in it;
+ * the output row in the client's format, hashed like a fetched row. */
+static void do_immediate2(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    if (s->msg_n && decode_as_sent(r, i))
+        return;
+    fbw_err e;
+    fbw_err_clear(&e);
+    int rc = run_step(r, q_immediate2, &e);
+    check(r, i, rc, &e, &r->res2.err, "execute immediate failed");
+    if (rc || r->res2.err.code || !s->out_n)
+        return;
+    fbw_result res = {.rows = r->res2.has_row ? 1 : 0, .affected = -1, .eof = 1};
+    if (r->res2.has_row) {
+        fbw_msgfmt out = {s->out_cols, s->out_n, s->out_n};
+        fbw_value *v = calloc(out.n, sizeof *v);
+        if (!v) {
+            atomic_store(&r->rp->nomem, 1);
+            return;
+        }
+        fbw_bytes raw = {fbw_buf_head(&r->res2.row), fbw_buf_avail(&r->res2.row)};
+        if (fbw_msg_decode(raw, &out, fbw_conn_get_info(r->c)->protocol, v, &e) == FBW_OK) {
+            res.hash = fbw_row_hash(v, &out);
+            keep_row_blobs(r, i, 0, v, &out); /* blob ids it returned (RETURNING): readable */
+        } else {
+            res.unknown = 1;
+        }
+        free(v);
+    }
+    once_end(r, i, &res);
+}
+
 static void do_immediate(run *r, size_t i)
 {
+    if (r->s->imm2) {
+        do_immediate2(r, i);
+        return;
+    }
     fbw_err e;
     fbw_err_clear(&e);
     memset(&r->res, 0, sizeof r->res);
     int rc = run_step(r, q_immediate, &e);
     check(r, i, rc, &e, &r->res.err, "execute immediate failed");
+}
+
+/* ---- info requests: the client's items and buffer length on the replayed object ---- */
+
+static int q_info(void *arg)
+{
+    run *r = arg;
+    const fbw_step *s = r->s;
+    uint16_t h = 0;
+    int32_t op = FBW_OP_INFO_DATABASE;
+    int rc = FBW_OK;
+    if (s->kind == FBW_STEP_INFO_SQL) {
+        op = FBW_OP_INFO_SQL;
+        rc = fbw_stmt_handle(r->st[s->stmt], &h);
+    } else if (s->kind == FBW_STEP_INFO_TRANSACTION) {
+        op = FBW_OP_INFO_TRANSACTION;
+        rc = fbw_tx_handle(r->tx[s->tx], &h);
+    }
+    return rc ? rc : fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->info);
+}
+
+/* The reply is not compared (ids, page counts and sizes differ between servers); an error is a
+ * failure. Asked for the affected rows after an execution, they are that execution's result. */
+static void do_info(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    if (s->kind == FBW_STEP_INFO_SQL && !need_stmt(r, i, 0))
+        return;
+    fbw_err e;
+    fbw_err_clear(&e);
+    int rc = run_step(r, q_info, &e);
+    check(r, i, rc, &e, &r->info.err, "info request failed");
+    /* Records asked for: the affected rows of the statement's execution being measured, when it
+     * is the one the capture asked about (owner). The capture's execution may have been handed on
+     * before this reply came (streaming): then its affected rows are unknown and not compared. */
+    xacc *x = s->owner && s->stmt > 0 && (size_t)s->stmt <= r->nst ? r->ex[s->stmt] : NULL;
+    if (rc || r->info.err.code || s->kind != FBW_STEP_INFO_SQL || !x || x->step != s->owner ||
+        !s->len || !memchr(s->data, FBW_INFO_SQL_RECORDS, s->len))
+        return;
+    uint64_t affected = 0, selected = 0;
+    if (fbw_info_records(fbw_buf_head(&r->info.data), fbw_buf_avail(&r->info.data), &affected,
+                         &selected, &e) == FBW_OK)
+        x->rep.affected = (int64_t)affected;
+    else
+        add_failure(r, i, s, &e, "the record counts cannot be read");
+}
+
+/* ---- blob reads: the id fetched at the capture's row and column, read as the client did ---- */
+
+static int q_blob_read(void *arg)
+{
+    run *r = arg;
+    const fbw_step *s = r->s;
+    int rc = FBW_OK;
+    if (!r->opened) {
+        rc = fbw_blob_open(r->blob, tx_of(r, s->tx), &r->read_id, s->bpb, s->bpb_len);
+        if (rc)
+            return rc;
+        r->opened = 1;
+        r->act_end = 0; /* the acts the client sent in the same write as the open */
+        while (r->act_end < r->acts_n && !s->acts[r->act_end].burst)
+            r->act_end++;
+    }
+    for (; r->act < r->act_end && rc == FBW_OK; r->act += rc == FBW_OK) {
+        const fbw_blob_act *a = &s->acts[r->act];
+        uint16_t h;
+        if (a->op == FBW_OP_GET_SEGMENT) {
+            uint32_t len = a->buflen < 3 ? 3 : a->buflen > FBW_BLOB_READ_MAX ? FBW_BLOB_READ_MAX
+                                                                              : a->buflen;
+            r->more_len = len;
+            rc = fbw_blob_read(r->blob, len);
+        } else if (a->op == FBW_OP_SEEK_BLOB) {
+            rc = fbw_blob_seek(r->blob, a->mode, a->offset);
+        } else if ((rc = fbw_blob_handle(r->blob, &h)) == FBW_OK) {
+            rc = fbw_conn_info_request(r->c, FBW_OP_INFO_BLOB, h, a->items, a->nitems, a->buflen,
+                                       &r->info);
+        }
+    }
+    return rc;
+}
+
+static int q_blob_more(void *arg)
+{
+    run *r = arg;
+    return fbw_blob_read(r->blob, r->more_len);
+}
+
+static int q_blob_close(void *arg)
+{
+    run *r = arg;
+    return fbw_blob_close(r->blob);
+}
+
+static void do_blob_read(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    const fbw_value *id = row_blob(r, s->read_exec, s->read_row, s->read_col);
+    if (!id) {
+        char msg[200];
+        if (s->read_exec <= r->rblobs_gone)
+            snprintf(msg, sizeof msg,
+                     "not replayable: the replay's blob id at row %" PRIu32 " column %u of step "
+                     "%zu is forgotten (a connection keeps the latest %d blob ids of its rows)",
+                     s->read_row + 1, s->read_col + 1u, s->read_exec, REPLAY_ROW_BLOBS_MAX);
+        else
+            snprintf(msg, sizeof msg,
+                     "the replay fetched no blob id at row %" PRIu32 " column %u of step %zu",
+                     s->read_row + 1, s->read_col + 1u, s->read_exec);
+        add_failure(r, i, s, NULL, msg);
+        return;
+    }
+    r->read_id = *id;
+    fbw_err e;
+    fbw_err_clear(&e);
+    if (fbw_blob_new(r->c, &r->blob, &e)) {
+        add_failure(r, i, s, &e, "cannot make a blob");
+        return;
+    }
+    fbw_err_clear(&r->info.err);
+    r->opened = 0;
+    r->act = 0;
+    r->more_len = FBW_BLOB_READ_MAX;
+    r->acts_n = 0;
+    while (r->acts_n < s->nacts && s->acts[r->acts_n].op != FBW_OP_CLOSE_BLOB &&
+           s->acts[r->acts_n].op != FBW_OP_CANCEL_BLOB)
+        r->acts_n++;
+    int rc = run_step(r, q_blob_read, &e);
+    while (!rc && !fbw_blob_error(r->blob)->code && r->act < r->acts_n) {
+        r->act_end = r->act + 1; /* the client waited here: the next write */
+        while (r->act_end < r->acts_n && !s->acts[r->act_end].burst)
+            r->act_end++;
+        rc = run_step(r, q_blob_read, &e);
+    }
+    const fbw_result *cap = &s->result;
+    size_t n = 0;
+    /* beyond the client's reads: to the end when it read to the end, else to as many bytes */
+    while (!rc && !fbw_blob_error(r->blob)->code && !fbw_blob_eof(r->blob) &&
+           (cap->eof || (fbw_blob_data(r->blob, &n), (int64_t)n < cap->rows)))
+        rc = run_step(r, q_blob_more, &e);
+    const uint8_t *data = fbw_blob_data(r->blob, &n);
+    if (fbw_blob_error(r->blob)->code)
+        add_failure(r, i, s, fbw_blob_error(r->blob), "blob read failed");
+    else if (rc)
+        add_failure(r, i, s, &e, "blob read failed");
+    else if (r->info.err.code)
+        add_failure(r, i, s, &r->info.err, "blob info request failed");
+    else {
+        fbw_result res = {.affected = -1};
+        if (!cap->eof && (int64_t)n > cap->rows)
+            n = (size_t)cap->rows; /* the capture read a prefix: compare as much */
+        res.rows = (int64_t)n;
+        res.hash = fbw_fnv(FBW_FNV_BASIS, data, n);
+        res.eof = fbw_blob_eof(r->blob);
+        once_end(r, i, &res);
+    }
+    /* closed as the client did: waiting for the reply when it waited, else the close rides with
+     * the next request (fbw_blob_free queues it) */
+    if (!rc && r->acts_n < s->nacts && s->acts[r->acts_n].burst &&
+        run_step(r, q_blob_close, &e) != FBW_OK)
+        add_failure(r, i, s, &e, "blob close failed");
+    fbw_blob_free(r->blob);
+    r->blob = NULL;
 }
 
 /* Starts whose reply has arrived by now: report the ones the server refused. */
@@ -894,6 +1265,10 @@ static void do_step(run *r, size_t i)
     case FBW_STEP_CLOSE: case FBW_STEP_DROP: do_free(r, i); break;
     case FBW_STEP_IMMEDIATE: do_immediate(r, i); break;
     case FBW_STEP_BLOB: do_blob(r, i); break;
+    case FBW_STEP_BLOB_READ: do_blob_read(r, i); break;
+    case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
+        do_info(r, i);
+        break;
     default: break;
     }
 }
@@ -1062,6 +1437,7 @@ static void run_one(run *r, const fbw_qstep *x)
     r->rc->kinds[s->kind].steps++;
     r->step = i;
     r->step_ok = 1;
+    r->once_result = FBW_FP_NOT_COMPARED;
     if (s->kind == FBW_STEP_EXECUTE && s->stmt > 0)
         exec_begin(r, x);
     if (s->problem)
@@ -1120,8 +1496,11 @@ static void free_slots(run *r)
     free(r->tx_free);
     free(r->slot_exec);
     free(r->blob_ids);
+    free(r->rblobs);
     free(r->pend);
     free(r->vals);
+    fbw_buf_free(&r->res2.row);
+    fbw_buf_free(&r->info.data);
 }
 
 /* A connection that began after another one ended in the capture begins after it in the replay
@@ -1451,6 +1830,11 @@ static int compare(const fbw_replay *rp, const xacc *x)
     const fbw_result *cap = &x->cap, *rep = &x->rep;
     if (rp->o.results_ignore || !x->ok)
         return FBW_FP_NOT_COMPARED;
+    if (x->kind == FBW_STEP_BLOB_READ) { /* its bytes: as many as the capture read */
+        if (cap->unknown)
+            return FBW_FP_NOT_COMPARED;
+        return rep->rows == cap->rows && rep->hash == cap->hash ? FBW_FP_MATCH : FBW_FP_DIFFERENT;
+    }
     int compared = 0, same = 1;
     if (cap->rows >= 0) {
         compared = 1;
@@ -1476,7 +1860,15 @@ static void side_text(fbw_buf *b, const char *who, const fbw_result *r, int rows
 static void difference_text(fbw_buf *b, const diff *d)
 {
     int rows = d->cap.rows >= 0;
-    putf(b, "different: step %zu execute s%d ", d->step, d->stmt);
+    if (d->kind == FBW_STEP_BLOB_READ) {
+        putf(b,
+             "different: step %zu blob_read (row %" PRIu32 " col %u of step %zu): capture %" PRId64
+             " bytes%s (hash %016" PRIx64 "), replay %" PRId64 " bytes (hash %016" PRIx64 ")\n",
+             d->step, d->read_row + 1, d->read_col + 1u, d->read_exec, d->cap.rows,
+             d->cap.eof ? "" : " read of it", d->cap.hash, d->rep.rows, d->rep.hash);
+        return;
+    }
+    putf(b, "different: step %zu %s s%d ", d->step, fbw_step_name(d->kind), d->stmt);
     if (d->sql)
         quote(b, d->sql, strlen(d->sql));
     put(b, ": ");
@@ -1489,7 +1881,8 @@ static void difference_text(fbw_buf *b, const diff *d)
 static void difference_json(fbw_buf *b, const diff *d)
 {
     const fbw_result *cap = &d->cap, *rep = &d->rep;
-    putf(b, "{\"step\":%zu,\"stmt\":%d,\"sql\":", d->step, d->stmt);
+    putf(b, "{\"step\":%zu,\"kind\":\"%s\",\"stmt\":%d,\"sql\":", d->step,
+         fbw_step_name(d->kind), d->stmt);
     quote_cstr(b, d->sql);
     putf(b,
          ",\"capture\":{\"rows\":%" PRId64 ",\"hash\":\"%016" PRIx64 "\",\"affected\":%" PRId64
@@ -1543,6 +1936,10 @@ static void keep_diff(run *r, const xacc *x)
     diff *d = &c->diffs[c->ndiffs++];
     d->step = x->step;
     d->stmt = x->stmt;
+    d->kind = x->kind;
+    d->read_exec = x->read_exec;
+    d->read_row = x->read_row;
+    d->read_col = x->read_col;
     d->sql = x->sql ? dup_str(r->rp, x->sql) : NULL;
     d->cap = x->cap;
     d->rep = x->rep;
@@ -1553,7 +1950,7 @@ static void keep_diff(run *r, const xacc *x)
 static const char *const end_names[FBW_STEP_KINDS] = {
     [FBW_STEP_COMMIT] = "COMMIT", [FBW_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
     [FBW_STEP_ROLLBACK] = "ROLLBACK", [FBW_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
-    [FBW_STEP_BLOB] = "(blob write)",
+    [FBW_STEP_BLOB] = "(blob write)", [FBW_STEP_BLOB_READ] = "(blob read)",
 };
 
 static int is_execution(int kind)
@@ -1616,6 +2013,7 @@ static void exec_begin(run *r, const fbw_qstep *q)
     memset(x, 0, sizeof *x);
     x->step = q->index;
     x->stmt = slot;
+    x->kind = FBW_STEP_EXECUTE;
     x->cap = q->s.result;
     x->rep = (fbw_result){.rows = -1, .affected = -1};
     x->sql = q->s.sql_step && r->sql[slot] ? dup_str(r->rp, r->sql[slot]) : NULL;
@@ -1649,7 +2047,8 @@ static void account(run *r, const fbw_qstep *q, uint64_t ns, uint32_t rts, int r
         x->e.replayed &= ok;
         add_to(&x->e, s, ns, rts);
     } else if (is_execution(s->kind)) {
-        fbw_fp_exec e = {.replayed = ok && r->rc->replayed, .result = FBW_FP_NOT_COMPARED};
+        fbw_fp_exec e = {.replayed = ok && r->rc->replayed,
+                         .result = ran ? r->once_result : FBW_FP_NOT_COMPARED};
         add_to(&e, s, ns, rts);
         const char *sql = s->kind == FBW_STEP_IMMEDIATE ? (const char *)s->data : NULL;
         add_fp(r, end_names[s->kind], sql, &e);
