@@ -13,7 +13,8 @@
  * from its queue (stream.h: the reader thread decodes the capture meanwhile) and writes only its
  * own rconn, read after it is joined; the fingerprint table is shared under a mutex, the progress
  * counters are atomic. Results and latency are counted as each execution ends, so nothing here
- * grows with the number of steps. */
+ * grows with the number of steps. Blob reads, op_exec_immediate2 and info requests run in
+ * replay_ops.c on the same running state (replay_run.h). */
 #include "replay.h"
 
 #include "blob.h"
@@ -23,6 +24,7 @@
 #include "stmt.h"
 #include "value.h"
 #include "workload.h"
+#include "replay_run.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -434,90 +436,9 @@ static void not_replayed_json(fbw_buf *b, const fbw_workload *w)
 
 /* ---- running the steps ---- */
 
-typedef struct run {
-    fbw_replay *rp;
-    rconn *rc;
-    fbw_client *cl;
-    fbw_conn *c;
-    fbw_tx **tx;        /* by transaction slot */
-    size_t *tx_start;   /* by slot: its start step (1-based) while its reply is unchecked */
-    fbw_stmt **st;      /* by statement slot */
-    size_t *slot_exec;  /* by statement slot: its current execute step (1-based) */
-    struct blobid *blob_ids; /* the ids of the blobs blob steps created in the replay */
-    size_t nblob_ids, blob_ids_cap;
-    fbw_blob *blob;     /* the blob being written */
-    int blob_stage;     /* 0 create, 1 write, 2 close: where a FBW_AGAIN resumes */
-    const fbw_step *s;  /* the step being queued */
-    fbw_value *vals;
-    fbw_exec_result res;
-    fbw_exec_result2 res2;  /* op_exec_immediate2 */
-    fbw_msgfmt imm_out;     /* its output format: valid until the reply is in */
-    fbw_info_result info;   /* info steps and op_info_blob of blob reads */
-    size_t act, act_end;    /* blob read: next act to queue, end of the current write */
-    size_t acts_n;          /* blob read: acts before its op_close_blob / op_cancel_blob */
-    int opened;             /* blob read: op_open_blob2 queued */
-    uint32_t more_len;      /* blob read: buffer length of the reads past the capture's */
-    fbw_value read_id;      /* blob read: the id it opens */
-    int broken;         /* the connection failed: stop */
-    /* streaming: slot tables grow as steps name slots */
-    size_t ntx, nst;          /* tx and tx_start hold ntx + 1, st, slot_exec, ex and sql nst + 1 */
-    struct xacc **ex;         /* by statement slot: its execution being measured */
-    char **sql;               /* by statement slot: the SQL of its latest prepare */
-    int *pend;                /* transaction slots whose start reply is unchecked */
-    size_t npend, pend_cap;
-    size_t step;              /* the step being run (1-based) */
-    int step_ok;              /* ... ran without failure so far */
-    fbw_tx **txpool;          /* ended transactions, for reuse */
-    size_t ntxpool, txpool_cap;
-    /* Transaction slots are renumbered to small numbers reused once a transaction ended, so the
-     * tables above follow the open transactions, not the capture's count of them: */
-    int *tx_orig;             /* by small number (ntx + 1): the step's own slot, 0 free */
-    int *tx_free;             /* small numbers free again */
-    size_t ntx_free, tx_free_cap;
-    int tx_used;              /* small numbers handed out so far */
-    /* Blob ids of the replay's rows, for blob reads: by (execute step, row, column), the latest
-     * REPLAY_ROW_BLOBS_MAX of the connection (a ring: the oldest go first) */
-    struct rowblob *rblobs;
-    size_t nrblobs, rblobs_cap, rblobs_next;
-    size_t rblobs_gone;       /* the latest execute step whose ids were forgotten, 0 none */
-    int once_result;          /* FBW_FP_* of a blob read or execute immediate that just ran */
-} run;
-
-/* A blob id in a row the replay fetched (or an op_exec_immediate2 output row: row 0). */
-typedef struct rowblob {
-    size_t step;     /* the execute step (1-based) */
-    uint32_t row;    /* 0-based, every row of the execution */
-    uint16_t col;
-    fbw_value id;
-} rowblob;
-
-/* Blob ids per connection kept for blob reads: a blob read further back than this many blob ids
- * of rows fails as not replayable (its id is forgotten), never silently skipped. */
-#define REPLAY_ROW_BLOBS_MAX 16384
-
-/* A blob a blob step created in the replay (until its transaction ends). */
-typedef struct blobid {
-    size_t step;
-    int tx;
-    fbw_value id;
-} blobid;
-
-/* One execution being measured: its execute step and its cursor's fetch steps. */
-typedef struct xacc {
-    size_t step;     /* the execute step (1-based) */
-    int stmt, ok;    /* ok: the execute ran without failure */
-    int kind;        /* FBW_STEP_EXECUTE; one that ends at once: immediate, blob_read */
-    size_t read_exec; /* blob_read: where its id came from */
-    uint32_t read_row;
-    uint16_t read_col;
-    fbw_result cap, rep;
-    fbw_fp_exec e;
-    char *sql;       /* its statement's SQL, NULL when prepared before the capture */
-} xacc;
-
 #define MAX_FAILURES_KEPT 1000 /* per connection */
 
-static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e,
+void rp_add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e,
                         const char *fallback)
 {
     rconn *rc = r->rc;
@@ -555,7 +476,7 @@ static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e
     atomic_fetch_add(&r->rp->steps_failed, 1);
 }
 
-static fbw_tx *tx_of(run *r, int slot)
+fbw_tx *rp_tx_of(run *r, int slot)
 {
     return slot ? r->tx[slot] : NULL;
 }
@@ -563,14 +484,14 @@ static fbw_tx *tx_of(run *r, int slot)
 static int q_prepare(void *arg)
 {
     run *r = arg;
-    return fbw_stmt_prepare(r->st[r->s->stmt], tx_of(r, r->s->tx), (const char *)r->s->data,
+    return fbw_stmt_prepare(r->st[r->s->stmt], rp_tx_of(r, r->s->tx), (const char *)r->s->data,
                             r->s->len);
 }
 
 static int q_execute(void *arg)
 {
     run *r = arg;
-    return fbw_stmt_execute(r->st[r->s->stmt], tx_of(r, r->s->tx), r->vals,
+    return fbw_stmt_execute(r->st[r->s->stmt], rp_tx_of(r, r->s->tx), r->vals,
                             r->s->count_info ? FBW_EXEC_COUNT : 0);
 }
 
@@ -589,7 +510,7 @@ static int q_close(void *arg)
 static int q_immediate(void *arg)
 {
     run *r = arg;
-    return fbw_exec_immediate(r->c, tx_of(r, r->s->tx), (const char *)r->s->data, r->s->len,
+    return fbw_exec_immediate(r->c, rp_tx_of(r, r->s->tx), (const char *)r->s->data, r->s->len,
                               &r->res);
 }
 
@@ -607,7 +528,7 @@ static int q_end(void *arg)
 
 /* Run queue(r) and wait. A fatal error ends the connection's replay (err: the client's error);
  * any other code is fbwire refusing the request, and the object's own error (stmt, tx) says more. */
-static int run_step(run *r, int (*queue)(void *arg), fbw_err *err)
+int rp_run_step(run *r, int (*queue)(void *arg), fbw_err *err)
 {
     int rc = fbw_client_run(r->cl, queue, r);
     if (rc == FBW_OK)
@@ -623,15 +544,15 @@ static int run_step(run *r, int (*queue)(void *arg), fbw_err *err)
 
 /* The step failed if the request could not run or the server refused it: obj is the request's
  * own error record (statement, transaction, execute immediate result). */
-static void check(run *r, size_t i, int rc, const fbw_err *e, const fbw_err *obj, const char *what)
+void rp_check(run *r, size_t i, int rc, const fbw_err *e, const fbw_err *obj, const char *what)
 {
     if (obj->code)
-        add_failure(r, i, r->s, obj, what);
+        rp_add_failure(r, i, r->s, obj, what);
     else if (rc)
-        add_failure(r, i, r->s, e, what);
+        rp_add_failure(r, i, r->s, e, what);
 }
 
-static int need_stmt(run *r, size_t i, int prepared)
+int rp_need_stmt(run *r, size_t i, int prepared)
 {
     const fbw_step *s = r->s;
     if (s->stmt && r->st[s->stmt] && (!prepared || fbw_stmt_prepared(r->st[s->stmt])))
@@ -639,7 +560,7 @@ static int need_stmt(run *r, size_t i, int prepared)
     char msg[96];
     snprintf(msg, sizeof msg, "statement s%d is not %s in the replay", s->stmt,
              prepared ? "prepared" : "allocated");
-    add_failure(r, i, s, NULL, msg);
+    rp_add_failure(r, i, s, NULL, msg);
     return 0;
 }
 
@@ -649,31 +570,31 @@ static void do_prepare(run *r, size_t i)
     fbw_err e;
     fbw_err_clear(&e);
     if (!r->st[s->stmt] && fbw_stmt_new(r->c, &r->st[s->stmt], &e)) {
-        add_failure(r, i, s, &e, "cannot allocate a statement");
+        rp_add_failure(r, i, s, &e, "cannot allocate a statement");
         return;
     }
-    int rc = run_step(r, q_prepare, &e);
-    check(r, i, rc, &e, fbw_stmt_error(r->st[s->stmt]), "prepare failed");
+    int rc = rp_run_step(r, q_prepare, &e);
+    rp_check(r, i, rc, &e, fbw_stmt_error(r->st[s->stmt]), "prepare failed");
 }
 
 /* The captured values in the format the client sent them (its own BLR): the server converts them
  * to the parameters' types as it did for the client, so a TIMESTAMP bound to a DATE parameter
  * replays exactly. */
-static int decode_as_sent(run *r, size_t i)
+int rp_decode_as_sent(run *r, size_t i)
 {
     const fbw_step *s = r->s;
     fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
     free(r->vals);
     r->vals = calloc(f.n ? f.n : 1, sizeof *r->vals);
     if (!r->vals) {
-        add_failure(r, i, s, NULL, "out of memory");
+        rp_add_failure(r, i, s, NULL, "out of memory");
         return -1;
     }
     fbw_err e;
     fbw_err_clear(&e);
     fbw_bytes raw = {s->msg, s->msg_len};
     if (fbw_msg_decode(raw, &f, s->msg_protocol, r->vals, &e) != FBW_OK) {
-        add_failure(r, i, s, &e, "the captured parameters cannot be decoded");
+        rp_add_failure(r, i, s, &e, "the captured parameters cannot be decoded");
         return -1;
     }
     for (uint16_t k = 0; s->blob_steps && k < f.n; k++) {
@@ -687,7 +608,7 @@ static int decode_as_sent(run *r, size_t i)
         if (!id) {
             char msg[96];
             snprintf(msg, sizeof msg, "parameter %u: its blob (step %zu) was not created", k + 1, b);
-            add_failure(r, i, s, NULL, msg);
+            rp_add_failure(r, i, s, NULL, msg);
             return -1;
         }
         r->vals[k].u.quad = id->u.quad; /* the replay's blob, same contents */
@@ -699,10 +620,10 @@ static int bind_as_sent(run *r, size_t i)
 {
     const fbw_step *s = r->s;
     fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
-    if (decode_as_sent(r, i))
+    if (rp_decode_as_sent(r, i))
         return -1;
     if (fbw_stmt_set_input(r->st[s->stmt], &f) != FBW_OK) {
-        add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
+        rp_add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
         return -1;
     }
     return 0;
@@ -720,13 +641,13 @@ static int bind_params(run *r, size_t i)
         snprintf(msg, sizeof msg,
                  "the capture sends %u parameters, the replayed statement takes %u", s->nparams,
                  in->n);
-        add_failure(r, i, s, NULL, msg);
+        rp_add_failure(r, i, s, NULL, msg);
         return -1;
     }
     free(r->vals);
     r->vals = calloc(in->n ? in->n : 1, sizeof *r->vals);
     if (!r->vals) {
-        add_failure(r, i, s, NULL, "out of memory");
+        rp_add_failure(r, i, s, NULL, "out of memory");
         return -1;
     }
     for (uint16_t k = 0; k < in->n; k++) {
@@ -740,57 +661,11 @@ static int bind_params(run *r, size_t i)
         fbw_err_clear(&e);
         if (fbw_value_from_text(&in->cols[k], pa->text, pa->len, &r->vals[k], &e)) {
             fbw_err_prefix(&e, "parameter %u", k + 1);
-            add_failure(r, i, s, &e, "bad parameter");
+            rp_add_failure(r, i, s, &e, "bad parameter");
             return -1;
         }
     }
     return 0;
-}
-
-/* The blob ids of a row (its blob columns) for later blob reads. */
-static void keep_row_blobs(run *r, size_t step, uint32_t row, const fbw_value *v,
-                           const fbw_msgfmt *out)
-{
-    for (uint16_t k = 0; k < out->n; k++) {
-        if ((out->cols[k].type != FBW_SQL_BLOB && out->cols[k].type != FBW_SQL_QUAD) ||
-            v[k].is_null)
-            continue;
-        if (r->nrblobs < REPLAY_ROW_BLOBS_MAX && r->nrblobs == r->rblobs_cap) {
-            size_t cap = r->rblobs_cap ? r->rblobs_cap * 2 : 16;
-            rowblob *n = realloc(r->rblobs, cap * sizeof *n);
-            if (!n) {
-                atomic_store(&r->rp->nomem, 1);
-                return;
-            }
-            r->rblobs = n;
-            r->rblobs_cap = cap;
-        }
-        rowblob *b;
-        if (r->nrblobs < REPLAY_ROW_BLOBS_MAX) {
-            b = &r->rblobs[r->nrblobs++];
-        } else { /* full: the oldest goes */
-            b = &r->rblobs[r->rblobs_next];
-            r->rblobs_next = (r->rblobs_next + 1) % REPLAY_ROW_BLOBS_MAX;
-            if (b->step > r->rblobs_gone)
-                r->rblobs_gone = b->step;
-        }
-        b->step = step;
-        b->row = row;
-        b->col = k;
-        b->id = v[k];
-        b->id.type = FBW_SQL_BLOB;
-    }
-}
-
-/* The replay's blob id at the row and column of an execution, newest first; NULL if none. */
-static const fbw_value *row_blob(const run *r, size_t step, uint32_t row, uint16_t col)
-{
-    for (size_t j = r->nrblobs; j-- > 0;) {
-        const rowblob *b = &r->rblobs[(r->rblobs_next + j) % (r->nrblobs ? r->nrblobs : 1)];
-        if (b->step == step && b->row == row && b->col == col)
-            return &b->id;
-    }
-    return NULL;
 }
 
 /* Count and hash the buffered rows into the result of the statement's current execution; a
@@ -815,7 +690,7 @@ static void take_rows(run *r, fbw_stmt *st, int slot)
         res->rows = res->rows < 0 ? 1 : res->rows + 1;
         if (fbw_stmt_row(st, k, v, &err) == FBW_OK) {
             res->hash += fbw_row_hash(v, out);
-            keep_row_blobs(r, e, (uint32_t)(res->rows - 1), v, out);
+            rp_keep_row_blobs(r, e, (uint32_t)(res->rows - 1), v, out);
         } else {
             res->unknown = 1;
         }
@@ -826,15 +701,15 @@ static void take_rows(run *r, fbw_stmt *st, int slot)
 static void do_execute(run *r, size_t i)
 {
     const fbw_step *s = r->s;
-    if (!need_stmt(r, i, 1) || bind_params(r, i))
+    if (!rp_need_stmt(r, i, 1) || bind_params(r, i))
         return;
     fbw_err e;
     fbw_err_clear(&e);
     fbw_stmt *st = r->st[s->stmt];
     r->slot_exec[s->stmt] = i;
     fbw_result *res = &r->ex[s->stmt]->rep;
-    int rc = run_step(r, q_execute, &e);
-    check(r, i, rc, &e, fbw_stmt_error(st), "execute failed");
+    int rc = rp_run_step(r, q_execute, &e);
+    rp_check(r, i, rc, &e, fbw_stmt_error(st), "execute failed");
     if (!rc && !fbw_stmt_error(st)->code) {
         if (fbw_stmt_has_cursor(st) || fbw_stmt_output(st)->n > 0)
             res->rows = 0;
@@ -849,25 +724,25 @@ static void do_execute(run *r, size_t i)
 static void do_fetch(run *r, size_t i)
 {
     const fbw_step *s = r->s;
-    if (!need_stmt(r, i, 1))
+    if (!rp_need_stmt(r, i, 1))
         return;
     fbw_stmt *st = r->st[s->stmt];
     fbw_err e;
     fbw_err_clear(&e);
     while (!fbw_stmt_eof(st) && !fbw_stmt_error(st)->code) {
         fbw_stmt_clear_rows(st);
-        int rc = run_step(r, q_fetch, &e);
+        int rc = rp_run_step(r, q_fetch, &e);
         if (!rc)
             take_rows(r, st, s->stmt);
         if (rc) {
-            check(r, i, rc, &e, fbw_stmt_error(st), "fetch failed");
+            rp_check(r, i, rc, &e, fbw_stmt_error(st), "fetch failed");
             return;
         }
         if (!fbw_stmt_row_count(st) && !fbw_stmt_eof(st))
             break; /* nothing was fetched and no end: no open cursor */
     }
     if (fbw_stmt_error(st)->code)
-        add_failure(r, i, s, fbw_stmt_error(st), "fetch failed");
+        rp_add_failure(r, i, s, fbw_stmt_error(st), "fetch failed");
     fbw_stmt_clear_rows(st);
 }
 
@@ -876,7 +751,7 @@ static int q_blob(void *arg)
     run *r = arg;
     const fbw_step *s = r->s;
     int rc = FBW_OK;
-    if (r->blob_stage == 0 && (rc = fbw_blob_create(r->blob, tx_of(r, s->tx), s->bpb, s->bpb_len)) == FBW_OK)
+    if (r->blob_stage == 0 && (rc = fbw_blob_create(r->blob, rp_tx_of(r, s->tx), s->bpb, s->bpb_len)) == FBW_OK)
         r->blob_stage = 1;
     if (rc == FBW_OK && r->blob_stage == 1 && (rc = fbw_blob_write(r->blob, s->data, s->len)) == FBW_OK)
         r->blob_stage = 2;
@@ -915,19 +790,19 @@ static void do_blob(run *r, size_t i)
     if (s->cancelled)
         return; /* the client discarded it: nothing uses its id */
     if (fbw_blob_new(r->c, &r->blob, &e)) {
-        add_failure(r, i, s, &e, "cannot make a blob");
+        rp_add_failure(r, i, s, &e, "cannot make a blob");
         return;
     }
     r->blob_stage = 0;
-    int rc = run_step(r, q_blob, &e);
+    int rc = rp_run_step(r, q_blob, &e);
     if (rc == FBW_OK && !fbw_blob_error(r->blob)->code)
         rc = fbw_client_wait(r->cl); /* the close reply: the id is usable once it is in */
     if (fbw_blob_error(r->blob)->code)
-        add_failure(r, i, s, fbw_blob_error(r->blob), "blob write failed");
+        rp_add_failure(r, i, s, fbw_blob_error(r->blob), "blob write failed");
     else if (rc)
-        add_failure(r, i, s, &e, "blob write failed");
+        rp_add_failure(r, i, s, &e, "blob write failed");
     else if (keep_blob_id(r, i, s) != FBW_OK)
-        add_failure(r, i, s, NULL, "the replayed blob has no id");
+        rp_add_failure(r, i, s, NULL, "the replayed blob has no id");
     fbw_blob_free(r->blob);
     r->blob = NULL;
 }
@@ -946,9 +821,9 @@ static void do_free(run *r, size_t i)
     fbw_err e;
     fbw_err_clear(&e);
     if (rc == FBW_AGAIN)
-        rc = run_step(r, q_close, &e);
+        rc = rp_run_step(r, q_close, &e);
     if (rc)
-        add_failure(r, i, s, &e, "close failed");
+        rp_add_failure(r, i, s, &e, "close failed");
 }
 
 static void do_start(run *r, size_t i)
@@ -956,7 +831,7 @@ static void do_start(run *r, size_t i)
     const fbw_step *s = r->s;
     fbw_tx *t = r->tx[s->tx];
     if (fbw_tx_start_tpb(t, s->data, s->len)) {
-        add_failure(r, i, s, &t->err, "cannot start the transaction");
+        rp_add_failure(r, i, s, &t->err, "cannot start the transaction");
         return;
     }
     r->tx_start[s->tx] = i; /* its reply arrives with the next request's */
@@ -980,259 +855,21 @@ static void do_end(run *r, size_t i)
     fbw_err_clear(&t->err);
     fbw_err e;
     fbw_err_clear(&e);
-    int rc = run_step(r, q_end, &e);
-    check(r, i, rc, &e, &t->err, "transaction end failed");
-}
-
-static int compare(const fbw_replay *rp, const xacc *x);
-static void keep_diff(run *r, const xacc *x);
-
-/* A blob read or an execute immediate with an output: an execution that ends at once, compared
- * and counted now (its latency goes with the step: account). */
-static void once_end(run *r, size_t i, const fbw_result *rep)
-{
-    const fbw_step *s = r->s;
-    xacc x;
-    memset(&x, 0, sizeof x);
-    x.step = i;
-    x.stmt = s->stmt;
-    x.ok = r->step_ok;
-    x.kind = s->kind;
-    x.cap = s->result;
-    x.rep = *rep;
-    x.read_exec = s->read_exec;
-    x.read_row = s->read_row;
-    x.read_col = s->read_col;
-    x.sql = s->kind == FBW_STEP_IMMEDIATE ? (char *)s->data : NULL;
-    int res = compare(r->rp, &x);
-    rconn *c = r->rc;
-    if (res != FBW_FP_NOT_COMPARED) {
-        c->compared++;
-        c->matched += res == FBW_FP_MATCH;
-    }
-    if (res == FBW_FP_DIFFERENT) {
-        c->different++;
-        keep_diff(r, &x);
-    }
-    r->once_result = res;
-}
-
-static int q_immediate2(void *arg)
-{
-    run *r = arg;
-    const fbw_step *s = r->s;
-    fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
-    r->imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
-    return fbw_exec_immediate2(r->c, tx_of(r, s->tx), (const char *)s->data, s->len, &in, r->vals,
-                               &r->imm_out, &r->res2);
-}
-
-/* op_exec_immediate2: the captured input message decoded in the client's format and sent in it;
- * the output row in the client's format, hashed like a fetched row. */
-static void do_immediate2(run *r, size_t i)
-{
-    const fbw_step *s = r->s;
-    if (s->msg_n && decode_as_sent(r, i))
-        return;
-    fbw_err e;
-    fbw_err_clear(&e);
-    int rc = run_step(r, q_immediate2, &e);
-    check(r, i, rc, &e, &r->res2.err, "execute immediate failed");
-    if (rc || r->res2.err.code || !s->out_n)
-        return;
-    fbw_result res = {.rows = r->res2.has_row ? 1 : 0, .affected = -1, .eof = 1};
-    if (r->res2.has_row) {
-        fbw_msgfmt out = {s->out_cols, s->out_n, s->out_n};
-        fbw_value *v = calloc(out.n, sizeof *v);
-        if (!v) {
-            atomic_store(&r->rp->nomem, 1);
-            return;
-        }
-        fbw_bytes raw = {fbw_buf_head(&r->res2.row), fbw_buf_avail(&r->res2.row)};
-        if (fbw_msg_decode(raw, &out, fbw_conn_get_info(r->c)->protocol, v, &e) == FBW_OK) {
-            res.hash = fbw_row_hash(v, &out);
-            keep_row_blobs(r, i, 0, v, &out); /* blob ids it returned (RETURNING): readable */
-        } else {
-            res.unknown = 1;
-        }
-        free(v);
-    }
-    once_end(r, i, &res);
+    int rc = rp_run_step(r, q_end, &e);
+    rp_check(r, i, rc, &e, &t->err, "transaction end failed");
 }
 
 static void do_immediate(run *r, size_t i)
 {
     if (r->s->imm2) {
-        do_immediate2(r, i);
+        rp_do_immediate2(r, i);
         return;
     }
     fbw_err e;
     fbw_err_clear(&e);
     memset(&r->res, 0, sizeof r->res);
-    int rc = run_step(r, q_immediate, &e);
-    check(r, i, rc, &e, &r->res.err, "execute immediate failed");
-}
-
-/* ---- info requests: the client's items and buffer length on the replayed object ---- */
-
-static int q_info(void *arg)
-{
-    run *r = arg;
-    const fbw_step *s = r->s;
-    uint16_t h = 0;
-    int32_t op = FBW_OP_INFO_DATABASE;
-    int rc = FBW_OK;
-    if (s->kind == FBW_STEP_INFO_SQL) {
-        op = FBW_OP_INFO_SQL;
-        rc = fbw_stmt_handle(r->st[s->stmt], &h);
-    } else if (s->kind == FBW_STEP_INFO_TRANSACTION) {
-        op = FBW_OP_INFO_TRANSACTION;
-        rc = fbw_tx_handle(r->tx[s->tx], &h);
-    }
-    return rc ? rc : fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->info);
-}
-
-/* The reply is not compared (ids, page counts and sizes differ between servers); an error is a
- * failure. Asked for the affected rows after an execution, they are that execution's result. */
-static void do_info(run *r, size_t i)
-{
-    const fbw_step *s = r->s;
-    if (s->kind == FBW_STEP_INFO_SQL && !need_stmt(r, i, 0))
-        return;
-    fbw_err e;
-    fbw_err_clear(&e);
-    int rc = run_step(r, q_info, &e);
-    check(r, i, rc, &e, &r->info.err, "info request failed");
-    /* Records asked for: the affected rows of the statement's execution being measured, when it
-     * is the one the capture asked about (owner). The capture's execution may have been handed on
-     * before this reply came (streaming): then its affected rows are unknown and not compared. */
-    xacc *x = s->owner && s->stmt > 0 && (size_t)s->stmt <= r->nst ? r->ex[s->stmt] : NULL;
-    if (rc || r->info.err.code || s->kind != FBW_STEP_INFO_SQL || !x || x->step != s->owner ||
-        !s->len || !memchr(s->data, FBW_INFO_SQL_RECORDS, s->len))
-        return;
-    uint64_t affected = 0, selected = 0;
-    if (fbw_info_records(fbw_buf_head(&r->info.data), fbw_buf_avail(&r->info.data), &affected,
-                         &selected, &e) == FBW_OK)
-        x->rep.affected = (int64_t)affected;
-    else
-        add_failure(r, i, s, &e, "the record counts cannot be read");
-}
-
-/* ---- blob reads: the id fetched at the capture's row and column, read as the client did ---- */
-
-static int q_blob_read(void *arg)
-{
-    run *r = arg;
-    const fbw_step *s = r->s;
-    int rc = FBW_OK;
-    if (!r->opened) {
-        rc = fbw_blob_open(r->blob, tx_of(r, s->tx), &r->read_id, s->bpb, s->bpb_len);
-        if (rc)
-            return rc;
-        r->opened = 1;
-        r->act_end = 0; /* the acts the client sent in the same write as the open */
-        while (r->act_end < r->acts_n && !s->acts[r->act_end].burst)
-            r->act_end++;
-    }
-    for (; r->act < r->act_end && rc == FBW_OK; r->act += rc == FBW_OK) {
-        const fbw_blob_act *a = &s->acts[r->act];
-        uint16_t h;
-        if (a->op == FBW_OP_GET_SEGMENT) {
-            uint32_t len = a->buflen < 3 ? 3 : a->buflen > FBW_BLOB_READ_MAX ? FBW_BLOB_READ_MAX
-                                                                              : a->buflen;
-            r->more_len = len;
-            rc = fbw_blob_read(r->blob, len);
-        } else if (a->op == FBW_OP_SEEK_BLOB) {
-            rc = fbw_blob_seek(r->blob, a->mode, a->offset);
-        } else if ((rc = fbw_blob_handle(r->blob, &h)) == FBW_OK) {
-            rc = fbw_conn_info_request(r->c, FBW_OP_INFO_BLOB, h, a->items, a->nitems, a->buflen,
-                                       &r->info);
-        }
-    }
-    return rc;
-}
-
-static int q_blob_more(void *arg)
-{
-    run *r = arg;
-    return fbw_blob_read(r->blob, r->more_len);
-}
-
-static int q_blob_close(void *arg)
-{
-    run *r = arg;
-    return fbw_blob_close(r->blob);
-}
-
-static void do_blob_read(run *r, size_t i)
-{
-    const fbw_step *s = r->s;
-    const fbw_value *id = row_blob(r, s->read_exec, s->read_row, s->read_col);
-    if (!id) {
-        char msg[200];
-        if (s->read_exec <= r->rblobs_gone)
-            snprintf(msg, sizeof msg,
-                     "not replayable: the replay's blob id at row %" PRIu32 " column %u of step "
-                     "%zu is forgotten (a connection keeps the latest %d blob ids of its rows)",
-                     s->read_row + 1, s->read_col + 1u, s->read_exec, REPLAY_ROW_BLOBS_MAX);
-        else
-            snprintf(msg, sizeof msg,
-                     "the replay fetched no blob id at row %" PRIu32 " column %u of step %zu",
-                     s->read_row + 1, s->read_col + 1u, s->read_exec);
-        add_failure(r, i, s, NULL, msg);
-        return;
-    }
-    r->read_id = *id;
-    fbw_err e;
-    fbw_err_clear(&e);
-    if (fbw_blob_new(r->c, &r->blob, &e)) {
-        add_failure(r, i, s, &e, "cannot make a blob");
-        return;
-    }
-    fbw_err_clear(&r->info.err);
-    r->opened = 0;
-    r->act = 0;
-    r->more_len = FBW_BLOB_READ_MAX;
-    r->acts_n = 0;
-    while (r->acts_n < s->nacts && s->acts[r->acts_n].op != FBW_OP_CLOSE_BLOB &&
-           s->acts[r->acts_n].op != FBW_OP_CANCEL_BLOB)
-        r->acts_n++;
-    int rc = run_step(r, q_blob_read, &e);
-    while (!rc && !fbw_blob_error(r->blob)->code && r->act < r->acts_n) {
-        r->act_end = r->act + 1; /* the client waited here: the next write */
-        while (r->act_end < r->acts_n && !s->acts[r->act_end].burst)
-            r->act_end++;
-        rc = run_step(r, q_blob_read, &e);
-    }
-    const fbw_result *cap = &s->result;
-    size_t n = 0;
-    /* beyond the client's reads: to the end when it read to the end, else to as many bytes */
-    while (!rc && !fbw_blob_error(r->blob)->code && !fbw_blob_eof(r->blob) &&
-           (cap->eof || (fbw_blob_data(r->blob, &n), (int64_t)n < cap->rows)))
-        rc = run_step(r, q_blob_more, &e);
-    const uint8_t *data = fbw_blob_data(r->blob, &n);
-    if (fbw_blob_error(r->blob)->code)
-        add_failure(r, i, s, fbw_blob_error(r->blob), "blob read failed");
-    else if (rc)
-        add_failure(r, i, s, &e, "blob read failed");
-    else if (r->info.err.code)
-        add_failure(r, i, s, &r->info.err, "blob info request failed");
-    else {
-        fbw_result res = {.affected = -1};
-        if (!cap->eof && (int64_t)n > cap->rows)
-            n = (size_t)cap->rows; /* the capture read a prefix: compare as much */
-        res.rows = (int64_t)n;
-        res.hash = fbw_fnv(FBW_FNV_BASIS, data, n);
-        res.eof = fbw_blob_eof(r->blob);
-        once_end(r, i, &res);
-    }
-    /* closed as the client did: waiting for the reply when it waited, else the close rides with
-     * the next request (fbw_blob_free queues it) */
-    if (!rc && r->acts_n < s->nacts && s->acts[r->acts_n].burst &&
-        run_step(r, q_blob_close, &e) != FBW_OK)
-        add_failure(r, i, s, &e, "blob close failed");
-    fbw_blob_free(r->blob);
-    r->blob = NULL;
+    int rc = rp_run_step(r, q_immediate, &e);
+    rp_check(r, i, rc, &e, &r->res.err, "execute immediate failed");
 }
 
 /* Starts whose reply has arrived by now: report the ones the server refused. */
@@ -1246,7 +883,7 @@ static void check_starts(run *r)
         }
         if (r->tx_start[t] && r->tx[t] && r->tx[t]->state == FBW_TX_FAILED) {
             fbw_step start = {.kind = FBW_STEP_START, .tx = t};
-            add_failure(r, r->tx_start[t], &start, &r->tx[t]->err, "transaction start failed");
+            rp_add_failure(r, r->tx_start[t], &start, &r->tx[t]->err, "transaction start failed");
         }
         r->tx_start[t] = 0;
         r->pend[k] = r->pend[--r->npend];
@@ -1265,9 +902,9 @@ static void do_step(run *r, size_t i)
     case FBW_STEP_CLOSE: case FBW_STEP_DROP: do_free(r, i); break;
     case FBW_STEP_IMMEDIATE: do_immediate(r, i); break;
     case FBW_STEP_BLOB: do_blob(r, i); break;
-    case FBW_STEP_BLOB_READ: do_blob_read(r, i); break;
+    case FBW_STEP_BLOB_READ: rp_do_blob_read(r, i); break;
     case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
-        do_info(r, i);
+        rp_do_info(r, i);
         break;
     default: break;
     }
@@ -1441,7 +1078,7 @@ static void run_one(run *r, const fbw_qstep *x)
     if (s->kind == FBW_STEP_EXECUTE && s->stmt > 0)
         exec_begin(r, x);
     if (s->problem)
-        add_failure(r, i, s, NULL, s->problem);
+        rp_add_failure(r, i, s, NULL, s->problem);
     else
         do_step(r, i);
     uint64_t rts = fbw_conn_stats(r->c)->round_trips - before;
@@ -1943,6 +1580,29 @@ static void keep_diff(run *r, const xacc *x)
     d->sql = x->sql ? dup_str(r->rp, x->sql) : NULL;
     d->cap = x->cap;
     d->rep = x->rep;
+}
+
+/* ---- for replay_ops.c ---- */
+
+void rp_nomem(run *r)
+{
+    atomic_store(&r->rp->nomem, 1);
+}
+
+/* An execution that ended at once (replay_ops.c): compare it, count it, keep its difference. */
+int rp_count_once(run *r, const xacc *x)
+{
+    int res = compare(r->rp, x);
+    rconn *c = r->rc;
+    if (res != FBW_FP_NOT_COMPARED) {
+        c->compared++;
+        c->matched += res == FBW_FP_MATCH;
+    }
+    if (res == FBW_FP_DIFFERENT) {
+        c->different++;
+        keep_diff(r, x);
+    }
+    return res;
 }
 
 /* ---- latency per fingerprint ---- */
