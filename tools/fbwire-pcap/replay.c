@@ -1687,8 +1687,9 @@ static void add_to(fbw_fp_exec *e, const fbw_step *s, uint64_t ns, uint32_t rts)
     e->replay_rt += rts;
 }
 
-/* An execution is its execute step and the fetch steps of its cursor: latencies and round trips
- * of those steps add up (think time between them is not latency). */
+/* An execution is its execute step, the fetch steps of its cursor and the info_sql steps that
+ * asked about it: latencies and round trips of those steps add up (think time between them is not
+ * latency). */
 static void account(run *r, const fbw_qstep *q, uint64_t ns, uint32_t rts, int ran)
 {
     const fbw_step *s = &q->s;
@@ -1703,7 +1704,8 @@ static void account(run *r, const fbw_qstep *q, uint64_t ns, uint32_t rts, int r
         x->ok = ok;
         x->e.replayed = ok && r->rc->replayed;
         add_to(&x->e, s, ns, rts);
-    } else if (s->kind == FBW_STEP_FETCH && s->owner != q->index && x && x->step == s->owner) {
+    } else if ((s->kind == FBW_STEP_FETCH || s->kind == FBW_STEP_INFO_SQL) &&
+               s->owner != q->index && x && x->step == s->owner) {
         x->e.replayed &= ok;
         add_to(&x->e, s, ns, rts);
     } else if (is_execution(s->kind)) {

@@ -84,7 +84,6 @@ void fbw_step_free(fbw_step *s)
     free(s->msg);
     free(s->blob_steps);
     free(s->bpb);
-    free(s->brefs);
     for (size_t i = 0; i < s->nacts; i++)
         free(s->acts[i].items);
     free(s->acts);

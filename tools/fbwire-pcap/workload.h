@@ -70,14 +70,6 @@ typedef struct fbw_blob_act {
     int burst;
 } fbw_blob_act;
 
-/* A blob read from a row: the read step wants the id at row (0-based, counting every row of the
- * execution) and column col of the execution's rows. */
-typedef struct fbw_blob_ref {
-    uint32_t row;
-    uint16_t col;
-    size_t step; /* the blob read step (1-based) */
-} fbw_blob_ref;
-
 typedef struct fbw_step {
     int kind;         /* enum fbw_step_kind */
     int tx;           /* transaction slot (1-based), 0: none */
@@ -109,11 +101,11 @@ typedef struct fbw_step {
     size_t bpb_len, data_cap;
     uint32_t blob_hi, blob_lo;
     int cancelled;
-    /* execute: blob reads of ids in its rows; count_info: the client asked for the affected rows
-     * in the same write (the replay does: FBW_EXEC_COUNT); counted_by: the info_sql step that
-     * asked later (1-based), 0 none */
-    fbw_blob_ref *brefs;
-    size_t nbrefs, brefs_cap;
+    /* execute: count_info: the client asked for the affected rows in the same write (the replay
+     * does: FBW_EXEC_COUNT); counted_by: the info_sql step that asked later (1-based), 0 none or
+     * not known (that step came after the execute was handed on: the replay finds its execution
+     * by the info step's owner). Blob reads of ids in its rows find the replay's ids by
+     * (execute step, row, column): replay_ops.c keeps them. */
     int count_info;
     size_t counted_by;
     /* blob read steps: what the client did, and where the id came from (result: rows = bytes
