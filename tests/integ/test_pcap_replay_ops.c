@@ -617,3 +617,126 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     unlink(tdout);
     rmdir(tmp);
 }
+
+/* Read one blob of a fetched row whole (open, reads to its end, close). */
+static void read_blob(sess *x, const fbw_value *id)
+{
+    fbw_err e;
+    fbw_blob *b;
+    cr_assert_eq(fbw_blob_new(x->c, &b, &e), FBW_OK);
+    cr_assert_eq(fbw_blob_open(b, &x->tx, id, NULL, 0), FBW_OK);
+    ok_wait(x, "open");
+    while (!fbw_blob_eof(b)) {
+        cr_assert_eq(fbw_blob_read(b, 4096), FBW_OK);
+        ok_wait(x, "read");
+    }
+    cr_assert_eq(fbw_blob_error(b)->code, FBW_OK, "%s", fbw_blob_error(b)->msg);
+    cr_assert_eq(fbw_blob_close(b), FBW_OK);
+    ok_wait(x, "close");
+    fbw_blob_free(b);
+}
+
+/* The replay keeps the latest 16384 blob ids of a connection's rows (replay_run.h): a blob read of
+ * the first of 16500 fetched rows fails as forgotten (counted, never skipped), a read of the last
+ * row is replayed and matches. */
+Test(pcap_replay_ops, blob_read_past_the_kept_blob_ids_fails_as_forgotten, .timeout = 180)
+{
+    if (geteuid() != 0)
+        cr_skip_test("tcpdump on lo needs root");
+    fbw_servers s;
+    fbw_servers_require(&s);
+    const fbw_server *srv = &s.srv[FBW_SRV_FB3];
+    char src[1200], dst[1200], src_dsn[1600], dst_dsn[1600];
+    path_of(srv, "many_src", src, sizeof src, src_dsn, sizeof src_dsn);
+    path_of(srv, "many_dst", dst, sizeof dst, dst_dsn, sizeof dst_dsn);
+    drop_db(&s, src_dsn);
+    drop_db(&s, dst_dsn);
+    create_db(&s, src_dsn);
+    create_db(&s, dst_dsn);
+
+    char tmp[] = "/tmp/fbwire-test-replay-ops.XXXXXX";
+    cr_assert(mkdtemp(tmp));
+    chmod(tmp, 0777);
+    char raw[700], cap[700], errlog[700], tdout[700], filter[64], port[16], keep[96];
+    snprintf(raw, sizeof raw, "%s/raw.pcap", tmp);
+    snprintf(cap, sizeof cap, "%s/many.pcap", tmp);
+    snprintf(errlog, sizeof errlog, "%s/tcpdump.err", tmp);
+    snprintf(tdout, sizeof tdout, "%s/tcpdump-r.out", tmp);
+    snprintf(filter, sizeof filter, "tcp port %d", srv->port);
+    snprintf(port, sizeof port, "%d", srv->port);
+    pid_t td = fbw_tcpdump_start(raw, filter, errlog);
+    cr_assert_neq(td, -1, "cannot start tcpdump: %s", strerror(errno));
+
+    fbw_client_opts o;
+    fbw_servers_client_opts(&s, &o);
+    o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
+    sess x;
+    memset(&x, 0, sizeof x);
+    fbw_err e;
+    cr_assert_eq(fbw_client_connect(src_dsn, &o, &x.cl, &e), FBW_OK, "%s", e.msg);
+    x.c = fbw_client_conn(x.cl);
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof sa;
+    cr_assert_eq(getsockname(fbw_client_fd(x.cl), (struct sockaddr *)&sa, &sl), 0);
+    int local = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+    start(&x);
+    fbw_stmt *st;
+    cr_assert_eq(fbw_stmt_new(x.c, &st, &e), FBW_OK);
+    const char *sel = "SELECT CAST(a.RDB$TYPE || '-' || b.RDB$TYPE AS BLOB SUB_TYPE TEXT) "
+                      "FROM RDB$TYPES a CROSS JOIN RDB$TYPES b ORDER BY a.RDB$TYPE, b.RDB$TYPE, "
+                      "a.RDB$FIELD_NAME, b.RDB$FIELD_NAME ROWS 16500";
+    cr_assert_eq(fbw_stmt_prepare(st, &x.tx, sel, strlen(sel)), FBW_OK);
+    ok_wait(&x, "prepare");
+    cr_assert_eq(fbw_stmt_execute(st, &x.tx, NULL, 0), FBW_OK);
+    ok_wait(&x, "select");
+    while (!fbw_stmt_eof(st) && !fbw_stmt_error(st)->code) {
+        cr_assert_eq(fbw_stmt_fetch(st), FBW_OK);
+        ok_wait(&x, "fetch");
+    }
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK, "%s", fbw_stmt_error(st)->msg);
+    size_t n = fbw_stmt_row_count(st);
+    cr_assert_eq(n, 16500, "rows %zu", n);
+    fbw_value first, last;
+    cr_assert_eq(fbw_stmt_row(st, 0, &first, &e), FBW_OK, "%s", e.msg);
+    cr_assert_eq(fbw_stmt_row(st, n - 1, &last, &e), FBW_OK, "%s", e.msg);
+    read_blob(&x, &first);
+    read_blob(&x, &last);
+    fbw_stmt_free(st);
+    commit(&x);
+    cr_assert_eq(fbw_conn_detach(x.c), FBW_OK);
+    fbw_client_wait(x.cl);
+    fbw_client_close(x.cl);
+    fbw_tcpdump_stop(td);
+    snprintf(keep, sizeof keep, "tcp port %d and tcp port %d", srv->port, local);
+    char *tdr[] = {"tcpdump", "-r", raw, "-w", cap, keep, NULL};
+    cr_assert_eq(spawn_wait(tdr, tdout), 0, "tcpdump -r failed");
+
+    const char *list_argv[] = {"replay", cap, "--port", port, "--list", NULL};
+    fbw_run l = fbw_run_tool(TOOL, list_argv, NULL, OUT_MAX);
+    cr_assert(l.status < 128, "fbwire-pcap died: %d", l.status);
+    cr_expect(strstr(l.out, "row 1 col 1 requests=") && strstr(l.out, "row 16500 col 1 requests="),
+              "%s", l.out);
+    cr_expect(!strstr(l.out, "not replayable"), "%s", l.out);
+    fbw_run_free(&l);
+    const char *rep_argv[] = {"replay", cap, "--port", port, "--db", dst_dsn, "--user", s.user,
+                              "--password", s.password, "--pace", "none", NULL};
+    fbw_run r = fbw_run_tool(TOOL, rep_argv, NULL, OUT_MAX);
+    fprintf(stderr, "%s%s", r.out, r.err);
+    cr_expect_eq(r.status, 1, "exit %d", r.status);
+    cr_expect(strstr(r.out, "failed: step ") &&
+                  strstr(r.out, "blob id at row 1 column 1 of step 3 is forgotten") &&
+                  strstr(r.out, "is forgotten (a connection keeps the latest 16384 blob ids"),
+              "%s", r.out);
+    cr_expect(strstr(r.out, "blob_read                     2            1"), "%s", r.out);
+    /* the SELECT's rows and the last row's blob */
+    cr_expect(strstr(r.out, "\nresults: 2 compared, 2 matched, 0 different"), "%s", r.out);
+    fbw_run_free(&r);
+
+    drop_db(&s, src_dsn);
+    drop_db(&s, dst_dsn);
+    unlink(raw);
+    unlink(cap);
+    unlink(errlog);
+    unlink(tdout);
+    rmdir(tmp);
+}
