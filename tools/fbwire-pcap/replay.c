@@ -1360,6 +1360,10 @@ static void conn_text(fbw_replay *rp, fbw_buf *b, const fbw_report_conn *ci, rco
         if (c->more_fail)
             putf(b, "failed: %zu more steps (the first %d are listed)\n", c->more_fail,
                  MAX_FAILURES_KEPT);
+        if (c->src.w.late)
+            putf(b, "note: %" PRIu64 " replies came after their step was handed on to the replay "
+                    "(streaming window): not in the capture's results, so not compared\n",
+                 c->src.w.late);
         figures_text(b, ci->stats, &c->stats, c->replayed);
         kinds_text(b, c->kinds, c->replayed);
     }
@@ -1393,6 +1397,7 @@ static void conn_json(fbw_replay *rp, fbw_buf *b, const fbw_report_conn *ci, rco
             put(b, "null");
         put(b, ",\"ratio\":");
         ratio_json(b, ci->stats, &c->stats, c->replayed);
+        putf(b, ",\"late_replies\":%" PRIu64, c->src.w.late);
     }
     put(b, ",\"capture\":");
     stats_json(b, ci->stats);

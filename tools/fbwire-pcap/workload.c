@@ -817,7 +817,8 @@ static void on_segment_reply(fbw_workload *w, const fbw_pkt *p)
     size_t i;
     if (!fbw_ring_pop(&w->seg_wait, &i) || !i)
         return;
-    fbw_step *s = at(w, i); /* NULL: handed on (forced out of a full window), not counted */
+    fbw_step *s = at(w, i); /* NULL: handed on (forced out of a full window) */
+    w->late += !s;
     if (!s || !fbw_status_is_success(p->u.resp.status))
         return;
     fbw_buf out;
@@ -1040,8 +1041,10 @@ static void imm_row(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     const size_t *i = fbw_ring_at(&w->imm_wait, 0);
     fbw_step *s = i && *i ? at(w, *i) : NULL;
-    if (!s)
+    if (!s) {
+        w->late += i && *i; /* handed on already */
         return;
+    }
     fbw_result *r = &s->result;
     if (!s->out_n)
         return; /* no output asked for: nothing to compare (the server answers with none) */
@@ -1072,8 +1075,12 @@ static void imm_row(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     int slot = w->fetching;
-    if (slot <= 0 || !at(w, w->slot[slot].exec))
+    if (slot <= 0 || !w->slot[slot].exec)
         return;
+    if (!at(w, w->slot[slot].exec)) {
+        w->late++; /* its execution was handed on (streaming) */
+        return;
+    }
     fbw_result *r = &at(w, w->slot[slot].exec)->result;
     if (p->op == FBW_OP_FETCH_RESPONSE && p->u.sqldata.status == 100) {
         r->eof = 1;
@@ -1096,6 +1103,10 @@ static void server_info(fbw_workload *w, const fbw_pkt *p)
     int slot;
     if (!fbw_ring_pop(&w->info_wait, &slot))
         return;
+    if (slot > 0 && w->slot[slot].exec && !at(w, w->slot[slot].exec)) {
+        w->late++; /* the record counts of an execution already handed on */
+        return;
+    }
     if (slot <= 0 || !at(w, w->slot[slot].exec) || !fbw_status_is_success(p->u.resp.status))
         return;
     uint64_t affected = 0, selected = 0;
@@ -1116,6 +1127,7 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         if (p->op == FBW_OP_RESPONSE) {
             size_t i = 0;
             fbw_step *x = fbw_ring_pop(&w->imm_wait, &i) && i ? at(w, i) : NULL;
+            w->late += i && !x; /* handed on already */
             if (x && !fbw_status_is_success(p->u.resp.status))
                 x->result.rows = -1; /* failed: nothing to compare */
             else if (x && x->out_n && x->result.rows < 0)

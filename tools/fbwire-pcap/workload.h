@@ -161,6 +161,9 @@ typedef struct fbw_workload {
     struct fbw_wl_bid *bids;    /* at most FBW_WL_BIDS_MAX: then it starts over (bids_forgot) */
     size_t nbids, bids_cap;
     int bids_forgot;
+    uint64_t late;              /* streaming: replies about steps already handed on (rows, record
+                                 * counts, segments, execute immediate results): not in the
+                                 * capture's results, so not compared */
     fbw_ring seg_wait;          /* op_get_segment in flight (size_t): its blob read step, or 0 */
     fbw_ring imm_wait;          /* op_exec_immediate2 in flight (size_t): its step */
     size_t close_step;          /* blob read whose op_close_blob was the latest packet, or 0 */
