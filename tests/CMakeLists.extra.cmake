@@ -277,8 +277,8 @@ endif()
 # thread: tests/sysbench/oltp_rw_partitioned.lua) on one server version, replayed paced on the
 # other: every step replayed, every result the same (but the driver's version query), wall time
 # within 10% (tests/sysbench/xreplay.py; root for tcpdump, else skipped). Both directions, with
-# the fbwire and the fbclient driver; about 40 s each. op_info_sql is listed as not replayed:
-# fbwire asks for the affected rows with each execute instead.
+# the fbwire and the fbclient driver; about 40 s each. Every op is replayed: fbclient's
+# op_info_sql record counts are info_sql steps, fbwire's go with the execute.
 if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-link AND TARGET fbwire-sql
    AND TARGET fbwire-report)
   foreach(drv fbwire fbclient)
@@ -287,8 +287,7 @@ if(TARGET fbwire-sysbench AND TARGET fbwire-pcap AND TARGET fbwire-link AND TARG
                COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/xreplay.py
                        --lib $<TARGET_FILE:fbwire-sysbench> --pcap $<TARGET_FILE:fbwire-pcap>
                        --link $<TARGET_FILE:fbwire-link> --sql $<TARGET_FILE:fbwire-sql>
-                       --report $<TARGET_FILE:fbwire-report> --from ${from} --driver ${drv}
-                       --allow-not-replayed op_info_sql)
+                       --report $<TARGET_FILE:fbwire-report> --from ${from} --driver ${drv})
       set_tests_properties(sysbench_xreplay_${drv}_${from} PROPERTIES LABELS sysbench TIMEOUT 300
                            SKIP_RETURN_CODE 77 RESOURCE_LOCK fbwire_xreplay)
     endforeach()

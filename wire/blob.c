@@ -140,6 +140,11 @@ static int blob_handle(const fbw_blob *b, uint16_t *h)
     return b->alloc == ALLOC_PENDING ? FBW_AGAIN : FBW_E_USAGE;
 }
 
+int fbw_blob_handle(const fbw_blob *b, uint16_t *h)
+{
+    return b->server_open ? blob_handle(b, h) : FBW_E_USAGE;
+}
+
 /* A failed create/open leaves nothing to address: report why instead of "bad usage". */
 static int handle_or_error(fbw_blob *b, uint16_t *h)
 {

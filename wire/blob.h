@@ -81,6 +81,10 @@ FBW_API int fbw_blob_close(fbw_blob *b);
 FBW_API int fbw_blob_busy(const fbw_blob *b);              /* replies still outstanding for this blob */
 /* The blob id: type FBW_SQL_BLOB, quad (high, low); FBW_AGAIN before the create/open is answered. */
 FBW_API int fbw_blob_id(const fbw_blob *b, fbw_value *id);
+/* The server handle to address the blob with in a request built elsewhere (conn.h
+ * fbw_conn_info_request): 0xFFFF while its open is unanswered on a lazy port and nothing was
+ * allocated since; FBW_AGAIN while the open is unanswered otherwise; FBW_E_USAGE when not open. */
+FBW_API int fbw_blob_handle(const fbw_blob *b, uint16_t *h);
 FBW_API const uint8_t *fbw_blob_data(const fbw_blob *b, size_t *n); /* bytes read so far */
 FBW_API int fbw_blob_eof(const fbw_blob *b);               /* end reached (or reading stopped by an error) */
 FBW_API size_t fbw_blob_segments_read(const fbw_blob *b);  /* segment entries received so far */

@@ -308,7 +308,13 @@ int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt
 
 int fbw_conn_request_owned(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg)
 {
-    int rc = fbw_conn_request_rows(c, req, NULL, fn, arg);
+    return fbw_conn_request_rows_owned(c, req, NULL, fn, arg);
+}
+
+int fbw_conn_request_rows_owned(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt,
+                                fbw_reply_fn fn, void *arg)
+{
+    int rc = fbw_conn_request_rows(c, req, fmt, fn, arg);
     if (rc == FBW_OK)
         reply_at(c, fbw_ring_len(&c->q) - 1)->owned = 1;
     return rc;
@@ -839,6 +845,39 @@ static int on_version_reply(void *arg, fbw_conn *c, const fbw_pkt *reply, fbw_er
     memcpy(c->info.server_version, line.p, n);
     c->info.server_version[n] = 0;
     return FBW_OK;
+}
+
+static int on_info_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    fbw_info_result *res = arg;
+    (void)c;
+    res->done = 1;
+    if (r->op != FBW_OP_RESPONSE)
+        return fbw_err_set(err, FBW_E_PROTO, "unexpected op %d in answer to an info request",
+                           (int)r->op);
+    if (fbw_status_decode(r->u.resp.status, &res->err, NULL) == FBW_OK &&
+        fbw_buf_append(&res->data, r->u.resp.data.p, r->u.resp.data.n) != FBW_OK)
+        fbw_err_set(&res->err, FBW_E_NOMEM, "out of memory for the info reply");
+    return FBW_OK;
+}
+
+int fbw_conn_info_request(fbw_conn *c, int32_t op, uint16_t object, const uint8_t *items,
+                          size_t n, uint32_t buffer_length, fbw_info_result *res)
+{
+    if (op != FBW_OP_INFO_DATABASE && op != FBW_OP_INFO_TRANSACTION && op != FBW_OP_INFO_SQL &&
+        op != FBW_OP_INFO_BLOB)
+        return fbw_err_set(&c->err, FBW_E_USAGE, "op %d is not an info request", (int)op);
+    if (buffer_length == 0 || buffer_length > FBW_BUF_MAX || n > FBW_STR_MAX)
+        return fbw_err_set(&c->err, FBW_E_USAGE, "info buffer length %u or %zu items out of range",
+                           (unsigned)buffer_length, n);
+    fbw_pkt p = {.op = op};
+    p.u.info.object = op == FBW_OP_INFO_DATABASE ? c->info.db_handle : object;
+    p.u.info.items = view(items, n);
+    p.u.info.buffer_length = buffer_length;
+    res->done = 0;
+    fbw_buf_reset(&res->data);
+    fbw_err_clear(&res->err);
+    return fbw_conn_request(c, &p, on_info_reply, res);
 }
 
 int fbw_conn_cancel(fbw_conn *c, int kind)

@@ -11,6 +11,7 @@
 #ifndef FBW_CONN_H
 #define FBW_CONN_H
 
+#include "buf.h"
 #include "err.h"
 #include "stats.h"
 
@@ -99,6 +100,23 @@ FBW_API int fbw_conn_detach(fbw_conn *c);
 FBW_API int fbw_conn_drop_database(fbw_conn *c);
 /* Queue op_info_database for the server version; the result is in fbw_conn_info(). */
 FBW_API int fbw_conn_query_version(fbw_conn *c);
+/* An info request exactly as a client wrote it (isc_database_info, isc_transaction_info,
+ * isc_dsql_sql_info, isc_blob_info): op is FBW_OP_INFO_DATABASE (object: ignored, the attachment's
+ * handle is sent), FBW_OP_INFO_TRANSACTION, FBW_OP_INFO_SQL or FBW_OP_INFO_BLOB with the server
+ * handle of the object (fbw_tx_handle, fbw_stmt_handle, fbw_blob_handle); the items are sent as
+ * given (at most 65535 bytes) and buffer_length (1..64 MiB, a u32 on the wire as fbclient sends it)
+ * bounds the server's reply. Once answered, res->done is set, the
+ * reply's info bytes are in res->data (as the server sent them, not parsed: info.h and blob.h
+ * have parsers) and a server error in res->err. res->data must be initialised (fbw_buf_init) before
+ * the first call; each call resets it; the caller frees it. res must outlive the reply. Returns
+ * FBW_OK, FBW_E_USAGE (another op, a buffer length out of range, not attached), FBW_E_NOMEM. */
+typedef struct fbw_info_result {
+    int done;
+    fbw_buf data;
+    fbw_err err;
+} fbw_info_result;
+FBW_API int fbw_conn_info_request(fbw_conn *c, int32_t op, uint16_t object, const uint8_t *items,
+                                  size_t n, uint32_t buffer_length, fbw_info_result *res);
 /* op_cancel kinds (fbclient's fb_cancel_*). RAISE makes the running request fail with
  * isc_cancelled; DISABLE then ENABLE clears a RAISE that found nothing running (the server keeps it
  * for the next call otherwise). ABORT is not sent: a client aborts by closing the socket. */

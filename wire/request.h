@@ -27,6 +27,9 @@ int fbw_conn_request_rows(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt
 /* stmt.c: like fbw_conn_request, for an arg on the heap that the handler frees when it
  * runs; if it never runs (the connection failed or is freed first), fbw_conn_free frees it. */
 int fbw_conn_request_owned(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, void *arg);
+/* stmt.c: both of the above (op_exec_immediate2's output row, its record on the heap). */
+int fbw_conn_request_rows_owned(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt,
+                                fbw_reply_fn fn, void *arg);
 /* Requests that make the server allocate an object id (op_transaction, op_allocate_statement, blob
  * open/create) call this when queued; it returns the new allocation count. A lazy-send server maps
  * handle 0xFFFF to the most recent allocation, so a handle is usable as 0xFFFF while the count still

@@ -807,3 +807,94 @@ int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw
         fbw_conn_mark_commits(c);
     return rc;
 }
+
+/* ---- execute immediate with messages (op_exec_immediate2) ---- */
+
+typedef struct immediate2 {
+    fbw_exec_result2 *res;
+    fbw_tx *tx;
+    uint16_t sent;
+} immediate2;
+
+static int on_immediate2(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    immediate2 *im = arg;
+    (void)c;
+    if (r->op == FBW_OP_SQL_RESPONSE) { /* the output row, then op_response */
+        if (r->u.sqldata.messages) {
+            fbw_buf_reset(&im->res->row);
+            if (fbw_buf_append(&im->res->row, r->u.sqldata.msg.p, r->u.sqldata.msg.n) != FBW_OK)
+                fbw_err_set(&im->res->err, FBW_E_NOMEM, "out of memory for the output row");
+            else
+                im->res->has_row = 1;
+        }
+        return FBW_AGAIN;
+    }
+    int rc = expect_response(r, err, "op_exec_immediate2");
+    if (rc == FBW_OK && fbw_status_decode(r->u.resp.status, &im->res->err, NULL) == FBW_OK &&
+        im->tx)
+        fbw_tx_note_exec_reply(im->tx, im->sent, r->u.resp.object);
+    im->res->done = 1;
+    free(im);
+    return rc;
+}
+
+int fbw_exec_immediate2(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len,
+                        const fbw_msgfmt *in, const fbw_value *params, const fbw_msgfmt *out,
+                        fbw_exec_result2 *res)
+{
+    uint16_t tr = 0;
+    int rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
+    if (rc == FBW_E_USAGE)
+        tr = 0; /* as fbw_exec_immediate: only SET TRANSACTION and session statements then */
+    else if (rc)
+        return rc;
+    res->done = 0;
+    res->has_row = 0;
+    fbw_buf_reset(&res->row);
+    fbw_err_clear(&res->err);
+    int protocol = fbw_conn_get_info(c)->protocol;
+    int has_in = in && in->n > 0, has_out = out && out->n > 0;
+    fbw_buf in_blr, out_blr, msg;
+    fbw_buf_init(&in_blr);
+    fbw_buf_init(&out_blr);
+    fbw_buf_init(&msg);
+    if (has_in) {
+        fbw_wr w;
+        fbw_wr_init(&w, &msg);
+        rc = fbw_blr_build(in, protocol, 3, &in_blr, &res->err);
+        if (rc == FBW_OK)
+            rc = fbw_msg_encode(&w, in, protocol, params, &res->err);
+    }
+    if (rc == FBW_OK && has_out)
+        rc = fbw_blr_build(out, protocol, 3, &out_blr, &res->err);
+    immediate2 *im = rc == FBW_OK ? malloc(sizeof *im) : NULL;
+    if (rc == FBW_OK && !im)
+        rc = FBW_E_NOMEM;
+    if (rc == FBW_OK) {
+        im->res = res;
+        im->tx = tx;
+        im->sent = tr;
+        fbw_pkt p = {.op = FBW_OP_EXEC_IMMEDIATE2};
+        p.u.sqlst.tr = tr;
+        p.u.sqlst.dialect = 3;
+        p.u.sqlst.sql.p = (const uint8_t *)sql;
+        p.u.sqlst.sql.n = len;
+        p.u.sqlst.blr.p = in_blr.data ? fbw_buf_head(&in_blr) : NULL;
+        p.u.sqlst.blr.n = fbw_buf_avail(&in_blr);
+        p.u.sqlst.messages = has_in ? 1 : 0;
+        p.u.sqlst.msg.p = msg.data ? fbw_buf_head(&msg) : NULL;
+        p.u.sqlst.msg.n = fbw_buf_avail(&msg);
+        p.u.sqlst.out_blr.p = out_blr.data ? fbw_buf_head(&out_blr) : NULL;
+        p.u.sqlst.out_blr.n = fbw_buf_avail(&out_blr);
+        rc = fbw_conn_request_rows_owned(c, &p, has_out ? out : NULL, on_immediate2, im);
+        if (rc)
+            free(im);
+        if (rc == FBW_OK && tx && tx->autocommit)
+            fbw_conn_mark_commits(c);
+    }
+    fbw_buf_free(&in_blr);
+    fbw_buf_free(&out_blr);
+    fbw_buf_free(&msg);
+    return rc;
+}

@@ -102,4 +102,23 @@ typedef struct fbw_exec_result {
 } fbw_exec_result;
 FBW_API int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw_exec_result *res);
 
+/* Execute immediate with an input message and/or an output row (op_exec_immediate2, as
+ * isc_dsql_exec_immed2 sends it): in/params the input message (in->n 0: none), out the format of
+ * the output row (NULL or n 0: none); the server converts between these formats and the
+ * statement's own. out must stay valid until the reply is in. Once answered, res->done is set,
+ * res->has_row says whether op_sql_response carried the output message, res->row holds its bytes
+ * (decode with fbw_msg_decode, out and the connection's protocol) and res->err a server error.
+ * res->row must be initialised (fbw_buf_init) before the first call; each call resets it; the
+ * caller frees it. Returns FBW_OK, FBW_E_USAGE (a format BLR cannot express, a value of the wrong
+ * type; message in res->err), FBW_E_NOMEM, or the connection's error. */
+typedef struct fbw_exec_result2 {
+    int done;
+    int has_row;
+    fbw_buf row;
+    fbw_err err;
+} fbw_exec_result2;
+FBW_API int fbw_exec_immediate2(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len,
+                                const fbw_msgfmt *in, const fbw_value *params,
+                                const fbw_msgfmt *out, fbw_exec_result2 *res);
+
 #endif

@@ -7,8 +7,12 @@
  * error; ASan/UBSan catch everything else. Seeds: the captures in pcap/ (tests/fuzz/corpus); the
  * key log lines of its encrypted ones (fuzz_capture.keys, FBW_FUZZ_KEYS) are loaded, so mutated
  * ciphertext runs through the decryption and the wrong-key checks too (after re-recording:
- * concatenate the pcap/NAME.keys files into it). */
+ * concatenate the pcap/NAME.keys files into it). Every decoded packet also goes to replay's
+ * workload builder (tools/fbwire-pcap/workload.c), as `replay` feeds it, so its decoding of
+ * requests and replies (handles, rows, blob ids and segments, info and execute immediate
+ * messages) runs on mutated sessions too. */
 #include "pcaptool.h"
+#include "workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +22,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void on_segment(void *arg, const fbw_seg *s)
 {
     fbw_tcp_segment(arg, s);
+}
+
+#define MAX_WORKLOADS 8
+
+/* Per connection (up to MAX_WORKLOADS; the rest are not built) its workload, as replay's tap. */
+static void tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
+                const struct fbw_pkt *p, uint64_t ts_ns)
+{
+    fbw_workload *w = arg;
+    if (conn_id >= 1 && conn_id <= MAX_WORKLOADS)
+        fbw_workload_packet(&w[conn_id - 1], d, from_client, p, ts_ns);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -35,13 +50,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Every connection is followed, as without --port: Firebird ones are recognised by content
      * (sessions the seeds cut run the lock-on search); 3050 is listed even when not recognised. */
     static const uint16_t ports[] = {3050};
+    static fbw_workload wl[MAX_WORKLOADS];
+    for (int i = 0; i < MAX_WORKLOADS; i++)
+        fbw_workload_init(&wl[i]);
     fbw_report_opts ro = {.mode = FBW_REPORT_STATS, .trips = 1, .out = sink_out, .keys = keys,
-                          .ports = ports, .nports = 1};
+                          .ports = ports, .nports = 1, .tap = tap, .tap_arg = wl};
     fbw_report *r = NULL;
     fbw_tcp *t = NULL;
     fbw_tcp_sink sink;
-    if (fbw_report_new(&ro, &r) != FBW_OK)
+    if (fbw_report_new(&ro, &r) != FBW_OK) {
+        for (int i = 0; i < MAX_WORKLOADS; i++)
+            fbw_workload_free(&wl[i]);
         return 0;
+    }
     fbw_report_sink(r, &sink);
     if (fbw_tcp_new(&sink, ports, 0, &t) == FBW_OK) {
         /* fmemopen with mode "r" never writes through the pointer. */
@@ -60,5 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fbw_tcp_free(t);
     fbw_report_free(r);
+    for (int i = 0; i < MAX_WORKLOADS; i++)
+        fbw_workload_free(&wl[i]);
     return 0;
 }

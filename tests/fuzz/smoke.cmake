@@ -10,7 +10,7 @@ foreach(t pkt status conn dsn dec capture fault text)
   set(extra ${FUZZ_DIR}/../support/guard.c)
   if(t STREQUAL "capture")
     set(extra ${PCAP_TOOL_DIR}/capture.c ${PCAP_TOOL_DIR}/tcp.c ${PCAP_TOOL_DIR}/report.c
-              ${PCAP_TOOL_DIR}/keys.c)
+              ${PCAP_TOOL_DIR}/keys.c ${PCAP_TOOL_DIR}/workload.c)
   elseif(t STREQUAL "text")
     set(extra ${PCAP_TOOL_DIR}/fpstats.c)
   elseif(t STREQUAL "fault")

@@ -121,8 +121,8 @@ Test(pcap_replay, list_fb3_script_is_the_session_c_workload)
     no_crash(&r, "fb3_script");
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
     expect_steps(r.out, session_steps, sizeof session_steps / sizeof *session_steps);
-    cr_expect(strstr(r.out, "not replayed: op_info_sql 2"), "the record-count requests:\n%s",
-              r.out);
+    /* the record-count requests went in the execute's write: part of the execute step */
+    cr_expect(!strstr(r.out, "not replayed"), "every op is replayed:\n%s", r.out);
     fbw_run_free(&r);
 }
 
@@ -142,6 +142,7 @@ Test(pcap_replay, list_fb3l_p10_is_the_same_workload_at_protocol_10)
  * transaction before committing the metadata one. */
 #define ISQL_TPB "01090f0612"
 static const char *const isql_steps[] = {
+    "info_database items=20213e650101 buffer=1024", /* isql asks the server's version, ODS, ... */
     "start t1 tpb=default",
     "start t2 tpb=" ISQL_TPB,
     "prepare s1 t2 " CREATE_SQL,
@@ -198,7 +199,7 @@ Test(pcap_replay, list_json_has_every_step)
         steps++;
     cr_expect_eq(steps, sizeof isql_steps / sizeof *isql_steps);
     cr_expect(strstr(r.out, "\"mode\":\"list\""));
-    cr_expect(strstr(r.out, "\"not_replayed\":{\"op_info_database\":1,\"op_cancel\":16}"), "%s",
+    cr_expect(strstr(r.out, "\"not_replayed\":{\"op_cancel\":16}"), "%s",
               r.out);
     fbw_run_free(&r);
 }

@@ -349,8 +349,7 @@ def main():
     ap.add_argument("--tables", type=int, default=2)
     ap.add_argument("--table-size", type=int, default=1000)
     ap.add_argument("--allow-not-replayed", action="append", default=[], metavar="OP",
-                    help="an op the replay may list as not replayed (op_info_sql: fbwire's "
-                         "replay asks for counts with each execute)")
+                    help="an op the replay may list as not replayed (none is, for sysbench)")
     ap.add_argument("--script", choices=("partitioned", "stock"), default="partitioned",
                     help="the run: oltp_read_write with a slice of ids per thread "
                          "(oltp_rw_partitioned.lua, default) or the stock script, whose threads "

@@ -13,7 +13,8 @@
  * from its queue (stream.h: the reader thread decodes the capture meanwhile) and writes only its
  * own rconn, read after it is joined; the fingerprint table is shared under a mutex, the progress
  * counters are atomic. Results and latency are counted as each execution ends, so nothing here
- * grows with the number of steps. */
+ * grows with the number of steps. Blob reads, op_exec_immediate2 and info requests run in
+ * replay_ops.c on the same running state (replay_run.h). */
 #include "replay.h"
 
 #include "blob.h"
@@ -23,6 +24,7 @@
 #include "stmt.h"
 #include "value.h"
 #include "workload.h"
+#include "replay_run.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -49,6 +51,10 @@ typedef struct failure {
 typedef struct diff {
     size_t step;
     int stmt;
+    int kind;             /* execute, execute immediate (with messages), blob_read */
+    size_t read_exec;     /* blob_read: where its id came from */
+    uint32_t read_row;
+    uint16_t read_col;
     char *sql;
     fbw_result cap, rep;
 } diff;
@@ -319,8 +325,25 @@ static void step_text(fbw_buf *b, size_t i, const fbw_step *s)
     case FBW_STEP_BLOB:
         putf(b, " bytes=%zu%s", s->len, s->cancelled ? " cancelled" : "");
         break;
+    case FBW_STEP_BLOB_READ:
+        if (s->read_exec)
+            putf(b, " from step %zu row %" PRIu32 " col %u", s->read_exec, s->read_row + 1,
+                 s->read_col + 1u);
+        putf(b, " requests=%zu bytes=%" PRId64 "%s", s->nacts, s->result.rows,
+             s->result.eof ? " (to its end)" : "");
+        break;
+    case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
+        put(b, " items=");
+        hex(b, s->data, s->len);
+        putf(b, " buffer=%" PRIu32, s->info_buflen);
+        break;
     default:
         break;
+    }
+    if (s->kind == FBW_STEP_IMMEDIATE && s->imm2) {
+        if (s->nparams)
+            params_text(b, s);
+        putf(b, " output=%u", s->out_n);
     }
     if (s->problem) {
         put(b, " [not replayable: ");
@@ -355,6 +378,26 @@ static void step_json(fbw_buf *b, size_t i, const fbw_step *s)
         putf(b, ",\"op_fetch\":%" PRIu32, s->fetches);
     } else if (s->kind == FBW_STEP_BLOB) {
         putf(b, ",\"bytes\":%zu,\"cancelled\":%s", s->len, s->cancelled ? "true" : "false");
+    } else if (s->kind == FBW_STEP_BLOB_READ) {
+        putf(b, ",\"from_step\":%zu,\"row\":%" PRIu32 ",\"col\":%u,\"requests\":%zu,\"bytes\":%" PRId64
+                ",\"to_end\":%s",
+             s->read_exec, s->read_row + 1, s->read_col + 1u, s->nacts, s->result.rows,
+             s->result.eof ? "true" : "false");
+    } else if (s->kind >= FBW_STEP_INFO_SQL && s->kind <= FBW_STEP_INFO_TRANSACTION) {
+        put(b, ",\"items\":\"");
+        hex(b, s->data, s->len);
+        putf(b, "\",\"buffer\":%" PRIu32, s->info_buflen);
+    }
+    if (s->kind == FBW_STEP_IMMEDIATE && s->imm2) {
+        put(b, ",\"params\":[");
+        for (uint16_t k = 0; k < s->nparams; k++) {
+            put(b, k ? "," : "");
+            if (s->params[k].is_null || !s->params[k].text)
+                put(b, "null");
+            else
+                quote(b, s->params[k].text, s->params[k].len);
+        }
+        putf(b, "],\"output\":%u", s->out_n);
     }
     put(b, ",\"problem\":");
     quote_cstr(b, s->problem);
@@ -393,60 +436,9 @@ static void not_replayed_json(fbw_buf *b, const fbw_workload *w)
 
 /* ---- running the steps ---- */
 
-typedef struct run {
-    fbw_replay *rp;
-    rconn *rc;
-    fbw_client *cl;
-    fbw_conn *c;
-    fbw_tx **tx;        /* by transaction slot */
-    size_t *tx_start;   /* by slot: its start step (1-based) while its reply is unchecked */
-    fbw_stmt **st;      /* by statement slot */
-    size_t *slot_exec;  /* by statement slot: its current execute step (1-based) */
-    struct blobid *blob_ids; /* the ids of the blobs blob steps created in the replay */
-    size_t nblob_ids, blob_ids_cap;
-    fbw_blob *blob;     /* the blob being written */
-    int blob_stage;     /* 0 create, 1 write, 2 close: where a FBW_AGAIN resumes */
-    const fbw_step *s;  /* the step being queued */
-    fbw_value *vals;
-    fbw_exec_result res;
-    int broken;         /* the connection failed: stop */
-    /* streaming: slot tables grow as steps name slots */
-    size_t ntx, nst;          /* tx and tx_start hold ntx + 1, st, slot_exec, ex and sql nst + 1 */
-    struct xacc **ex;         /* by statement slot: its execution being measured */
-    char **sql;               /* by statement slot: the SQL of its latest prepare */
-    int *pend;                /* transaction slots whose start reply is unchecked */
-    size_t npend, pend_cap;
-    size_t step;              /* the step being run (1-based) */
-    int step_ok;              /* ... ran without failure so far */
-    fbw_tx **txpool;          /* ended transactions, for reuse */
-    size_t ntxpool, txpool_cap;
-    /* Transaction slots are renumbered to small numbers reused once a transaction ended, so the
-     * tables above follow the open transactions, not the capture's count of them: */
-    int *tx_orig;             /* by small number (ntx + 1): the step's own slot, 0 free */
-    int *tx_free;             /* small numbers free again */
-    size_t ntx_free, tx_free_cap;
-    int tx_used;              /* small numbers handed out so far */
-} run;
-
-/* A blob a blob step created in the replay (until its transaction ends). */
-typedef struct blobid {
-    size_t step;
-    int tx;
-    fbw_value id;
-} blobid;
-
-/* One execution being measured: its execute step and its cursor's fetch steps. */
-typedef struct xacc {
-    size_t step;     /* the execute step (1-based) */
-    int stmt, ok;    /* ok: the execute ran without failure */
-    fbw_result cap, rep;
-    fbw_fp_exec e;
-    char *sql;       /* its statement's SQL, NULL when prepared before the capture */
-} xacc;
-
 #define MAX_FAILURES_KEPT 1000 /* per connection */
 
-static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e,
+void rp_add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e,
                         const char *fallback)
 {
     rconn *rc = r->rc;
@@ -484,7 +476,7 @@ static void add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e
     atomic_fetch_add(&r->rp->steps_failed, 1);
 }
 
-static fbw_tx *tx_of(run *r, int slot)
+fbw_tx *rp_tx_of(run *r, int slot)
 {
     return slot ? r->tx[slot] : NULL;
 }
@@ -492,14 +484,15 @@ static fbw_tx *tx_of(run *r, int slot)
 static int q_prepare(void *arg)
 {
     run *r = arg;
-    return fbw_stmt_prepare(r->st[r->s->stmt], tx_of(r, r->s->tx), (const char *)r->s->data,
+    return fbw_stmt_prepare(r->st[r->s->stmt], rp_tx_of(r, r->s->tx), (const char *)r->s->data,
                             r->s->len);
 }
 
 static int q_execute(void *arg)
 {
     run *r = arg;
-    return fbw_stmt_execute(r->st[r->s->stmt], tx_of(r, r->s->tx), r->vals, FBW_EXEC_COUNT);
+    return fbw_stmt_execute(r->st[r->s->stmt], rp_tx_of(r, r->s->tx), r->vals,
+                            r->s->count_info ? FBW_EXEC_COUNT : 0);
 }
 
 static int q_fetch(void *arg)
@@ -517,7 +510,7 @@ static int q_close(void *arg)
 static int q_immediate(void *arg)
 {
     run *r = arg;
-    return fbw_exec_immediate(r->c, tx_of(r, r->s->tx), (const char *)r->s->data, r->s->len,
+    return fbw_exec_immediate(r->c, rp_tx_of(r, r->s->tx), (const char *)r->s->data, r->s->len,
                               &r->res);
 }
 
@@ -535,7 +528,7 @@ static int q_end(void *arg)
 
 /* Run queue(r) and wait. A fatal error ends the connection's replay (err: the client's error);
  * any other code is fbwire refusing the request, and the object's own error (stmt, tx) says more. */
-static int run_step(run *r, int (*queue)(void *arg), fbw_err *err)
+int rp_run_step(run *r, int (*queue)(void *arg), fbw_err *err)
 {
     int rc = fbw_client_run(r->cl, queue, r);
     if (rc == FBW_OK)
@@ -551,15 +544,15 @@ static int run_step(run *r, int (*queue)(void *arg), fbw_err *err)
 
 /* The step failed if the request could not run or the server refused it: obj is the request's
  * own error record (statement, transaction, execute immediate result). */
-static void check(run *r, size_t i, int rc, const fbw_err *e, const fbw_err *obj, const char *what)
+void rp_check(run *r, size_t i, int rc, const fbw_err *e, const fbw_err *obj, const char *what)
 {
     if (obj->code)
-        add_failure(r, i, r->s, obj, what);
+        rp_add_failure(r, i, r->s, obj, what);
     else if (rc)
-        add_failure(r, i, r->s, e, what);
+        rp_add_failure(r, i, r->s, e, what);
 }
 
-static int need_stmt(run *r, size_t i, int prepared)
+int rp_need_stmt(run *r, size_t i, int prepared)
 {
     const fbw_step *s = r->s;
     if (s->stmt && r->st[s->stmt] && (!prepared || fbw_stmt_prepared(r->st[s->stmt])))
@@ -567,7 +560,7 @@ static int need_stmt(run *r, size_t i, int prepared)
     char msg[96];
     snprintf(msg, sizeof msg, "statement s%d is not %s in the replay", s->stmt,
              prepared ? "prepared" : "allocated");
-    add_failure(r, i, s, NULL, msg);
+    rp_add_failure(r, i, s, NULL, msg);
     return 0;
 }
 
@@ -577,31 +570,31 @@ static void do_prepare(run *r, size_t i)
     fbw_err e;
     fbw_err_clear(&e);
     if (!r->st[s->stmt] && fbw_stmt_new(r->c, &r->st[s->stmt], &e)) {
-        add_failure(r, i, s, &e, "cannot allocate a statement");
+        rp_add_failure(r, i, s, &e, "cannot allocate a statement");
         return;
     }
-    int rc = run_step(r, q_prepare, &e);
-    check(r, i, rc, &e, fbw_stmt_error(r->st[s->stmt]), "prepare failed");
+    int rc = rp_run_step(r, q_prepare, &e);
+    rp_check(r, i, rc, &e, fbw_stmt_error(r->st[s->stmt]), "prepare failed");
 }
 
 /* The captured values in the format the client sent them (its own BLR): the server converts them
  * to the parameters' types as it did for the client, so a TIMESTAMP bound to a DATE parameter
  * replays exactly. */
-static int bind_as_sent(run *r, size_t i)
+int rp_decode_as_sent(run *r, size_t i)
 {
     const fbw_step *s = r->s;
     fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
     free(r->vals);
     r->vals = calloc(f.n ? f.n : 1, sizeof *r->vals);
     if (!r->vals) {
-        add_failure(r, i, s, NULL, "out of memory");
+        rp_add_failure(r, i, s, NULL, "out of memory");
         return -1;
     }
     fbw_err e;
     fbw_err_clear(&e);
     fbw_bytes raw = {s->msg, s->msg_len};
     if (fbw_msg_decode(raw, &f, s->msg_protocol, r->vals, &e) != FBW_OK) {
-        add_failure(r, i, s, &e, "the captured parameters cannot be decoded");
+        rp_add_failure(r, i, s, &e, "the captured parameters cannot be decoded");
         return -1;
     }
     for (uint16_t k = 0; s->blob_steps && k < f.n; k++) {
@@ -615,13 +608,22 @@ static int bind_as_sent(run *r, size_t i)
         if (!id) {
             char msg[96];
             snprintf(msg, sizeof msg, "parameter %u: its blob (step %zu) was not created", k + 1, b);
-            add_failure(r, i, s, NULL, msg);
+            rp_add_failure(r, i, s, NULL, msg);
             return -1;
         }
         r->vals[k].u.quad = id->u.quad; /* the replay's blob, same contents */
     }
+    return 0;
+}
+
+static int bind_as_sent(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
+    if (rp_decode_as_sent(r, i))
+        return -1;
     if (fbw_stmt_set_input(r->st[s->stmt], &f) != FBW_OK) {
-        add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
+        rp_add_failure(r, i, s, fbw_stmt_error(r->st[s->stmt]), "cannot bind as the client did");
         return -1;
     }
     return 0;
@@ -639,13 +641,13 @@ static int bind_params(run *r, size_t i)
         snprintf(msg, sizeof msg,
                  "the capture sends %u parameters, the replayed statement takes %u", s->nparams,
                  in->n);
-        add_failure(r, i, s, NULL, msg);
+        rp_add_failure(r, i, s, NULL, msg);
         return -1;
     }
     free(r->vals);
     r->vals = calloc(in->n ? in->n : 1, sizeof *r->vals);
     if (!r->vals) {
-        add_failure(r, i, s, NULL, "out of memory");
+        rp_add_failure(r, i, s, NULL, "out of memory");
         return -1;
     }
     for (uint16_t k = 0; k < in->n; k++) {
@@ -659,7 +661,7 @@ static int bind_params(run *r, size_t i)
         fbw_err_clear(&e);
         if (fbw_value_from_text(&in->cols[k], pa->text, pa->len, &r->vals[k], &e)) {
             fbw_err_prefix(&e, "parameter %u", k + 1);
-            add_failure(r, i, s, &e, "bad parameter");
+            rp_add_failure(r, i, s, &e, "bad parameter");
             return -1;
         }
     }
@@ -686,10 +688,12 @@ static void take_rows(run *r, fbw_stmt *st, int slot)
             break;
         fbw_err err;
         res->rows = res->rows < 0 ? 1 : res->rows + 1;
-        if (fbw_stmt_row(st, k, v, &err) == FBW_OK)
+        if (fbw_stmt_row(st, k, v, &err) == FBW_OK) {
             res->hash += fbw_row_hash(v, out);
-        else
+            rp_keep_row_blobs(r, e, (uint32_t)(res->rows - 1), v, out);
+        } else {
             res->unknown = 1;
+        }
     }
     free(v);
 }
@@ -697,19 +701,19 @@ static void take_rows(run *r, fbw_stmt *st, int slot)
 static void do_execute(run *r, size_t i)
 {
     const fbw_step *s = r->s;
-    if (!need_stmt(r, i, 1) || bind_params(r, i))
+    if (!rp_need_stmt(r, i, 1) || bind_params(r, i))
         return;
     fbw_err e;
     fbw_err_clear(&e);
     fbw_stmt *st = r->st[s->stmt];
     r->slot_exec[s->stmt] = i;
     fbw_result *res = &r->ex[s->stmt]->rep;
-    int rc = run_step(r, q_execute, &e);
-    check(r, i, rc, &e, fbw_stmt_error(st), "execute failed");
+    int rc = rp_run_step(r, q_execute, &e);
+    rp_check(r, i, rc, &e, fbw_stmt_error(st), "execute failed");
     if (!rc && !fbw_stmt_error(st)->code) {
         if (fbw_stmt_has_cursor(st) || fbw_stmt_output(st)->n > 0)
             res->rows = 0;
-        else
+        else if (s->count_info)
             res->affected = (int64_t)fbw_stmt_affected(st);
         take_rows(r, st, s->stmt);
     }
@@ -720,25 +724,25 @@ static void do_execute(run *r, size_t i)
 static void do_fetch(run *r, size_t i)
 {
     const fbw_step *s = r->s;
-    if (!need_stmt(r, i, 1))
+    if (!rp_need_stmt(r, i, 1))
         return;
     fbw_stmt *st = r->st[s->stmt];
     fbw_err e;
     fbw_err_clear(&e);
     while (!fbw_stmt_eof(st) && !fbw_stmt_error(st)->code) {
         fbw_stmt_clear_rows(st);
-        int rc = run_step(r, q_fetch, &e);
+        int rc = rp_run_step(r, q_fetch, &e);
         if (!rc)
             take_rows(r, st, s->stmt);
         if (rc) {
-            check(r, i, rc, &e, fbw_stmt_error(st), "fetch failed");
+            rp_check(r, i, rc, &e, fbw_stmt_error(st), "fetch failed");
             return;
         }
         if (!fbw_stmt_row_count(st) && !fbw_stmt_eof(st))
             break; /* nothing was fetched and no end: no open cursor */
     }
     if (fbw_stmt_error(st)->code)
-        add_failure(r, i, s, fbw_stmt_error(st), "fetch failed");
+        rp_add_failure(r, i, s, fbw_stmt_error(st), "fetch failed");
     fbw_stmt_clear_rows(st);
 }
 
@@ -747,7 +751,7 @@ static int q_blob(void *arg)
     run *r = arg;
     const fbw_step *s = r->s;
     int rc = FBW_OK;
-    if (r->blob_stage == 0 && (rc = fbw_blob_create(r->blob, tx_of(r, s->tx), s->bpb, s->bpb_len)) == FBW_OK)
+    if (r->blob_stage == 0 && (rc = fbw_blob_create(r->blob, rp_tx_of(r, s->tx), s->bpb, s->bpb_len)) == FBW_OK)
         r->blob_stage = 1;
     if (rc == FBW_OK && r->blob_stage == 1 && (rc = fbw_blob_write(r->blob, s->data, s->len)) == FBW_OK)
         r->blob_stage = 2;
@@ -786,19 +790,19 @@ static void do_blob(run *r, size_t i)
     if (s->cancelled)
         return; /* the client discarded it: nothing uses its id */
     if (fbw_blob_new(r->c, &r->blob, &e)) {
-        add_failure(r, i, s, &e, "cannot make a blob");
+        rp_add_failure(r, i, s, &e, "cannot make a blob");
         return;
     }
     r->blob_stage = 0;
-    int rc = run_step(r, q_blob, &e);
+    int rc = rp_run_step(r, q_blob, &e);
     if (rc == FBW_OK && !fbw_blob_error(r->blob)->code)
         rc = fbw_client_wait(r->cl); /* the close reply: the id is usable once it is in */
     if (fbw_blob_error(r->blob)->code)
-        add_failure(r, i, s, fbw_blob_error(r->blob), "blob write failed");
+        rp_add_failure(r, i, s, fbw_blob_error(r->blob), "blob write failed");
     else if (rc)
-        add_failure(r, i, s, &e, "blob write failed");
+        rp_add_failure(r, i, s, &e, "blob write failed");
     else if (keep_blob_id(r, i, s) != FBW_OK)
-        add_failure(r, i, s, NULL, "the replayed blob has no id");
+        rp_add_failure(r, i, s, NULL, "the replayed blob has no id");
     fbw_blob_free(r->blob);
     r->blob = NULL;
 }
@@ -817,9 +821,9 @@ static void do_free(run *r, size_t i)
     fbw_err e;
     fbw_err_clear(&e);
     if (rc == FBW_AGAIN)
-        rc = run_step(r, q_close, &e);
+        rc = rp_run_step(r, q_close, &e);
     if (rc)
-        add_failure(r, i, s, &e, "close failed");
+        rp_add_failure(r, i, s, &e, "close failed");
 }
 
 static void do_start(run *r, size_t i)
@@ -827,7 +831,7 @@ static void do_start(run *r, size_t i)
     const fbw_step *s = r->s;
     fbw_tx *t = r->tx[s->tx];
     if (fbw_tx_start_tpb(t, s->data, s->len)) {
-        add_failure(r, i, s, &t->err, "cannot start the transaction");
+        rp_add_failure(r, i, s, &t->err, "cannot start the transaction");
         return;
     }
     r->tx_start[s->tx] = i; /* its reply arrives with the next request's */
@@ -851,17 +855,21 @@ static void do_end(run *r, size_t i)
     fbw_err_clear(&t->err);
     fbw_err e;
     fbw_err_clear(&e);
-    int rc = run_step(r, q_end, &e);
-    check(r, i, rc, &e, &t->err, "transaction end failed");
+    int rc = rp_run_step(r, q_end, &e);
+    rp_check(r, i, rc, &e, &t->err, "transaction end failed");
 }
 
 static void do_immediate(run *r, size_t i)
 {
+    if (r->s->imm2) {
+        rp_do_immediate2(r, i);
+        return;
+    }
     fbw_err e;
     fbw_err_clear(&e);
     memset(&r->res, 0, sizeof r->res);
-    int rc = run_step(r, q_immediate, &e);
-    check(r, i, rc, &e, &r->res.err, "execute immediate failed");
+    int rc = rp_run_step(r, q_immediate, &e);
+    rp_check(r, i, rc, &e, &r->res.err, "execute immediate failed");
 }
 
 /* Starts whose reply has arrived by now: report the ones the server refused. */
@@ -875,7 +883,7 @@ static void check_starts(run *r)
         }
         if (r->tx_start[t] && r->tx[t] && r->tx[t]->state == FBW_TX_FAILED) {
             fbw_step start = {.kind = FBW_STEP_START, .tx = t};
-            add_failure(r, r->tx_start[t], &start, &r->tx[t]->err, "transaction start failed");
+            rp_add_failure(r, r->tx_start[t], &start, &r->tx[t]->err, "transaction start failed");
         }
         r->tx_start[t] = 0;
         r->pend[k] = r->pend[--r->npend];
@@ -894,6 +902,10 @@ static void do_step(run *r, size_t i)
     case FBW_STEP_CLOSE: case FBW_STEP_DROP: do_free(r, i); break;
     case FBW_STEP_IMMEDIATE: do_immediate(r, i); break;
     case FBW_STEP_BLOB: do_blob(r, i); break;
+    case FBW_STEP_BLOB_READ: rp_do_blob_read(r, i); break;
+    case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
+        rp_do_info(r, i);
+        break;
     default: break;
     }
 }
@@ -1062,10 +1074,11 @@ static void run_one(run *r, const fbw_qstep *x)
     r->rc->kinds[s->kind].steps++;
     r->step = i;
     r->step_ok = 1;
+    r->once_result = FBW_FP_NOT_COMPARED;
     if (s->kind == FBW_STEP_EXECUTE && s->stmt > 0)
         exec_begin(r, x);
     if (s->problem)
-        add_failure(r, i, s, NULL, s->problem);
+        rp_add_failure(r, i, s, NULL, s->problem);
     else
         do_step(r, i);
     uint64_t rts = fbw_conn_stats(r->c)->round_trips - before;
@@ -1120,8 +1133,11 @@ static void free_slots(run *r)
     free(r->tx_free);
     free(r->slot_exec);
     free(r->blob_ids);
+    free(r->rblobs);
     free(r->pend);
     free(r->vals);
+    fbw_buf_free(&r->res2.row);
+    fbw_buf_free(&r->info.data);
 }
 
 /* A connection that began after another one ended in the capture begins after it in the replay
@@ -1344,6 +1360,10 @@ static void conn_text(fbw_replay *rp, fbw_buf *b, const fbw_report_conn *ci, rco
         if (c->more_fail)
             putf(b, "failed: %zu more steps (the first %d are listed)\n", c->more_fail,
                  MAX_FAILURES_KEPT);
+        if (c->src.w.late)
+            putf(b, "note: %" PRIu64 " replies came after their step was handed on to the replay "
+                    "(streaming window): not in the capture's results, so not compared\n",
+                 c->src.w.late);
         figures_text(b, ci->stats, &c->stats, c->replayed);
         kinds_text(b, c->kinds, c->replayed);
     }
@@ -1377,6 +1397,7 @@ static void conn_json(fbw_replay *rp, fbw_buf *b, const fbw_report_conn *ci, rco
             put(b, "null");
         put(b, ",\"ratio\":");
         ratio_json(b, ci->stats, &c->stats, c->replayed);
+        putf(b, ",\"late_replies\":%" PRIu64, c->src.w.late);
     }
     put(b, ",\"capture\":");
     stats_json(b, ci->stats);
@@ -1451,6 +1472,11 @@ static int compare(const fbw_replay *rp, const xacc *x)
     const fbw_result *cap = &x->cap, *rep = &x->rep;
     if (rp->o.results_ignore || !x->ok)
         return FBW_FP_NOT_COMPARED;
+    if (x->kind == FBW_STEP_BLOB_READ) { /* its bytes: as many as the capture read */
+        if (cap->unknown)
+            return FBW_FP_NOT_COMPARED;
+        return rep->rows == cap->rows && rep->hash == cap->hash ? FBW_FP_MATCH : FBW_FP_DIFFERENT;
+    }
     int compared = 0, same = 1;
     if (cap->rows >= 0) {
         compared = 1;
@@ -1476,7 +1502,15 @@ static void side_text(fbw_buf *b, const char *who, const fbw_result *r, int rows
 static void difference_text(fbw_buf *b, const diff *d)
 {
     int rows = d->cap.rows >= 0;
-    putf(b, "different: step %zu execute s%d ", d->step, d->stmt);
+    if (d->kind == FBW_STEP_BLOB_READ) {
+        putf(b,
+             "different: step %zu blob_read (row %" PRIu32 " col %u of step %zu): capture %" PRId64
+             " bytes%s (hash %016" PRIx64 "), replay %" PRId64 " bytes (hash %016" PRIx64 ")\n",
+             d->step, d->read_row + 1, d->read_col + 1u, d->read_exec, d->cap.rows,
+             d->cap.eof ? "" : " read of it", d->cap.hash, d->rep.rows, d->rep.hash);
+        return;
+    }
+    putf(b, "different: step %zu %s s%d ", d->step, fbw_step_name(d->kind), d->stmt);
     if (d->sql)
         quote(b, d->sql, strlen(d->sql));
     put(b, ": ");
@@ -1489,7 +1523,8 @@ static void difference_text(fbw_buf *b, const diff *d)
 static void difference_json(fbw_buf *b, const diff *d)
 {
     const fbw_result *cap = &d->cap, *rep = &d->rep;
-    putf(b, "{\"step\":%zu,\"stmt\":%d,\"sql\":", d->step, d->stmt);
+    putf(b, "{\"step\":%zu,\"kind\":\"%s\",\"stmt\":%d,\"sql\":", d->step,
+         fbw_step_name(d->kind), d->stmt);
     quote_cstr(b, d->sql);
     putf(b,
          ",\"capture\":{\"rows\":%" PRId64 ",\"hash\":\"%016" PRIx64 "\",\"affected\":%" PRId64
@@ -1543,9 +1578,36 @@ static void keep_diff(run *r, const xacc *x)
     diff *d = &c->diffs[c->ndiffs++];
     d->step = x->step;
     d->stmt = x->stmt;
+    d->kind = x->kind;
+    d->read_exec = x->read_exec;
+    d->read_row = x->read_row;
+    d->read_col = x->read_col;
     d->sql = x->sql ? dup_str(r->rp, x->sql) : NULL;
     d->cap = x->cap;
     d->rep = x->rep;
+}
+
+/* ---- for replay_ops.c ---- */
+
+void rp_nomem(run *r)
+{
+    atomic_store(&r->rp->nomem, 1);
+}
+
+/* An execution that ended at once (replay_ops.c): compare it, count it, keep its difference. */
+int rp_count_once(run *r, const xacc *x)
+{
+    int res = compare(r->rp, x);
+    rconn *c = r->rc;
+    if (res != FBW_FP_NOT_COMPARED) {
+        c->compared++;
+        c->matched += res == FBW_FP_MATCH;
+    }
+    if (res == FBW_FP_DIFFERENT) {
+        c->different++;
+        keep_diff(r, x);
+    }
+    return res;
 }
 
 /* ---- latency per fingerprint ---- */
@@ -1553,7 +1615,7 @@ static void keep_diff(run *r, const xacc *x)
 static const char *const end_names[FBW_STEP_KINDS] = {
     [FBW_STEP_COMMIT] = "COMMIT", [FBW_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
     [FBW_STEP_ROLLBACK] = "ROLLBACK", [FBW_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
-    [FBW_STEP_BLOB] = "(blob write)",
+    [FBW_STEP_BLOB] = "(blob write)", [FBW_STEP_BLOB_READ] = "(blob read)",
 };
 
 static int is_execution(int kind)
@@ -1616,6 +1678,7 @@ static void exec_begin(run *r, const fbw_qstep *q)
     memset(x, 0, sizeof *x);
     x->step = q->index;
     x->stmt = slot;
+    x->kind = FBW_STEP_EXECUTE;
     x->cap = q->s.result;
     x->rep = (fbw_result){.rows = -1, .affected = -1};
     x->sql = q->s.sql_step && r->sql[slot] ? dup_str(r->rp, r->sql[slot]) : NULL;
@@ -1629,8 +1692,9 @@ static void add_to(fbw_fp_exec *e, const fbw_step *s, uint64_t ns, uint32_t rts)
     e->replay_rt += rts;
 }
 
-/* An execution is its execute step and the fetch steps of its cursor: latencies and round trips
- * of those steps add up (think time between them is not latency). */
+/* An execution is its execute step, the fetch steps of its cursor and the info_sql steps that
+ * asked about it: latencies and round trips of those steps add up (think time between them is not
+ * latency). */
 static void account(run *r, const fbw_qstep *q, uint64_t ns, uint32_t rts, int ran)
 {
     const fbw_step *s = &q->s;
@@ -1645,11 +1709,13 @@ static void account(run *r, const fbw_qstep *q, uint64_t ns, uint32_t rts, int r
         x->ok = ok;
         x->e.replayed = ok && r->rc->replayed;
         add_to(&x->e, s, ns, rts);
-    } else if (s->kind == FBW_STEP_FETCH && s->owner != q->index && x && x->step == s->owner) {
+    } else if ((s->kind == FBW_STEP_FETCH || s->kind == FBW_STEP_INFO_SQL) &&
+               s->owner != q->index && x && x->step == s->owner) {
         x->e.replayed &= ok;
         add_to(&x->e, s, ns, rts);
     } else if (is_execution(s->kind)) {
-        fbw_fp_exec e = {.replayed = ok && r->rc->replayed, .result = FBW_FP_NOT_COMPARED};
+        fbw_fp_exec e = {.replayed = ok && r->rc->replayed,
+                         .result = ran ? r->once_result : FBW_FP_NOT_COMPARED};
         add_to(&e, s, ns, rts);
         const char *sql = s->kind == FBW_STEP_IMMEDIATE ? (const char *)s->data : NULL;
         add_fp(r, end_names[s->kind], sql, &e);

@@ -68,6 +68,9 @@ static size_t step_bytes(const fbw_step *s)
         n += s->params[i].len;
     if (s->blob_steps)
         n += s->nparams * sizeof *s->blob_steps;
+    n += s->nacts * sizeof *s->acts + s->out_n * sizeof *s->out_cols; /* blob reads, immediate2 */
+    for (size_t i = 0; s->acts && i < s->nacts; i++)
+        n += s->acts[i].nitems;
     return n;
 }
 

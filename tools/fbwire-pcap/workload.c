@@ -41,7 +41,23 @@ typedef struct fbw_wl_slot {
 static const char *const step_names[FBW_STEP_KINDS] = {
     "start",   "commit",  "commit_retaining", "rollback", "rollback_retaining", "prepare",
     "execute", "fetch",   "close",            "drop",     "immediate",          "blob",
+    "blob_read", "info_sql", "info_database", "info_transaction",
 };
+
+/* A blob id seen in a fetched row: where it was (execute step, row, column). */
+typedef struct fbw_wl_bid {
+    uint32_t hi, lo;
+    size_t exec; /* 1-based; 0: empty entry */
+    uint32_t row;
+    uint16_t col;
+} wl_bid;
+
+uint64_t fbw_fnv(uint64_t h, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211u;
+    return h;
+}
 
 const char *fbw_step_name(int kind)
 {
@@ -53,6 +69,8 @@ void fbw_workload_init(fbw_workload *w)
     memset(w, 0, sizeof *w);
     fbw_ring_init(&w->wait, sizeof(wl_wait), 0);
     fbw_ring_init(&w->info_wait, sizeof(int), 0);
+    fbw_ring_init(&w->seg_wait, sizeof(size_t), 0);
+    fbw_ring_init(&w->imm_wait, sizeof(size_t), 0);
 }
 
 void fbw_step_free(fbw_step *s)
@@ -66,6 +84,10 @@ void fbw_step_free(fbw_step *s)
     free(s->msg);
     free(s->blob_steps);
     free(s->bpb);
+    for (size_t i = 0; i < s->nacts; i++)
+        free(s->acts[i].items);
+    free(s->acts);
+    free(s->out_cols);
 }
 
 void fbw_workload_free(fbw_workload *w)
@@ -84,6 +106,9 @@ void fbw_workload_free(fbw_workload *w)
     }
     free(w->slot);
     fbw_ring_free(&w->info_wait);
+    fbw_ring_free(&w->seg_wait);
+    fbw_ring_free(&w->imm_wait);
+    free(w->bids);
     memset(w, 0, sizeof *w);
 }
 
@@ -451,18 +476,60 @@ static void on_fetch(fbw_workload *w, const fbw_pkt *p)
     }
 }
 
+static int copy_info(fbw_workload *w, fbw_step *s, const fbw_pkt *p)
+{
+    s->info_buflen = p->u.info.buffer_length;
+    return copy_bytes(w, s, p->u.info.items);
+}
+
 /* op_info_sql: replies come in request order; one asking for isc_info_sql_records gives the
- * affected rows of the statement's current execution. */
+ * affected rows of the statement's current execution. Sent in the same write as the execution
+ * (as fbwire does) it is part of the execute step (the replay asks the same way); otherwise it is
+ * an info_sql step of its own, replayed with the client's items on the replayed statement. */
 static void on_info_sql(fbw_workload *w, const fbw_pkt *p)
 {
-    int slot = 0;
-    if (memchr(p->u.info.items.p, FBW_INFO_SQL_RECORDS, p->u.info.items.n)) {
-        slot = lookup(w->sth, w->nsth, p->u.info.object, w->last_stmt);
-        if (slot > 0 && w->slot[slot].exec)
-            w->cur = w->slot[slot].exec;
-    }
-    if (fbw_ring_push(&w->info_wait, &(int){slot > 0 ? slot : 0}) != FBW_OK)
+    int slot = lookup(w->sth, w->nsth, p->u.info.object, w->last_stmt);
+    int records = p->u.info.items.n && memchr(p->u.info.items.p, FBW_INFO_SQL_RECORDS,
+                                              p->u.info.items.n) != NULL;
+    size_t exec = slot > 0 ? w->slot[slot].exec : 0;
+    static const uint8_t count_items[] = {FBW_INFO_SQL_RECORDS, FBW_INFO_END};
+    /* (streaming: an execution already handed on cannot take it: a step of its own then) */
+    int with_exec = exec && at(w, exec) && at(w, w->n) && at(w, w->n)->owner == exec &&
+                    w->last_from_client && p->u.info.items.n == sizeof count_items &&
+                    !memcmp(p->u.info.items.p, count_items, sizeof count_items);
+    if (fbw_ring_push(&w->info_wait, &(int){records && slot > 0 ? slot : 0}) != FBW_OK)
         w->nomem = 1;
+    if (with_exec) {
+        at(w, exec)->count_info = 1;
+        w->cur = exec;
+        return;
+    }
+    fbw_step *s = add_step(w, FBW_STEP_INFO_SQL, w->packets);
+    if (!s)
+        return;
+    step_stmt(w, s, p->u.info.object);
+    copy_info(w, s, p);
+    if (exec) {
+        s->owner = exec;
+        s->sql_step = w->slot[slot].prepare;
+        if (records && at(w, exec)) /* else handed on: the replay still counts it (owner) */
+            at(w, exec)->counted_by = w->n;
+    }
+}
+
+static void on_info_other(fbw_workload *w, const fbw_pkt *p)
+{
+    fbw_step *s = add_step(w, p->op == FBW_OP_INFO_DATABASE ? FBW_STEP_INFO_DATABASE
+                                                            : FBW_STEP_INFO_TRANSACTION,
+                           w->packets);
+    if (!s)
+        return;
+    if (p->op == FBW_OP_INFO_TRANSACTION) {
+        step_tx(w, s, p->u.info.object);
+        if (!s->tx && !s->problem)
+            set_problem(w, s, "no transaction named");
+    }
+    copy_info(w, s, p);
 }
 
 static void on_free(fbw_workload *w, const fbw_pkt *p)
@@ -478,16 +545,39 @@ static void on_free(fbw_workload *w, const fbw_pkt *p)
 
 /* SET TRANSACTION (and COMMIT) can be SQL: without a transaction the step gets a fresh slot the
  * reply may start; with one, a reply object 0 means the SQL ended it. */
-static void on_immediate(fbw_workload *w, const fbw_pkt *p)
+static void on_immediate(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     fbw_step *s = add_step(w, FBW_STEP_IMMEDIATE, w->packets);
     if (!s)
         return;
     step_tx(w, s, p->u.sqlst.tr);
     copy_bytes(w, s, p->u.sqlst.sql);
+    if (p->op == FBW_OP_EXEC_IMMEDIATE2) {
+        /* the input message as the client sent it, the output row's format from its BLR */
+        s->imm2 = 1;
+        if (p->u.sqlst.messages)
+            take_params(w, s, d, p->u.sqlst.msg);
+        fbw_bytes blr = p->u.sqlst.out_blr;
+        uint16_t n = 0;
+        fbw_err err;
+        if (blr.n && fbw_blr_count(blr.p, blr.n, &n, &err) != FBW_OK) {
+            set_problem(w, s, "output BLR: %s", err.msg);
+        } else if (blr.n) {
+            s->out_cols = calloc(n ? n : 1, sizeof *s->out_cols);
+            fbw_msgfmt f = {s->out_cols, 0, n};
+            if (!s->out_cols)
+                w->nomem = 1;
+            else if (fbw_blr_parse(blr.p, blr.n, &f, &err) != FBW_OK)
+                set_problem(w, s, "output BLR: %s", err.msg);
+            else
+                s->out_n = f.n;
+        }
+        if (fbw_ring_push(&w->imm_wait, &(size_t){w->n}) != FBW_OK)
+            w->nomem = 1;
+    }
     if (p->u.sqlst.tr == 0) {
         s->tx = ++w->ntx;
-        wait_push(w, FBW_OP_EXEC_IMMEDIATE, s->tx);
+        wait_push(w, p->op, s->tx);
     }
 }
 
@@ -561,15 +651,190 @@ static void on_segment(fbw_workload *w, const fbw_pkt *p)
     fbw_buf_free(&out);
 }
 
+static fbw_blob_act *add_act(fbw_workload *w, fbw_step *s, int32_t op);
+
 static void on_blob_end(fbw_workload *w, const fbw_pkt *p)
 {
     fbw_step *s = blob_step(w, p->u.rlse.object);
+    if (s && s->kind == FBW_STEP_BLOB_READ) {
+        add_act(w, s, p->op); /* the replay closes it the same way: waiting or not */
+        w->close_step = (size_t)(s - w->steps) + w->base + 1;
+        return;
+    }
     if (!s) {
         w->not_replayed[p->op]++; /* a blob opened for reading */
         return;
     }
     if (p->op == FBW_OP_CANCEL_BLOB)
         s->cancelled = 1;
+}
+
+/* ---- blobs read by the client ---- */
+
+static wl_bid *bid_slot(wl_bid *t, size_t cap, uint32_t hi, uint32_t lo)
+{
+    size_t i = (size_t)(((uint64_t)hi << 32 | lo) * 0x9E3779B97F4A7C15u >> 17) & (cap - 1);
+    while (t[i].exec && (t[i].hi != hi || t[i].lo != lo))
+        i = (i + 1) & (cap - 1);
+    return &t[i];
+}
+
+/* Remember where a blob id was fetched; a later row with the same id wins (the client opens the
+ * id it fetched last). */
+static void bid_put(fbw_workload *w, uint32_t hi, uint32_t lo, size_t exec, uint32_t row,
+                    uint16_t col)
+{
+    if (w->nbids >= FBW_WL_BIDS_MAX) { /* bounded (streaming): the oldest ids are forgotten */
+        memset(w->bids, 0, w->bids_cap * sizeof *w->bids);
+        w->nbids = 0;
+        w->bids_forgot = 1;
+    }
+    if ((w->nbids + 1) * 2 > w->bids_cap) {
+        size_t cap = w->bids_cap ? w->bids_cap * 2 : 64;
+        wl_bid *t = calloc(cap, sizeof *t);
+        if (!t) {
+            w->nomem = 1;
+            return;
+        }
+        for (size_t i = 0; i < w->bids_cap; i++)
+            if (w->bids[i].exec)
+                *bid_slot(t, cap, w->bids[i].hi, w->bids[i].lo) = w->bids[i];
+        free(w->bids);
+        w->bids = t;
+        w->bids_cap = cap;
+    }
+    wl_bid *e = bid_slot(w->bids, w->bids_cap, hi, lo);
+    w->nbids += e->exec == 0;
+    *e = (wl_bid){hi, lo, exec, row, col};
+}
+
+static const wl_bid *bid_get(const fbw_workload *w, uint32_t hi, uint32_t lo)
+{
+    if (!w->bids_cap)
+        return NULL;
+    const wl_bid *e = bid_slot(w->bids, w->bids_cap, hi, lo);
+    return e->exec ? e : NULL;
+}
+
+/* op_open_blob(2): a blob read step, replayed on the id the replay fetched at the same row and
+ * column of the same execution. */
+static void on_open_blob(fbw_workload *w, const fbw_pkt *p)
+{
+    fbw_step *s = add_step(w, FBW_STEP_BLOB_READ, w->packets);
+    if (!s)
+        return;
+    s->result.rows = 0;
+    s->result.hash = FBW_FNV_BASIS;
+    if (p->u.blob.bpb.n) {
+        s->bpb = malloc(p->u.blob.bpb.n);
+        if (!s->bpb)
+            w->nomem = 1;
+        else
+            memcpy(s->bpb, p->u.blob.bpb.p, p->u.blob.bpb.n);
+        s->bpb_len = s->bpb ? p->u.blob.bpb.n : 0;
+    }
+    s->blob_hi = p->u.blob.id_hi;
+    s->blob_lo = p->u.blob.id_lo;
+    const wl_bid *b = bid_get(w, s->blob_hi, s->blob_lo);
+    if (!b) {
+        set_problem(w, s,
+                    "blob id %08x:%08x is in no row the capture fetched (read before the capture "
+                    "started, or from an output it cannot decode)%s",
+                    (unsigned)s->blob_hi, (unsigned)s->blob_lo,
+                    w->bids_forgot ? ", or among the fetched ids forgotten past the latest "
+                                     "65536" : "");
+    } else {
+        /* the replay keeps the ids of its executions' rows (replay.c): the execution may have
+         * been handed on already (streaming), its step is not needed here */
+        const fbw_step *x = at(w, b->exec);
+        s->read_exec = b->exec;
+        s->read_row = b->row;
+        s->read_col = b->col;
+        s->sql_step = x ? x->sql_step : 0;
+    }
+    step_tx(w, s, p->u.blob.tr); /* after the id: an unknown id is the first reason */
+    if (!s->tx && !s->problem)
+        set_problem(w, s, "no transaction named");
+    w->last_blob = (int)w->n; /* 0xFFFF now names the blob */
+    w->last_tx = 0;
+    w->last_stmt = 0;
+    wait_push(w, p->op, (int)w->n);
+}
+
+static fbw_step *read_step(fbw_workload *w, uint16_t handle)
+{
+    fbw_step *s = blob_step(w, handle);
+    return s && s->kind == FBW_STEP_BLOB_READ ? s : NULL;
+}
+
+static fbw_blob_act *add_act(fbw_workload *w, fbw_step *s, int32_t op)
+{
+    if (grow(w, (void **)&s->acts, &s->acts_cap, s->nacts + 1, sizeof *s->acts))
+        return NULL;
+    fbw_blob_act *a = &s->acts[s->nacts++];
+    memset(a, 0, sizeof *a);
+    a->op = op;
+    a->burst = !w->last_from_client;
+    w->cur = (size_t)(s - w->steps) + w->base + 1; /* its round trips and time are the read's */
+    return a;
+}
+
+/* op_get_segment, op_seek_blob, op_info_blob on a blob: an act of its read step. Every
+ * op_get_segment's reply is awaited in order (seg_wait), also those on blobs not replayed. */
+static void on_blob_op(fbw_workload *w, const fbw_pkt *p)
+{
+    uint16_t h = p->op == FBW_OP_GET_SEGMENT ? p->u.sgmt.blob
+                 : p->op == FBW_OP_SEEK_BLOB ? p->u.seek.blob
+                                             : p->u.info.object;
+    fbw_step *s = read_step(w, h);
+    fbw_blob_act *a = s ? add_act(w, s, p->op) : NULL;
+    if (p->op == FBW_OP_GET_SEGMENT &&
+        fbw_ring_push(&w->seg_wait, &(size_t){a ? (size_t)(s - w->steps) + w->base + 1 : 0}) != FBW_OK)
+        w->nomem = 1;
+    if (!a) {
+        w->not_replayed[p->op]++;
+        return;
+    }
+    if (p->op == FBW_OP_GET_SEGMENT) {
+        a->buflen = p->u.sgmt.length;
+    } else if (p->op == FBW_OP_SEEK_BLOB) {
+        a->mode = p->u.seek.mode;
+        a->offset = p->u.seek.offset;
+    } else {
+        a->buflen = p->u.info.buffer_length;
+        a->nitems = p->u.info.items.n;
+        a->items = malloc(a->nitems ? a->nitems : 1);
+        if (!a->items)
+            w->nomem = 1;
+        else if (a->nitems)
+            memcpy(a->items, p->u.info.items.p, a->nitems);
+    }
+}
+
+/* The reply to an op_get_segment: its segments' bytes are what the client read. */
+static void on_segment_reply(fbw_workload *w, const fbw_pkt *p)
+{
+    size_t i;
+    if (!fbw_ring_pop(&w->seg_wait, &i) || !i)
+        return;
+    fbw_step *s = at(w, i); /* NULL: handed on (forced out of a full window) */
+    w->late += !s;
+    if (!s || !fbw_status_is_success(p->u.resp.status))
+        return;
+    fbw_buf out;
+    fbw_buf_init(&out);
+    fbw_err err;
+    if (p->u.resp.object > FBW_SEG_EOF ||
+        fbw_blob_segments_parse(p->u.resp.data.p, p->u.resp.data.n, &out, NULL, &err) != FBW_OK) {
+        s->result.unknown = 1;
+    } else {
+        s->result.rows += (int64_t)fbw_buf_avail(&out);
+        if (fbw_buf_avail(&out))
+            s->result.hash = fbw_fnv(s->result.hash, fbw_buf_head(&out), fbw_buf_avail(&out));
+        if (p->u.resp.object == FBW_SEG_EOF)
+            s->result.eof = 1;
+    }
+    fbw_buf_free(&out);
 }
 
 /* ---- FB4 batches: each message becomes an execute of the statement ---- */
@@ -625,6 +890,7 @@ static void on_batch_msg(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
             return;
         }
         take_params_fmt(w, s, &f, fbw_dec_protocol(d), raw);
+        s->count_info = 1; /* the affected rows come with op_batch_cs: the replay asks for them */
     }
 }
 
@@ -693,17 +959,17 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     case FBW_OP_EXECUTE: case FBW_OP_EXECUTE2: on_execute(w, d, p); break;
     case FBW_OP_FETCH: on_fetch(w, p); break;
     case FBW_OP_FREE_STATEMENT: on_free(w, p); break;
-    case FBW_OP_EXEC_IMMEDIATE: on_immediate(w, p); break;
+    case FBW_OP_EXEC_IMMEDIATE: case FBW_OP_EXEC_IMMEDIATE2: on_immediate(w, d, p); break;
+    case FBW_OP_OPEN_BLOB: case FBW_OP_OPEN_BLOB2: on_open_blob(w, p); break;
+    case FBW_OP_GET_SEGMENT: case FBW_OP_SEEK_BLOB: case FBW_OP_INFO_BLOB: on_blob_op(w, p); break;
+    case FBW_OP_INFO_DATABASE: case FBW_OP_INFO_TRANSACTION: on_info_other(w, p); break;
     case FBW_OP_CREATE_BLOB: case FBW_OP_CREATE_BLOB2: on_create_blob(w, p); break;
     case FBW_OP_PUT_SEGMENT: case FBW_OP_BATCH_SEGMENTS: on_segment(w, p); break;
     case FBW_OP_CLOSE_BLOB: case FBW_OP_CANCEL_BLOB: on_blob_end(w, p); break;
     case FBW_OP_BATCH_CREATE: on_batch_create(w, p); break;
     case FBW_OP_BATCH_MSG: on_batch_msg(w, d, p); break;
     case FBW_OP_BATCH_EXEC: on_batch_exec(w, p); break;
-    case FBW_OP_INFO_SQL:
-        on_info_sql(w, p);
-        w->not_replayed[p->op]++; /* the replay asks for its own record counts, nothing else */
-        break;
+    case FBW_OP_INFO_SQL: on_info_sql(w, p); break;
     case FBW_OP_DETACH: case FBW_OP_DISCONNECT:
         if (!w->t_detach)
             w->t_detach = w->now;
@@ -759,18 +1025,62 @@ static void take_row(fbw_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
         w->nomem = 1;
         return;
     }
-    if (fbw_msg_decode(msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK)
+    if (fbw_msg_decode(msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK) {
         r->hash += fbw_row_hash(v, &f);
-    else
+        for (uint16_t k = 0; k < f.n; k++)
+            if (!v[k].is_null && (f.cols[k].type == FBW_SQL_BLOB || f.cols[k].type == FBW_SQL_QUAD))
+                bid_put(w, v[k].u.quad.high, v[k].u.quad.low, sl->exec, (uint32_t)(r->rows - 1), k);
+    } else {
         r->unknown = 1;
+    }
+    free(v);
+}
+
+/* op_exec_immediate2's output row (op_sql_response), decoded with the client's output BLR. */
+static void imm_row(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+{
+    const size_t *i = fbw_ring_at(&w->imm_wait, 0);
+    fbw_step *s = i && *i ? at(w, *i) : NULL;
+    if (!s) {
+        w->late += i && *i; /* handed on already */
+        return;
+    }
+    fbw_result *r = &s->result;
+    if (!s->out_n)
+        return; /* no output asked for: nothing to compare (the server answers with none) */
+    if (r->rows < 0)
+        r->rows = 0;
+    r->eof = 1;
+    if (!p->u.sqldata.messages)
+        return;
+    r->rows++;
+    fbw_msgfmt f = {s->out_cols, s->out_n, s->out_n};
+    fbw_value *v = calloc(f.n ? f.n : 1, sizeof *v);
+    fbw_err err;
+    if (!v) {
+        w->nomem = 1;
+        return;
+    }
+    if (s->out_cols && fbw_msg_decode(p->u.sqldata.msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK) {
+        r->hash += fbw_row_hash(v, &f);
+        for (uint16_t k = 0; k < f.n; k++) /* a blob id returned (RETURNING): readable too */
+            if (!v[k].is_null && (f.cols[k].type == FBW_SQL_BLOB || f.cols[k].type == FBW_SQL_QUAD))
+                bid_put(w, v[k].u.quad.high, v[k].u.quad.low, *i, 0, k);
+    } else {
+        r->unknown = 1;
+    }
     free(v);
 }
 
 static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     int slot = w->fetching;
-    if (slot <= 0 || !at(w, w->slot[slot].exec))
+    if (slot <= 0 || !w->slot[slot].exec)
         return;
+    if (!at(w, w->slot[slot].exec)) {
+        w->late++; /* its execution was handed on (streaming) */
+        return;
+    }
     fbw_result *r = &at(w, w->slot[slot].exec)->result;
     if (p->op == FBW_OP_FETCH_RESPONSE && p->u.sqldata.status == 100) {
         r->eof = 1;
@@ -793,6 +1103,10 @@ static void server_info(fbw_workload *w, const fbw_pkt *p)
     int slot;
     if (!fbw_ring_pop(&w->info_wait, &slot))
         return;
+    if (slot > 0 && w->slot[slot].exec && !at(w, w->slot[slot].exec)) {
+        w->late++; /* the record counts of an execution already handed on */
+        return;
+    }
     if (slot <= 0 || !at(w, w->slot[slot].exec) || !fbw_status_is_success(p->u.resp.status))
         return;
     uint64_t affected = 0, selected = 0;
@@ -804,6 +1118,24 @@ static void server_info(fbw_workload *w, const fbw_pkt *p)
 
 static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
+    int32_t answering = fbw_dec_answering(d);
+    if (answering == FBW_OP_EXEC_IMMEDIATE2) {
+        if (p->op == FBW_OP_SQL_RESPONSE) {
+            imm_row(w, d, p);
+            return;
+        }
+        if (p->op == FBW_OP_RESPONSE) {
+            size_t i = 0;
+            fbw_step *x = fbw_ring_pop(&w->imm_wait, &i) && i ? at(w, i) : NULL;
+            w->late += i && !x; /* handed on already */
+            if (x && !fbw_status_is_success(p->u.resp.status))
+                x->result.rows = -1; /* failed: nothing to compare */
+            else if (x && x->out_n && x->result.rows < 0)
+                x->result.rows = 0;
+        }
+    }
+    if (p->op == FBW_OP_RESPONSE && answering == FBW_OP_GET_SEGMENT)
+        on_segment_reply(w, p);
     if (p->op == FBW_OP_FETCH_RESPONSE || p->op == FBW_OP_SQL_RESPONSE)
         server_result(w, d, p);
     if (p->op == FBW_OP_RESPONSE && fbw_dec_answering(d) == FBW_OP_INFO_SQL)
@@ -822,6 +1154,8 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         return;
     if (x.op == FBW_OP_ALLOCATE_STATEMENT) {
         bind(w, &w->sth, &w->nsth, &w->sth_cap, obj, x.slot);
+    } else if (x.op == FBW_OP_OPEN_BLOB || x.op == FBW_OP_OPEN_BLOB2) {
+        bind(w, &w->blh, &w->nblh, &w->blh_cap, obj, x.slot);
     } else if (x.op == FBW_OP_CREATE_BLOB || x.op == FBW_OP_CREATE_BLOB2) {
         bind(w, &w->blh, &w->nblh, &w->blh_cap, obj, x.slot);
         if (at(w, (size_t)x.slot)) {
@@ -839,6 +1173,13 @@ void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, con
     w->now = ts_ns;
     if (!w->t_first)
         w->t_first = ts_ns;
+    if (w->close_step && from_client && w->last_from_client) {
+        /* the close went in the same write as this request: nobody waited for its reply */
+        fbw_step *c = at(w, w->close_step);
+        if (c && c->nacts)
+            c->acts[c->nacts - 1].burst = 0;
+    }
+    w->close_step = 0;
     if (from_client) {
         client_packet(w, d, p);
     } else {
@@ -868,6 +1209,13 @@ static int blob_live(fbw_workload *w, size_t k, const fbw_step *b)
     return b->tx != 0;
 }
 
+/* A blob read ends with the client's op_close_blob or op_cancel_blob (its last act). */
+static int read_closed(const fbw_step *s)
+{
+    return s->nacts && (s->acts[s->nacts - 1].op == FBW_OP_CLOSE_BLOB ||
+                        s->acts[s->nacts - 1].op == FBW_OP_CANCEL_BLOB);
+}
+
 /* What a client asks about an execution (its affected rows, more of its rows) it asks right after
  * it; a statement executed once and kept prepared (a driver's version query) would otherwise stay
  * its statement's current execution, and hold every later step of the connection back until the
@@ -890,6 +1238,8 @@ static int pinned(fbw_workload *w, size_t k, const fbw_step *s)
             (sl->run_from && k >= sl->run_from && k <= sl->run_to))
             return 1;
     }
+    if (s->kind == FBW_STEP_BLOB_READ)
+        return !read_closed(s); /* its capture result (bytes read) is complete at its close */
     return s->kind == FBW_STEP_BLOB && blob_live(w, k, s);
 }
 

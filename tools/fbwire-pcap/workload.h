@@ -31,6 +31,11 @@ enum fbw_step_kind {
     FBW_STEP_DROP,               /* op_free_statement DSQL_drop */
     FBW_STEP_IMMEDIATE,          /* op_exec_immediate: data = SQL */
     FBW_STEP_BLOB,               /* op_create_blob(2) + its segments: data = contents, bpb */
+    FBW_STEP_BLOB_READ,          /* op_open_blob(2) of an id from a fetched row + what the client
+                                  * did with it (acts) until op_close_blob / op_cancel_blob */
+    FBW_STEP_INFO_SQL,           /* op_info_sql: data = items, info_buflen */
+    FBW_STEP_INFO_DATABASE,      /* op_info_database: data = items, info_buflen */
+    FBW_STEP_INFO_TRANSACTION,   /* op_info_transaction: data = items, info_buflen */
     FBW_STEP_KINDS
 };
 
@@ -51,6 +56,19 @@ typedef struct fbw_result {
     int64_t affected; /* -1: the client never asked (isc_info_sql_records) */
     int unknown;      /* rows arrived in a format the capture never showed */
 } fbw_result;
+
+/* One request the client sent on a blob it opened for reading, in order: op_get_segment (buflen),
+ * op_seek_blob (mode, offset) or op_info_blob (items, buflen). burst: a reply arrived between it
+ * and the client's previous packet (the client waited), so the replay waits there too. */
+typedef struct fbw_blob_act {
+    int32_t op;
+    uint32_t buflen;
+    uint16_t mode;
+    int32_t offset;
+    uint8_t *items;
+    size_t nitems;
+    int burst;
+} fbw_blob_act;
 
 typedef struct fbw_step {
     int kind;         /* enum fbw_step_kind */
@@ -83,12 +101,35 @@ typedef struct fbw_step {
     size_t bpb_len, data_cap;
     uint32_t blob_hi, blob_lo;
     int cancelled;
+    /* execute: count_info: the client asked for the affected rows in the same write (the replay
+     * does: FBW_EXEC_COUNT); counted_by: the info_sql step that asked later (1-based), 0 none or
+     * not known (that step came after the execute was handed on: the replay finds its execution
+     * by the info step's owner). Blob reads of ids in its rows find the replay's ids by
+     * (execute step, row, column): replay_ops.c keeps them. */
+    int count_info;
+    size_t counted_by;
+    /* blob read steps: what the client did, and where the id came from (result: rows = bytes
+     * the capture read, hash = their FNV-1a hash, eof = read to its end) */
+    fbw_blob_act *acts;
+    size_t nacts, acts_cap;
+    size_t read_exec;    /* the execute step whose row held the id (1-based), 0 unknown */
+    uint32_t read_row;
+    uint16_t read_col;
+    /* info steps: the reply buffer length the client gave (items in data) */
+    uint32_t info_buflen;
+    /* op_exec_immediate2: the output row's format the client gave (its BLR) */
+    int imm2;
+    fbw_col *out_cols;
+    uint16_t out_n;
 } fbw_step;
 
 typedef struct fbw_handle_slot {
     uint16_t handle;
     int slot;
 } fbw_handle_slot;
+
+/* Blob ids of fetched rows the workload remembers for the blob reads that open them. */
+#define FBW_WL_BIDS_MAX 65536
 
 typedef struct fbw_workload {
     fbw_step *steps;  /* steps base+1 .. n (1-based numbers); base is 0 unless streaming */
@@ -116,6 +157,16 @@ typedef struct fbw_workload {
     uint64_t t_first, t_last;   /* capture time of the first and last packet */
     uint64_t now;               /* capture time of the packet being handled */
     uint64_t t_detach;          /* capture time of the client's op_detach (0 if none) */
+    /* blob ids seen in fetched rows -> execute step, row and column (open addressing) */
+    struct fbw_wl_bid *bids;    /* at most FBW_WL_BIDS_MAX: then it starts over (bids_forgot) */
+    size_t nbids, bids_cap;
+    int bids_forgot;
+    uint64_t late;              /* streaming: replies about steps already handed on (rows, record
+                                 * counts, segments, execute immediate results): not in the
+                                 * capture's results, so not compared */
+    fbw_ring seg_wait;          /* op_get_segment in flight (size_t): its blob read step, or 0 */
+    fbw_ring imm_wait;          /* op_exec_immediate2 in flight (size_t): its step */
+    size_t close_step;          /* blob read whose op_close_blob was the latest packet, or 0 */
 } fbw_workload;
 
 void fbw_workload_init(fbw_workload *w);
@@ -123,6 +174,9 @@ void fbw_workload_free(fbw_workload *w);
 /* What one decoded packet means; call it from the fbw_dec callback for every packet. */
 void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
                          uint64_t ts_ns);
+/* FNV-1a 64 over bytes, continuing from h (start with FBW_FNV_BASIS); the blob contents hash. */
+#define FBW_FNV_BASIS 1469598103934665603u
+uint64_t fbw_fnv(uint64_t h, const uint8_t *p, size_t n);
 /* FNV-1a hash of one row: each value's text (value.h) followed by 0x1F, NULL as 0x00 0x1F. The
  * replay hashes its rows the same way. */
 uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f);
