@@ -69,10 +69,13 @@ CREATED = []  # databases to remove at exit, also when the test fails
 
 
 def load_env():
-    state = os.environ.get("FBWIRE_STATE")
-    path = os.path.join(state, "servers.env") if state else ""
-    if not state or not os.path.isfile(path):
-        log("skip: no servers.env (export FBWIRE_STATE)")
+    # where scripts/fb-servers.sh keeps it: $FBWIRE_STATE, else the checkout's .fbwire (as the C
+    # tests' tests/support/servers.c and scripts/test.sh look for it)
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    state = os.environ.get("FBWIRE_STATE") or os.path.join(repo, ".fbwire")
+    path = os.path.join(state, "servers.env")
+    if not os.path.isfile(path):
+        log("skip: no %s (scripts/fb-servers.sh start, or export FBWIRE_STATE)" % path)
         sys.exit(SKIP)
     env = {}
     with open(path) as f:
