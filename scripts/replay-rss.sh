@@ -33,7 +33,7 @@ done
 set -a; . "$FBWIRE_STATE/servers.env"; set +a
 export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD
 PORT=$FBW_FB3_PORT DBDIR=$(dirname "$FBW_FB3_DB") TAG=replay_rss_$$
-TMP=$(mktemp -d /var/tmp/fbwire-replay-rss.XXXXXX)
+TMP=$(mktemp -d "${TMPDIR:-/var/tmp}/fbwire-replay-rss.XXXXXX")
 chmod 0777 "$TMP" # tcpdump drops privileges before writing
 DBS=()
 cleanup() {

@@ -1029,21 +1029,6 @@ static char *rows_of(const fbw_servers *s, const char *dsn, const char *sql)
     return out;
 }
 
-/* Drop a database the test made (FB4's files are inside its chroot: unlink cannot reach them). */
-static void drop_db(const fbw_servers *s, const char *dsn)
-{
-    fbw_client_opts o;
-    fbw_servers_client_opts(s, &o);
-    o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
-    fbw_client *cl;
-    fbw_err e;
-    if (fbw_client_connect(dsn, &o, &cl, &e) != FBW_OK)
-        return;
-    if (fbw_conn_drop_database(fbw_client_conn(cl)) == FBW_OK)
-        fbw_client_wait(cl);
-    fbw_client_close(cl);
-}
-
 /* A number after "\"KEY\":" in JSON text at or after p; -1 when absent. */
 static double json_num(const char *p, const char *key)
 {
@@ -1182,7 +1167,7 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
         char tag[16];
         snprintf(tag, sizeof tag, "src%d", attempt);
         if (attempt)
-            drop_db(&s, src_dsn);
+            fbw_servers_drop_db(&s, src_dsn);
         db_path(from, tag, src, sizeof src, src_dsn, sizeof src_dsn);
         ld_db(&s, src_dsn, 1);
         unsigned long dropped = 0;
@@ -1201,9 +1186,9 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
         fbw_run_free(&l);
     }
     if (!nsteps && lossy == 5) {
-        drop_db(&s, src_dsn);
+        fbw_servers_drop_db(&s, src_dsn);
         for (int i = 0; i < 3; i++)
-            drop_db(&s, dst_dsn[i]);
+            fbw_servers_drop_db(&s, dst_dsn[i]);
         unlink(cap);
         rmdir(tmp);
         cr_skip_test("tcpdump dropped packets in each of 5 captures (a busy machine): nothing to "
@@ -1259,7 +1244,7 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
             free(b);
         }
         if (attempt)
-            drop_db(&s, extra_dsn);
+            fbw_servers_drop_db(&s, extra_dsn);
         if (wall >= capture * 0.9 && wall <= capture * 1.1)
             break;
     }
@@ -1295,7 +1280,7 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
         fprintf(stderr, "--pace none (run %d): wall %.3f s\n", attempt + 1, wall_none);
         fbw_run_free(&r);
         if (attempt)
-            drop_db(&s, extra_dsn);
+            fbw_servers_drop_db(&s, extra_dsn);
     }
     cr_expect(wall_none > 0 && wall_none < wall, "--pace none took %.3f s, paced %.3f s",
               wall_none, wall);
@@ -1330,9 +1315,9 @@ Test(pcap_replay, concurrent_capture_on_fb4_replays_as_a_paced_load_on_fb3, .tim
               "want \"%s\" and 4 copies:\n%s", fan, r.out);
     fbw_run_free(&r);
 
-    drop_db(&s, src_dsn);
+    fbw_servers_drop_db(&s, src_dsn);
     for (int i = 0; i < 3; i++)
-        drop_db(&s, dst_dsn[i]);
+        fbw_servers_drop_db(&s, dst_dsn[i]);
     unlink(cap);
     rmdir(tmp);
 }

@@ -313,21 +313,6 @@ static void create_db(const fbw_servers *s, const char *dsn)
     fbw_run_free(&r);
 }
 
-/* Drop a database the test made (FB4's files are inside its chroot: unlink cannot reach them). */
-static void drop_db(const fbw_servers *s, const char *dsn)
-{
-    fbw_client_opts o;
-    fbw_servers_client_opts(s, &o);
-    o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
-    fbw_client *cl;
-    fbw_err e;
-    if (fbw_client_connect(dsn, &o, &cl, &e) != FBW_OK)
-        return;
-    if (fbw_conn_drop_database(fbw_client_conn(cl)) == FBW_OK)
-        fbw_client_wait(cl);
-    fbw_client_close(cl);
-}
-
 static int spawn_wait(char *const *argv, const char *out)
 {
     posix_spawn_file_actions_t fa;
@@ -375,14 +360,13 @@ static void capture_and_replay(int which)
     char src[1200], dst[1200], src_dsn[1600], dst_dsn[1600];
     path_of(srv, "src", src, sizeof src, src_dsn, sizeof src_dsn);
     path_of(srv, "dst", dst, sizeof dst, dst_dsn, sizeof dst_dsn);
-    drop_db(&s, src_dsn);
-    drop_db(&s, dst_dsn);
+    fbw_servers_drop_db(&s, src_dsn);
+    fbw_servers_drop_db(&s, dst_dsn);
     create_db(&s, src_dsn);
     create_db(&s, dst_dsn);
 
-    char tmp[] = "/tmp/fbwire-test-replay-ops.XXXXXX";
-    cr_assert(mkdtemp(tmp));
-    chmod(tmp, 0777); /* tcpdump drops privileges before writing */
+    char tmp[600];
+    cr_assert_eq(fbw_capture_dir("replay-ops", tmp, sizeof tmp), 0, "%s", strerror(errno));
     char raw[700], cap[700], errlog[700], tdout[700], filter[64], port[16], keep[96];
     snprintf(raw, sizeof raw, "%s/raw.pcap", tmp);
     snprintf(cap, sizeof cap, "%s/session.pcap", tmp);
@@ -467,8 +451,8 @@ static void capture_and_replay(int which)
     fbw_run_free(&a);
     fbw_run_free(&b);
 
-    drop_db(&s, src_dsn);
-    drop_db(&s, dst_dsn);
+    fbw_servers_drop_db(&s, src_dsn);
+    fbw_servers_drop_db(&s, dst_dsn);
     unlink(raw);
     unlink(cap);
     unlink(errlog);
@@ -499,8 +483,8 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     char src[1200], dst[1200], src_dsn[1600], dst_dsn[1600];
     path_of(srv, "late_src", src, sizeof src, src_dsn, sizeof src_dsn);
     path_of(srv, "late_dst", dst, sizeof dst, dst_dsn, sizeof dst_dsn);
-    drop_db(&s, src_dsn);
-    drop_db(&s, dst_dsn);
+    fbw_servers_drop_db(&s, src_dsn);
+    fbw_servers_drop_db(&s, dst_dsn);
     create_db(&s, src_dsn);
     create_db(&s, dst_dsn);
 
@@ -556,9 +540,8 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     cr_assert_eq(fbw_stmt_row_count(st), 1);
     cr_assert_eq(fbw_stmt_row(st, 0, &id, &e), FBW_OK, "%s", e.msg);
 
-    char tmp[] = "/tmp/fbwire-test-replay-ops.XXXXXX";
-    cr_assert(mkdtemp(tmp));
-    chmod(tmp, 0777);
+    char tmp[600];
+    cr_assert_eq(fbw_capture_dir("replay-ops", tmp, sizeof tmp), 0, "%s", strerror(errno));
     char raw[700], cap[700], errlog[700], tdout[700], filter[64], port[16], keep[96];
     snprintf(raw, sizeof raw, "%s/raw.pcap", tmp);
     snprintf(cap, sizeof cap, "%s/late.pcap", tmp);
@@ -609,8 +592,8 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     cr_expect(strstr(r.out, "blob_read                     1            1"), "%s", r.out);
     fbw_run_free(&r);
 
-    drop_db(&s, src_dsn);
-    drop_db(&s, dst_dsn);
+    fbw_servers_drop_db(&s, src_dsn);
+    fbw_servers_drop_db(&s, dst_dsn);
     unlink(raw);
     unlink(cap);
     unlink(errlog);
@@ -649,14 +632,13 @@ Test(pcap_replay_ops, blob_read_past_the_kept_blob_ids_fails_as_forgotten, .time
     char src[1200], dst[1200], src_dsn[1600], dst_dsn[1600];
     path_of(srv, "many_src", src, sizeof src, src_dsn, sizeof src_dsn);
     path_of(srv, "many_dst", dst, sizeof dst, dst_dsn, sizeof dst_dsn);
-    drop_db(&s, src_dsn);
-    drop_db(&s, dst_dsn);
+    fbw_servers_drop_db(&s, src_dsn);
+    fbw_servers_drop_db(&s, dst_dsn);
     create_db(&s, src_dsn);
     create_db(&s, dst_dsn);
 
-    char tmp[] = "/tmp/fbwire-test-replay-ops.XXXXXX";
-    cr_assert(mkdtemp(tmp));
-    chmod(tmp, 0777);
+    char tmp[600];
+    cr_assert_eq(fbw_capture_dir("replay-ops", tmp, sizeof tmp), 0, "%s", strerror(errno));
     char raw[700], cap[700], errlog[700], tdout[700], filter[64], port[16], keep[96];
     snprintf(raw, sizeof raw, "%s/raw.pcap", tmp);
     snprintf(cap, sizeof cap, "%s/many.pcap", tmp);
@@ -732,8 +714,8 @@ Test(pcap_replay_ops, blob_read_past_the_kept_blob_ids_fails_as_forgotten, .time
     cr_expect(strstr(r.out, "\nresults: 2 compared, 2 matched, 0 different"), "%s", r.out);
     fbw_run_free(&r);
 
-    drop_db(&s, src_dsn);
-    drop_db(&s, dst_dsn);
+    fbw_servers_drop_db(&s, src_dsn);
+    fbw_servers_drop_db(&s, dst_dsn);
     unlink(raw);
     unlink(cap);
     unlink(errlog);

@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,4 +56,17 @@ void fbw_tcpdump_stop(pid_t pid)
     kill(pid, SIGINT);
     int st;
     waitpid(pid, &st, 0);
+}
+
+int fbw_capture_dir(const char *name, char *out, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(out, size, "%s/fbwire-test-%s.XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+    if (n < 0 || (size_t)n >= size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (!mkdtemp(out))
+        return -1;
+    return chmod(out, 0777);
 }

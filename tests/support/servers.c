@@ -293,3 +293,17 @@ double fbw_servers_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+void fbw_servers_drop_db(const fbw_servers *s, const char *dsn)
+{
+    fbw_client_opts o;
+    fbw_servers_client_opts(s, &o);
+    o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
+    fbw_client *cl;
+    fbw_err e;
+    if (fbw_client_connect(dsn, &o, &cl, &e) != FBW_OK)
+        return;
+    if (fbw_conn_drop_database(fbw_client_conn(cl)) == FBW_OK)
+        fbw_client_wait(cl);
+    fbw_client_close(cl);
+}

@@ -55,6 +55,9 @@ char *fbw_servers_dsn(const fbw_servers *s, fbw_server_id id, char *buf, size_t 
 /* Client defaults with short timeouts, logging in as SYSDBA (strings point into s, which must
  * outlive o). */
 void fbw_servers_client_opts(const fbw_servers *s, fbw_client_opts *o);
+/* Drop a database a test made, ignoring failure (FB4's files are inside its chroot: unlink
+ * cannot reach them, so the server drops it). */
+void fbw_servers_drop_db(const fbw_servers *s, const char *dsn);
 
 /* A stock server (packaged firebird.conf, WireCrypt = Required): name "fb3s" or "fb4s", read from
  * FBW_<NAME>_HOST/_PORT/_DB in the environment, else from the same env file fbw_servers_load reads.

@@ -87,18 +87,11 @@ static int parse_port(const char *s, uint16_t *out)
     return 0;
 }
 
-static void on_segment(void *arg, const fbw_seg *s)
-{
-    fbw_tcp_segment(arg, s);
-}
-
 /* rp: replay (the report decodes quietly and taps every packet into it), else dump or stats. */
 static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, size_t nports,
                int explicit_ports, fbw_replay *rp, const char *keylog)
 {
     fbw_report *r = NULL;
-    fbw_tcp *t = NULL;
-    fbw_tcp_sink sink;
     fbw_cap_summary sum;
     fbw_err err;
     fbw_err_clear(&err);
@@ -113,15 +106,12 @@ static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, siz
     ro->nports = nports;
     if (fbw_report_new(ro, &r) != FBW_OK)
         goto done;
-    fbw_report_sink(r, &sink);
     /* Without --port every TCP connection is followed and recognised by content. */
-    if (fbw_tcp_new(&sink, ports, explicit_ports ? nports : 0, &t) != FBW_OK)
-        goto done;
-    if (fbw_cap_read(file, on_segment, t, &sum, &err) != FBW_OK) {
-        fprintf(stderr, "fbwire-pcap: %s\n", err.msg);
+    if (fbw_report_read(r, file, ports, nports, explicit_ports, &sum, &err) != FBW_OK) {
+        if (err.code)
+            fprintf(stderr, "fbwire-pcap: %s\n", err.msg);
         goto done;
     }
-    fbw_tcp_finish(t);
     int problems = fbw_report_finish(r, file, &sum);
     if (rp)
         fbw_replay_source(rp, file, keys, ports, nports, explicit_ports);
@@ -141,7 +131,6 @@ static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, siz
 done:
     if (status == 2 && !err.code)
         fprintf(stderr, "fbwire-pcap: out of memory\n");
-    fbw_tcp_free(t);
     fbw_report_free(r);
     fbw_pcap_keys_free(keys);
     return status;

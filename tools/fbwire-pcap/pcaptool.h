@@ -140,6 +140,12 @@ void fbw_report_sink(fbw_report *r, fbw_tcp_sink *sink);
 /* Print what the mode asks for at the end (stats tables, problems); returns the number of
  * connections that could not be decoded to their end. */
 int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *sum);
+/* Read a capture file into r: TCP reassembly (restricted to ports when explicit_ports, else every
+ * connection, recognised by content) feeding the report. FBW_OK; FBW_E_NOMEM (err clear) when
+ * reassembly cannot start; else the reader's error in err. What `dump`, `stats`, `replay --list`
+ * and the streaming replay's reader share. */
+int fbw_report_read(fbw_report *r, const char *file, const uint16_t *ports, size_t nports,
+                    int explicit_ports, fbw_cap_summary *sum, fbw_err *err);
 void fbw_report_free(fbw_report *r);
 
 /* After fbw_report_finish: connection i (0-based; id is i + 1) as `stats` reports it. Pointers

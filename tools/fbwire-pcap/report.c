@@ -932,3 +932,23 @@ void fbw_report_free(fbw_report *r)
     free(r->list);
     free(r);
 }
+
+static void on_segment(void *arg, const fbw_seg *s)
+{
+    fbw_tcp_segment(arg, s);
+}
+
+int fbw_report_read(fbw_report *r, const char *file, const uint16_t *ports, size_t nports,
+                    int explicit_ports, fbw_cap_summary *sum, fbw_err *err)
+{
+    fbw_tcp_sink sink;
+    fbw_tcp *t = NULL;
+    fbw_report_sink(r, &sink);
+    if (fbw_tcp_new(&sink, ports, explicit_ports ? nports : 0, &t) != FBW_OK)
+        return FBW_E_NOMEM;
+    int rc = fbw_cap_read(file, on_segment, t, sum, err);
+    if (rc == FBW_OK)
+        fbw_tcp_finish(t);
+    fbw_tcp_free(t);
+    return rc;
+}

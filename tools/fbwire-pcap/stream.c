@@ -108,37 +108,24 @@ static void tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client
         deliver(st, src);
 }
 
-static void on_segment(void *arg, const fbw_seg *s)
-{
-    fbw_tcp_segment(arg, s);
-}
-
 static void *reader(void *arg)
 {
     fbw_stream *st = arg;
     fbw_report_opts ro = {.mode = FBW_REPORT_QUIET, .out = stdout, .tap = tap, .tap_arg = st,
                           .keys = st->keys, .ports = st->ports, .nports = st->nports};
     fbw_report *r = NULL;
-    fbw_tcp *t = NULL;
-    fbw_tcp_sink sink;
     fbw_cap_summary sum;
     fbw_err err;
     fbw_err_clear(&err);
     st->status = FBW_E_NOMEM;
-    if (fbw_report_new(&ro, &r) == FBW_OK) {
-        fbw_report_sink(r, &sink);
-        if (fbw_tcp_new(&sink, st->ports, st->explicit_ports ? st->nports : 0, &t) == FBW_OK) {
-            st->status = fbw_cap_read(st->file, on_segment, t, &sum, &err);
-            fbw_tcp_finish(t);
-        }
-    }
+    if (fbw_report_new(&ro, &r) == FBW_OK)
+        st->status = fbw_report_read(r, st->file, st->ports, st->nports, st->explicit_ports, &sum, &err);
     /* Connections the first pass saw end but this one did not (out of memory): end them now. */
     for (size_t i = 0; i < st->n; i++)
         if (st->src[i] && !st->src[i]->ended) {
             st->src[i]->ended = 1;
             deliver(st, st->src[i]);
         }
-    fbw_tcp_free(t);
     fbw_report_free(r);
     return NULL;
 }
