@@ -438,6 +438,21 @@ static void not_replayed_json(fbw_buf *b, const fbw_workload *w)
 
 #define MAX_FAILURES_KEPT 1000 /* per connection */
 
+/* Room for one more element in an array of n used of *cap (doubling from 8): 0, or -1 when out of
+ * memory (the array is as it was). */
+static int grow_for_one(void **a, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *p = realloc(*a, c * size);
+    if (!p)
+        return -1;
+    *a = p;
+    *cap = c;
+    return 0;
+}
+
 void rp_add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e,
                         const char *fallback)
 {
@@ -450,15 +465,9 @@ void rp_add_failure(run *r, size_t step, const fbw_step *s, const fbw_err *e,
         atomic_fetch_add(&r->rp->steps_failed, 1);
         return;
     }
-    if (rc->nfail == rc->fail_cap) {
-        size_t cap = rc->fail_cap ? rc->fail_cap * 2 : 8;
-        failure *f = realloc(rc->fail, cap * sizeof *f);
-        if (!f) {
-            atomic_store(&r->rp->nomem, 1);
-            return;
-        }
-        rc->fail = f;
-        rc->fail_cap = cap;
+    if (grow_for_one((void **)&rc->fail, &rc->fail_cap, rc->nfail, sizeof *rc->fail)) {
+        atomic_store(&r->rp->nomem, 1);
+        return;
     }
     failure *f = &rc->fail[rc->nfail++];
     memset(f, 0, sizeof *f);
@@ -763,14 +772,8 @@ static int q_blob(void *arg)
 /* Remember the id of the blob step i created (until its transaction ends). */
 static int keep_blob_id(run *r, size_t i, const fbw_step *s)
 {
-    if (r->nblob_ids == r->blob_ids_cap) {
-        size_t cap = r->blob_ids_cap ? r->blob_ids_cap * 2 : 8;
-        blobid *n = realloc(r->blob_ids, cap * sizeof *n);
-        if (!n)
-            return FBW_E_NOMEM;
-        r->blob_ids = n;
-        r->blob_ids_cap = cap;
-    }
+    if (grow_for_one((void **)&r->blob_ids, &r->blob_ids_cap, r->nblob_ids, sizeof *r->blob_ids))
+        return FBW_E_NOMEM;
     blobid *b = &r->blob_ids[r->nblob_ids];
     memset(b, 0, sizeof *b);
     b->step = i;
@@ -835,15 +838,9 @@ static void do_start(run *r, size_t i)
         return;
     }
     r->tx_start[s->tx] = i; /* its reply arrives with the next request's */
-    if (r->npend == r->pend_cap) {
-        size_t cap = r->pend_cap ? r->pend_cap * 2 : 8;
-        int *n = realloc(r->pend, cap * sizeof *n);
-        if (!n) {
-            atomic_store(&r->rp->nomem, 1);
-            return;
-        }
-        r->pend = n;
-        r->pend_cap = cap;
+    if (grow_for_one((void **)&r->pend, &r->pend_cap, r->npend, sizeof *r->pend)) {
+        atomic_store(&r->rp->nomem, 1);
+        return;
     }
     r->pend[r->npend++] = s->tx;
 }
@@ -998,24 +995,12 @@ static void tx_ended(run *r, int t)
             k++;
     if (!r->tx[t] || r->tx[t]->state != FBW_TX_ENDED || r->tx_start[t])
         return;
-    if (r->ntxpool == r->txpool_cap) {
-        size_t cap = r->txpool_cap ? r->txpool_cap * 2 : 8;
-        fbw_tx **n = realloc(r->txpool, cap * sizeof *n);
-        if (!n)
-            return; /* kept where it is */
-        r->txpool = n;
-        r->txpool_cap = cap;
-    }
+    if (grow_for_one((void **)&r->txpool, &r->txpool_cap, r->ntxpool, sizeof *r->txpool))
+        return; /* kept where it is */
     r->txpool[r->ntxpool++] = r->tx[t];
     r->tx[t] = NULL;
-    if (r->ntx_free == r->tx_free_cap) {
-        size_t cap = r->tx_free_cap ? r->tx_free_cap * 2 : 8;
-        int *n = realloc(r->tx_free, cap * sizeof *n);
-        if (!n)
-            return; /* the number is not reused */
-        r->tx_free = n;
-        r->tx_free_cap = cap;
-    }
+    if (grow_for_one((void **)&r->tx_free, &r->tx_free_cap, r->ntx_free, sizeof *r->tx_free))
+        return; /* the number is not reused */
     r->tx_orig[t] = 0;
     r->tx_free[r->ntx_free++] = t;
 }
@@ -1565,15 +1550,9 @@ static void keep_diff(run *r, const xacc *x)
         c->more_diffs++;
         return;
     }
-    if (c->ndiffs == c->diffs_cap) {
-        size_t cap = c->diffs_cap ? c->diffs_cap * 2 : 8;
-        diff *n = realloc(c->diffs, cap * sizeof *n);
-        if (!n) {
-            atomic_store(&r->rp->nomem, 1);
-            return;
-        }
-        c->diffs = n;
-        c->diffs_cap = cap;
+    if (grow_for_one((void **)&c->diffs, &c->diffs_cap, c->ndiffs, sizeof *c->diffs)) {
+        atomic_store(&r->rp->nomem, 1);
+        return;
     }
     diff *d = &c->diffs[c->ndiffs++];
     d->step = x->step;
