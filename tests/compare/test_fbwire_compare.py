@@ -307,6 +307,23 @@ def test_summary_at_distance_flags_the_model(fixtures, tmp_path):
     assert "latency p95 (ms) against RTT" in md and "| direct | 1 ms |" in md
 
 
+def test_model_at_the_links_measured_rtt(fixtures, tmp_path):
+    out = recorded_dir(fixtures, tmp_path)
+    for t in ("pg", "mariadb"):  # at 1 ms, the ping through the link said 1.25 ms (its own lateness)
+        for r in ("cap", "r1", "r2"):
+            d = json.load(open(str(out / "runs" / (PS % (t, r) + ".json"))))
+            d["rtt_ms"], d["link_rtt_ms"] = 1.0, 1.25
+            json.dump(d, open(str(out / "runs" / (PS % (t, r) + "-rtt1.json")), "w"))
+    s, _, _ = summary.summarize(str(out))
+    c = summary.find(s["cases"], "oltp_point_select", "pg", 1.0)
+    loop = summary.find(s["cases"], "oltp_point_select", "pg", 0.0)
+    assert c["predicted_tps_link_rtt"] == summary.predict(loop, 1.25) < c["predicted_tps"]
+    assert abs(c["model_difference_link_rtt"] - (c["tps"]["median"] / c["predicted_tps_link_rtt"] - 1)) < 1e-9
+    assert loop["predicted_tps_link_rtt"] is None  # direct: no link, nothing to predict
+    md = read(str(out / "summary.md"))
+    assert "oltp_point_select, 2 threads: predicted at the link's measured RTT" in md
+
+
 def test_capture_once_names_why_distant_cases_have_no_count(fixtures, tmp_path):
     out = recorded_dir(fixtures, tmp_path)
     meta = read(str(out / "meta.txt"))
@@ -431,6 +448,7 @@ def test_preset_results_parts_are_valid_command_lines():
     assert st.rtt == [0.0, 0.2, 1.0, 5.0] and len(st.targets) == 12 and "fb4-fbclient-per-statement" in st.targets
     st = cli.settings(p.parse_args(results.part_argv("loopback", "o", 5, 3)), [])
     assert st.rtt == [0.0] and set(st.workloads).isdisjoint(results.DISTANCE_WORKLOADS) and len(st.workloads) == 6
+    assert len(st.targets) == 10 and not any(t.endswith("-pipelined") for t in st.targets)
     st = cli.settings(p.parse_args(results.part_argv("rate", "o", 5, 3)), [])
     assert st.rate == "100mbit" and st.specs["fb3-fbwire-zlib"] == ("fb3-fbwire", "--fbwire-compress=on")
 

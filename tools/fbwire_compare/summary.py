@@ -88,6 +88,12 @@ def model(cases):
         if p is None and c["rtt_ms"]:
             c["not_available"]["predicted_tps"] = ("no loopback run (RTT 0) to predict from" if not loop else
                                                    "the loopback run has no TPS or round-trip count")
+        # The same model at the RTT the link was measured to give (a ping through it before the
+        # run): what the round trips explain once the relay's own lateness is counted as wire.
+        lr = c["link_rtt_ms"]["median"] if c.get("link_rtt_ms") and c["rtt_ms"] else None
+        pl = predict(loop, lr) if lr is not None else None
+        c["predicted_tps_link_rtt"] = pl
+        c["model_difference_link_rtt"] = (m - pl) / pl if pl and m is not None else None
 
 
 def summarize(outdir, render=None):
@@ -238,6 +244,24 @@ def distance_tables(s, n, cs):
             out.append("Link RTT measured (ms): " + ", ".join(
                 "%s at %s: %s" % (c["target"], rtt_label(c["rtt_ms"], c["rate"]), stats.fmt(c["link_rtt_ms"], 3))
                 for c in links) + "\n")
+            out += link_model_table(s, w, n, cs)
+    return out
+
+
+def link_model_table(s, w, n, cs):
+    """The model again with the link's measured RTT in place of the asked one."""
+    rtts = [r for r in s["rtt_ms"] if r]
+    out = ["## %s, %s: predicted at the link's measured RTT (difference of the measured TPS)\n" % (w, plural(n)),
+           "| target | " + " | ".join(rtt_label(r, s["meta"].get("rate")) for r in rtts) + " |",
+           "|---|" + "---:|" * len(rtts)]
+    for t in s["targets"]:
+        cells = []
+        for r in rtts:
+            c = find(cs, w, t, r)
+            d = c and c.get("model_difference_link_rtt")
+            cells.append("%s (%+.0f%%)" % (stats.fmt(c["predicted_tps_link_rtt"]), d * 100) if d is not None else "n/a")
+        out.append("| %s | %s |" % (t, " | ".join(cells)))
+    out.append("")
     return out
 
 
