@@ -99,6 +99,9 @@ def rtt(out):
               (c["predicted_tps"] or 0) > 0 and c["model_difference"] is not None)
         check("%s at 1 ms: the link's RTT measured (%s ms)" % (c["target"], c["link_rtt_ms"]),
               c["link_rtt_ms"] and c["link_rtt_ms"]["median"] >= 1.0)
+        check("%s at 1 ms: predicted TPS %s at the link's measured RTT too" % (c["target"], c.get("predicted_tps_link_rtt")),
+              0 < (c.get("predicted_tps_link_rtt") or 0) <= c["predicted_tps"]
+              and c.get("model_difference_link_rtt") is not None)
         loop = next(x for x in s["cases"] if x["rtt_ms"] == 0 and x["target"] == c["target"])
         check("%s: slower at 1 ms (%s) than direct (%s)" % (c["target"], c["tps"]["median"], loop["tps"]["median"]),
               c["tps"]["median"] < loop["tps"]["median"])
@@ -107,6 +110,7 @@ def rtt(out):
         check("%s: rtt_ms 1 and the link's CPU" % path, d["rtt_ms"] == 1.0 and (d["link_cpu_us_per_event"] or 0) > 0)
     md = open(out + "/summary.md").read()
     check("summary.md has TPS and latency against RTT", "TPS against RTT" in md and "latency p95 (ms) against RTT" in md)
+    check("summary.md has the model at the link's measured RTT", "predicted at the link's measured RTT" in md)
 
 
 if __name__ == "__main__":
