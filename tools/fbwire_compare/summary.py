@@ -75,6 +75,11 @@ def predict(loop, rtt_ms):
     return n / (n / loop["tps"]["median"] + rt["median"] * rtt_ms / 1000.0)
 
 
+def difference(measured, predicted):
+    """(measured - predicted) / predicted; None when either figure is missing."""
+    return (measured - predicted) / predicted if predicted and measured is not None else None
+
+
 def model(cases):
     """Predicted next to measured for every case at a distance (and the loopback's own)."""
     for c in cases:
@@ -83,17 +88,16 @@ def model(cases):
         p = predict(loop, c["rtt_ms"])
         c["predicted_tps"] = p
         m = c["tps"]["median"] if c["tps"] else None
-        c["model_difference"] = (m - p) / p if p and m is not None else None
+        c["model_difference"] = difference(m, p)
         c["model_flag"] = c["model_difference"] is not None and abs(c["model_difference"]) > FLAG
         if p is None and c["rtt_ms"]:
             c["not_available"]["predicted_tps"] = ("no loopback run (RTT 0) to predict from" if not loop else
                                                    "the loopback run has no TPS or round-trip count")
         # The same model at the RTT the link was measured to give (a ping through it before the
         # run): what the round trips explain once the relay's own lateness is counted as wire.
-        lr = c["link_rtt_ms"]["median"] if c.get("link_rtt_ms") and c["rtt_ms"] else None
-        pl = predict(loop, lr) if lr is not None else None
-        c["predicted_tps_link_rtt"] = pl
-        c["model_difference_link_rtt"] = (m - pl) / pl if pl and m is not None else None
+        lr = c["link_rtt_ms"]["median"] if c["link_rtt_ms"] and c["rtt_ms"] else None
+        c["predicted_tps_link_rtt"] = predict(loop, lr) if lr is not None else None
+        c["model_difference_link_rtt"] = difference(m, c["predicted_tps_link_rtt"])
 
 
 def summarize(outdir, render=None):
