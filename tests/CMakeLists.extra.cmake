@@ -61,12 +61,14 @@ foreach(module split format)
   set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()
 # Unit tests of fbwire-link's sans-I/O core (tests/tools/test_link_<module>.c, label "unit"): the
-# line (delay, rate, order, stall, slice) and the fault schedule with the number parsing it uses.
+# line (delay, rate, order, stall, slice), the fault schedule with the number parsing it uses, and
+# the wake-up lead.
 set(LINK_TOOL_DIR ${CMAKE_SOURCE_DIR}/tools/fbwire-link)
-foreach(module line fault)
+foreach(module line fault lead)
   set(exe tools_test_link_${module})
   add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/tools/test_link_${module}.c
-                        ${LINK_TOOL_DIR}/line.c ${LINK_TOOL_DIR}/fault.c ${LINK_TOOL_DIR}/units.c)
+                        ${LINK_TOOL_DIR}/line.c ${LINK_TOOL_DIR}/fault.c ${LINK_TOOL_DIR}/units.c
+                        ${LINK_TOOL_DIR}/lead.c)
   target_include_directories(${exe} PRIVATE ${LINK_TOOL_DIR})
   target_link_libraries(${exe} PRIVATE fbwire_testsupport)
   add_test(NAME ${exe} COMMAND ${exe})

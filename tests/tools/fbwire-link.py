@@ -199,9 +199,22 @@ def test_delay_and_rate(echo):
         recv_exact(s, 10)
         rtts.append(time.monotonic() - t)
     s.close()
-    link.stop()
+    summary, _ = link.stop()
     check(min(rtts) >= 0.020 and sorted(rtts)[2] < 0.060,
           "--rtt 20ms: round trips %s ms" % ", ".join("%.1f" % (r * 1e3) for r in rtts))
+    spin = summary["spin"]
+    check(spin["auto"] is True and spin["max_us"] == 100.0 and 0 <= spin["lead_us"] <= 100.0,
+          "summary: --spin auto by default, lead %.1f us learnt within its 100 us cap" % spin["lead_us"])
+
+    link = Link(echo, "--rtt", "2ms", "--spin", "30us")
+    s = link.connect()
+    for i in range(3):
+        s.sendall(b"y")
+        recv_exact(s, 1)
+    s.close()
+    summary, _ = link.stop()
+    check(summary["spin"] == {"auto": False, "max_us": 30.0, "lead_us": 30.0},
+          "--spin 30us: a fixed lead of 30 us (%s)" % json.dumps(summary["spin"]))
 
     link = Link(echo, "--rate", "8mbit")  # 1 byte per microsecond each way
     s = link.connect()
@@ -397,6 +410,12 @@ def test_self_test():
     check(pt["asked_ms"] == 1.0 and pt["median_ms"] >= 1.0 and pt["within"] and pt["cpu_us_per_chunk"] > 0,
           "--json: median %.3f ms, never below the asked RTT; %.1f us of link CPU per chunk"
           % (pt["median_ms"], pt["cpu_us_per_chunk"]))
+    check(pt["sleeping"]["median_ms"] >= 1.0 and pt["sleeping"]["p99_ms"] >= pt["sleeping"]["median_ms"],
+          "--json: with sleeping ends the median is %.3f ms, never below the asked RTT either"
+          % pt["sleeping"]["median_ms"])
+    for bad in (["--spin", "auto:2ms"], ["--spin", "autox"], ["--spin", "auto:"], ["--spin", "fast"]):
+        r = subprocess.run([LINK, "--self-test"] + bad, capture_output=True, text=True, timeout=10)
+        check(r.returncode == 2 and "--spin" in r.stderr, "%s refused: %s" % (" ".join(bad), r.stderr.strip()))
 
 
 def main():

@@ -5,12 +5,15 @@
 #define _GNU_SOURCE /* accept4 */
 #include "loop.h"
 
+#include "lead.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +73,8 @@ typedef struct loop {
     uint32_t nslots, *free_slots, nfree, gen;
     tmr *heap;
     size_t nheap, capheap;
-    uint64_t armed;
+    uint64_t armed; /* the time the timerfd is set for, 0 = not set */
+    fbl_lead lead;
     unsigned char *buf;
     FILE *flog;
     fbl_summary *sum;
@@ -200,15 +204,15 @@ static tmr heap_pop(loop *lp)
     return top;
 }
 
-/* The timerfd goes off at the earliest due time (less the --spin lead); re-armed only when that
- * changes. Returns the epoll timeout: 0 while spinning through the lead, else -1. */
+/* The timerfd goes off at the earliest due time less the lead (lead.h); re-armed only when that
+ * changes. Returns the epoll timeout: 0 while polling through the lead, else -1. */
 static int arm_timer(loop *lp, uint64_t now)
 {
-    uint64_t at = lp->nheap ? lp->heap[0].due : 0;
-    if (at && at <= now + lp->o->spin_ns)
+    uint64_t at = lp->nheap ? lp->heap[0].due : 0, lead = fbl_lead_ns(&lp->lead);
+    if (at && at <= now + lead)
         return 0;
     if (at)
-        at -= lp->o->spin_ns;
+        at -= lead;
     if (at == lp->armed)
         return -1;
     struct itimerspec its = {0};
@@ -655,6 +659,7 @@ static int setup(loop *lp, const fbl_opts *o, int listen_fd)
     signal(SIGPIPE, SIG_IGN);
     /* The default timer slack (50 us) would be the largest error of a short delay. */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    fbl_lead_init(&lp->lead, o->spin_auto, o->spin_ns);
     if (fbl_resolve(o->to, 0, &lp->to, &lp->tolen))
         return -1;
     lp->nslots = raise_nofile(o->max_conns);
@@ -719,6 +724,8 @@ static void dispatch(loop *lp, end *e, uint32_t ev, uint64_t now)
         uint64_t ticks;
         if (read(lp->tim.fd, &ticks, sizeof ticks) < 0)
             ticks = 0;
+        if (lp->armed && now > lp->armed) /* how late the timer woke us: what the lead learns */
+            fbl_lead_note(&lp->lead, now - lp->armed);
         lp->armed = 0; /* expired: arm_timer sets it again */
     } else {
         on_signal(lp, now);
@@ -744,7 +751,12 @@ int fbl_run(const fbl_opts *o, int listen_fd, fbl_summary *sum)
     while (!rc && !L.stop) {
         uint64_t t = now_ns();
         run_timers(&L, t);
-        int n = epoll_wait(L.ep, evs, 64, arm_timer(&L, t));
+        int timeout = arm_timer(&L, t);
+        /* Polling through the lead: let a process this loop has just woken (a write wakes its
+         * reader, often on this CPU) run first, or it waits until the polling ends. */
+        if (timeout == 0)
+            sched_yield();
+        int n = epoll_wait(L.ep, evs, 64, timeout);
         if (n < 0 && errno != EINTR) {
             fprintf(stderr, "fbwire-link: epoll_wait: %s\n", strerror(errno));
             rc = -1;
@@ -758,6 +770,7 @@ int fbl_run(const fbl_opts *o, int listen_fd, fbl_summary *sum)
         }
         bury(&L);
     }
+    sum->lead_ns = fbl_lead_ns(&L.lead);
     teardown(&L);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);

@@ -31,6 +31,7 @@ typedef struct fbl_summary {
      * wait for a full socket). Per microsecond; the last bucket holds 1 ms and more. */
     uint64_t late_hist[FBL_LATE_BUCKETS];
     uint64_t late_max_ns;
+    uint64_t lead_ns; /* the wake-up lead at the end (lead.h) */
 } fbl_summary;
 
 /* The q-quantile (0..1) of the lateness, in microseconds (1000: 1 ms or more); 0 when none. */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* opts.c - fbwire-link's options (opts.h) and its man-style help. */
 #include "opts.h"
+
+#include "lead.h"
 #include "units.h"
 
 #include <stdlib.h>
@@ -18,7 +20,8 @@ void fbl_usage(FILE *f)
 "    fbwire-link --listen ADDR:PORT --to ADDR:PORT [--rtt D] [--delay-up D] [--delay-down D]\n"
 "                [--jitter D] [--rate R] [--rate-up R] [--rate-down R] [--burst SIZE]\n"
 "                [--slice N] [--slice-up N] [--slice-down N] [--fault RULE]... [--seed N]\n"
-"                [--fault-log FILE] [--json FILE] [--queue SIZE] [--max-conns N] [--spin D] [--quiet]\n"
+"                [--fault-log FILE] [--json FILE] [--queue SIZE] [--max-conns N]\n"
+"                [--spin auto|auto:D|D] [--quiet]\n"
 "    fbwire-link --self-test [--self-rtt LIST] [--self-count N] [--tolerance PCT,US] [shaping]\n"
 "\n"
 "DESCRIPTION\n"
@@ -52,14 +55,19 @@ void fbl_usage(FILE *f)
 "    --json FILE         the exit summary as JSON\n"
 "    --queue SIZE        bytes held per direction before that side is no longer read\n"
 "                        (backpressure; default 4m)\n"
-"    --spin D            wake D before each due time and poll through the rest (at most 1ms;\n"
-"                        default 0): more exact on a busy machine, at the cost of CPU\n"
+"    --spin auto|auto:D|D  wake before each due time and poll through the rest, so a chunk\n"
+"                        leaves on time even where the timer wakes the relay late: `auto`\n"
+"                        (the default) learns how early from the timer's recent lateness, at\n"
+"                        most D (default 100us); D alone always wakes D early; 0 never polls.\n"
+"                        At most 1ms; the polling costs CPU, reported in the summary\n"
 "    --max-conns N       concurrent connections (default 4096; raises the open-file limit)\n"
 "    --quiet             no per-connection lines in the exit summary on stderr\n"
 "    --self-test         measure the link: ping-pong over loopback through a link at each\n"
-"                        --self-rtt (default 0.1,1,5,50 ms); prints median and p99 RTT against\n"
-"                        the asked one and the link's CPU per chunk; exit 1 when a median is\n"
-"                        off by more than --tolerance (default 5,30: 5%% + 30 us)\n"
+"                        --self-rtt (default 0.1,1,5,50 ms), timed by ends that are awake\n"
+"                        when the bytes are due; prints median and p99 RTT against the asked\n"
+"                        one, the link's CPU per chunk and lateness, and the median seen by\n"
+"                        ends that sleep while they wait; exit 1 when a median is off by\n"
+"                        more than --tolerance (default 5,30: 5%% + 30 us)\n"
 "    --self-count N      pings per RTT (default: about one second's worth, 20 .. 2000)\n"
 "                        (with --json FILE: the figures as JSON)\n"
 "    -h, --help          this text\n"
@@ -195,8 +203,12 @@ static int other_option(fbl_opts *o, const char *opt, const char *v)
     } else if (!strcmp(opt, "--json")) {
         o->json = v;
     } else if (!strcmp(opt, "--spin")) {
-        if (fbl_parse_duration(v, &o->spin_ns) || o->spin_ns > 1000000)
-            return bad(opt, v, "not a duration of at most 1ms");
+        o->spin_auto = !strncmp(v, "auto", 4);
+        if (o->spin_auto && !v[4])
+            o->spin_ns = FBL_LEAD_AUTO_MAX_NS;
+        else if (fbl_parse_duration(o->spin_auto ? v + 4 + (v[4] == ':') : v, &o->spin_ns) ||
+                 (o->spin_auto && v[4] != ':') || o->spin_ns > 1000000)
+            return bad(opt, v, "not auto, auto:D or a duration D of at most 1ms");
     } else if (!strcmp(opt, "--queue")) {
         if (fbl_parse_size(v, &o->queue_max) || o->queue_max < 1)
             return bad(opt, v, "not a size");
@@ -227,6 +239,8 @@ int fbl_opts_parse(fbl_opts *o, int argc, char **argv)
     o->queue_max = 4u << 20;
     o->seed = 1;
     o->max_conns = 4096;
+    o->spin_auto = 1;
+    o->spin_ns = FBL_LEAD_AUTO_MAX_NS;
     o->tol_ppm = 50000;
     o->tol_ns = 30000;
     static const uint64_t rtts[] = {100000, 1000000, 5000000, 50000000};

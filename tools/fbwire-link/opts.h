@@ -14,7 +14,10 @@ typedef struct fbl_opts {
     uint64_t queue_max;      /* bytes held per direction before reading that side stops */
     uint64_t seed;
     int max_conns;
-    uint64_t spin_ns; /* wake this much before a due time and poll through it */
+    /* Wake before a due time and poll through the rest (lead.h): spin_auto 1 learns how early
+     * (spin_ns is the cap), 0 uses spin_ns as it is (0: no polling). */
+    int spin_auto;
+    uint64_t spin_ns;
     fbl_sched sched;
     const char *json, *fault_log;
     int quiet; /* no per-connection lines on stderr */

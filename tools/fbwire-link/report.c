@@ -45,6 +45,8 @@ void fbl_report_text(const fbl_opts *o, const fbl_summary *s, FILE *f)
             "fbwire-link: chunks written after their due time by: median %u us, p99 %u us, max "
             "%.0f us\n",
             fbl_late_us(s, 0.5), fbl_late_us(s, 0.99), (double)s->late_max_ns / 1e3);
+    fprintf(f, "fbwire-link: wakes %.0f us before a due time (%s)\n", (double)s->lead_ns / 1e3,
+            o->spin_auto ? "--spin auto: learnt" : "--spin");
     if (o->quiet)
         return;
     for (size_t i = 0; i < s->nconn; i++) {
@@ -86,6 +88,8 @@ int fbl_report_json(const fbl_opts *o, const fbl_summary *s, const char *path)
             s->user_s, s->sys_s, s->wall_s, cpu_per_chunk_us(s));
     fprintf(f, " \"late_us\":{\"p50\":%u,\"p99\":%u,\"max\":%.1f},\n", fbl_late_us(s, 0.5),
             fbl_late_us(s, 0.99), (double)s->late_max_ns / 1e3);
+    fprintf(f, " \"spin\":{\"auto\":%s,\"max_us\":%.1f,\"lead_us\":%.1f},\n",
+            o->spin_auto ? "true" : "false", (double)o->spin_ns / 1e3, (double)s->lead_ns / 1e3);
     fprintf(f, " \"connections\":%llu,\"max_open\":%llu,\"refused\":%llu,\"faults\":%llu,",
             (unsigned long long)s->conns, (unsigned long long)s->max_open,
             (unsigned long long)s->refused, (unsigned long long)s->faults);

@@ -10,9 +10,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -154,6 +156,13 @@ typedef struct figures {
     double median_ms, p99_ms;
 } figures;
 
+static void summarise(uint64_t *rtt, int count, figures *f)
+{
+    qsort(rtt, (size_t)count, sizeof *rtt, cmp_u64);
+    f->median_ms = (double)(rtt[(count - 1) / 2] + rtt[count / 2]) / 2e6;
+    f->p99_ms = (double)rtt[(count * 99 + 99) / 100 - 1] / 1e6;
+}
+
 /* `count` pings after a few unmeasured ones; 0 or -1. */
 static int ping_series(int port, int count, figures *f)
 {
@@ -168,12 +177,98 @@ static int ping_series(int port, int count, figures *f)
     }
     if (fd >= 0)
         close(fd);
-    if (ok) {
-        qsort(rtt, (size_t)count, sizeof *rtt, cmp_u64);
-        f->median_ms = (double)(rtt[(count - 1) / 2] + rtt[count / 2]) / 2e6;
-        f->p99_ms = (double)rtt[(count * 99 + 99) / 100 - 1] / 1e6;
-    }
+    if (ok)
+        summarise(rtt, count, f);
     free(rtt);
+    return ok ? 0 : -1;
+}
+
+/* A non-blocking read of what is there, up to `cap`: bytes read, 0 when none, -1 at an end. */
+static ssize_t take_some(int fd, unsigned char *buf, size_t cap)
+{
+    ssize_t n = recv(fd, buf, cap, MSG_DONTWAIT);
+    if (n > 0)
+        return n;
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) ? 0 : -1;
+}
+
+/* Sleep until CLOCK_MONOTONIC time `t` (ns), if it is still ahead. */
+static void sleep_until(uint64_t t)
+{
+    if (t <= mono_ns())
+        return;
+    struct timespec ts = {.tv_sec = (time_t)(t / 1000000000ull),
+                          .tv_nsec = (long)(t % 1000000000ull)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+/* The same pings with both ends in this process, awake when the bytes arrive: it sleeps until
+ * POLL_LEAD_NS before the echo's bytes are due (half the asked RTT), polls the echo's socket and
+ * sends them back, then does the same for the answer. What it times is the link and loopback
+ * alone, not how long this machine takes to wake an endpoint that sleeps the whole wait (which
+ * the sleeping series shows). It polls only near the due times: a process that polls all the
+ * time is, on a virtual machine whose host is busy, the one the host takes the CPU from.
+ * Gives up after 10 s per ping. */
+#define POLL_LEAD_NS 250000ull
+
+static uint64_t ping_polling(int cfd, int efd, unsigned seq, uint64_t rtt)
+{
+    unsigned char out[PING_BYTES], in[PING_BYTES], echo[PING_BYTES];
+    memset(out, (int)(seq & 0xff), sizeof out);
+    uint64_t t0 = mono_ns(), give_up = t0 + 10000000000ull;
+    if (write(cfd, out, sizeof out) != (ssize_t)sizeof out)
+        return 0;
+    size_t echoed = 0, got = 0;
+    while (got < sizeof in) {
+        uint64_t due = echoed < sizeof echo ? t0 + rtt / 2 : t0 + rtt;
+        if (due > POLL_LEAD_NS)
+            sleep_until(due - POLL_LEAD_NS);
+        ssize_t e = echoed < sizeof echo ? take_some(efd, echo, sizeof echo - echoed) : 0, n;
+        if (e < 0 || (e > 0 && write(efd, echo, (size_t)e) != e))
+            return 0;
+        echoed += (size_t)e;
+        if ((n = take_some(cfd, in + got, sizeof in - got)) < 0 || mono_ns() > give_up)
+            return 0;
+        got += (size_t)n;
+        if (!n && !e) /* nothing yet: let the link run if it shares this CPU */
+            sched_yield();
+    }
+    uint64_t t1 = mono_ns();
+    return memcmp(in, out, sizeof in) ? 0 : t1 - t0;
+}
+
+/* The echo's end of a polling series: the link's connection to `lfd`, within 10 s. */
+static int accept_within(int lfd)
+{
+    struct pollfd p = {.fd = lfd, .events = POLLIN};
+    if (poll(&p, 1, 10000) != 1)
+        return -1;
+    int fd = accept(lfd, NULL, NULL);
+    if (fd >= 0)
+        nodelay(fd);
+    return fd;
+}
+
+/* `count` polling pings through the link of RTT `rtt` at `port`, whose far end is `lfd`; 0 or
+ * -1. */
+static int polling_series(int port, int lfd, uint64_t rtt, int count, figures *f)
+{
+    int cfd = connect_to(port), efd = cfd >= 0 ? accept_within(lfd) : -1;
+    uint64_t *times = malloc((size_t)count * sizeof *times);
+    int ok = efd >= 0 && times;
+    for (int i = 0; ok && i < count + 5; i++) {
+        uint64_t t = ping_polling(cfd, efd, (unsigned)i, rtt);
+        ok = t != 0;
+        if (i >= 5)
+            times[i - 5] = t;
+    }
+    if (ok)
+        summarise(times, count, f);
+    for (int *fd = &cfd; fd; fd = fd == &cfd ? &efd : NULL)
+        if (*fd >= 0)
+            close(*fd);
+    free(times);
     return ok ? 0 : -1;
 }
 
@@ -201,28 +296,45 @@ static int pings_for(const fbl_opts *o, uint64_t rtt)
 
 typedef struct point {
     double asked_ms, median_ms, p99_ms, err_us, limit_us, cpu_us_per_chunk;
+    double sleeping_median_ms, sleeping_p99_ms; /* the same through an echo that sleeps */
     int pings, within;
     unsigned late_p50_us, late_p99_us;
 } point;
 
-/* One asked RTT, measured. Returns 0, or -1 on failure. */
-static int measure(const fbl_opts *o, uint64_t rtt, int echo_port, point *pt)
+/* The pings through a link of RTT `rtt` to `to_port`: polling ones with their far end on `lfd`
+ * (lfd >= 0), else ordinary ones to the echo child. The link's own figures into *lf. */
+static int series_through_link(const fbl_opts *o, uint64_t rtt, int to_port, int lfd, int count,
+                               figures *f, link_figures *lf)
 {
     int port, pipe_rd;
-    pt->pings = pings_for(o, rtt);
-    pid_t pid = start_link(o, rtt, echo_port, &port, &pipe_rd);
+    pid_t pid = start_link(o, rtt, to_port, &port, &pipe_rd);
     if (pid < 0)
         return -1;
-    figures f;
-    link_figures lf = {0, 0, 0, 0};
-    int ok = ping_series(port, pt->pings, &f) == 0;
-    if (stop_link(pid, pipe_rd, &lf) || !ok) {
-        fprintf(stderr, "fbwire-link: self-test at %.3f ms failed\n", (double)rtt / 1e6);
+    int ok =
+        (lfd >= 0 ? polling_series(port, lfd, rtt, count, f) : ping_series(port, count, f)) == 0;
+    if (stop_link(pid, pipe_rd, lf) || !ok) {
+        fprintf(stderr, "fbwire-link: self-test at %.3f ms (%s endpoints) failed\n",
+                (double)rtt / 1e6, lfd >= 0 ? "polling" : "sleeping");
         return -1;
     }
+    return 0;
+}
+
+/* One asked RTT, measured: the verdict is on the polling pings, which time the link alone; the
+ * sleeping ones show what an endpoint that sleeps while it waits sees on this machine. */
+static int measure(const fbl_opts *o, uint64_t rtt, int lfd, int echo_port, point *pt)
+{
+    figures f, sf;
+    link_figures lf = {0, 0, 0, 0}, slf;
+    pt->pings = pings_for(o, rtt);
+    if (series_through_link(o, rtt, port_of(lfd), lfd, pt->pings, &f, &lf) ||
+        series_through_link(o, rtt, echo_port, -1, pt->pings, &sf, &slf))
+        return -1;
     pt->asked_ms = (double)rtt / 1e6;
     pt->median_ms = f.median_ms;
     pt->p99_ms = f.p99_ms;
+    pt->sleeping_median_ms = sf.median_ms;
+    pt->sleeping_p99_ms = sf.p99_ms;
     pt->err_us = (f.median_ms - pt->asked_ms) * 1e3;
     pt->limit_us = (double)rtt * (double)o->tol_ppm / 1e9 + (double)o->tol_ns / 1e3;
     pt->within = pt->err_us <= pt->limit_us && -pt->err_us <= pt->limit_us;
@@ -236,31 +348,36 @@ static void print_point(const point *pt)
 {
     char late[24];
     snprintf(late, sizeof late, "%u/%u", pt->late_p50_us, pt->late_p99_us);
-    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %12s %6d  %s\n", pt->asked_ms, pt->median_ms,
-           pt->p99_ms, pt->err_us, pt->limit_us, pt->cpu_us_per_chunk, late, pt->pings,
-           pt->within ? "ok" : "OFF");
+    printf("%9.3f %10.3f %8.3f %+9.1f %9.1f %12.2f %12s %11.3f %6d  %s\n", pt->asked_ms,
+           pt->median_ms, pt->p99_ms, pt->err_us, pt->limit_us, pt->cpu_us_per_chunk, late,
+           pt->sleeping_median_ms, pt->pings, pt->within ? "ok" : "OFF");
     fflush(stdout);
 }
 
 /* --json FILE: the same figures, for tools that put the link's measured RTT next to theirs. */
-static int write_json(const char *path, const fbl_opts *o, const figures *direct, const point *pts,
-                      int n)
+static int write_json(const char *path, const fbl_opts *o, const figures *direct,
+                      const figures *direct_polling, const point *pts, int n)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "fbwire-link: %s: %s\n", path, strerror(errno));
         return -1;
     }
-    fprintf(f, "{\"direct\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},\"spin_ns\":%llu,\"points\":[",
-            direct->median_ms, direct->p99_ms, (unsigned long long)o->spin_ns);
+    fprintf(f,
+            "{\"direct\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},"
+            "\"direct_polling\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},\"spin_auto\":%s,"
+            "\"spin_ns\":%llu,\"points\":[",
+            direct->median_ms, direct->p99_ms, direct_polling->median_ms, direct_polling->p99_ms,
+            o->spin_auto ? "true" : "false", (unsigned long long)o->spin_ns);
     for (int i = 0; i < n; i++)
         fprintf(f,
                 "%s\n {\"asked_ms\":%.6f,\"median_ms\":%.6f,\"p99_ms\":%.6f,\"error_us\":%.1f,"
                 "\"limit_us\":%.1f,\"cpu_us_per_chunk\":%.2f,\"late_us\":{\"p50\":%u,\"p99\":%u},"
-                "\"pings\":%d,\"within\":%s}",
+                "\"sleeping\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},\"pings\":%d,\"within\":%s}",
                 i ? "," : "", pts[i].asked_ms, pts[i].median_ms, pts[i].p99_ms, pts[i].err_us,
                 pts[i].limit_us, pts[i].cpu_us_per_chunk, pts[i].late_p50_us, pts[i].late_p99_us,
-                pts[i].pings, pts[i].within ? "true" : "false");
+                pts[i].sleeping_median_ms, pts[i].sleeping_p99_ms, pts[i].pings,
+                pts[i].within ? "true" : "false");
     fprintf(f, "]}\n");
     return fclose(f) ? -1 : 0;
 }
@@ -269,29 +386,40 @@ int fbl_self_test(const fbl_opts *o)
 {
     int echo_port;
     signal(SIGPIPE, SIG_IGN);
-    pid_t echo = start_echo(&echo_port);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* the polling pings' sleeps end on time */
+    /* lfd: the far end of the polling pings, in this process */
+    int lfd = fbl_listen("127.0.0.1:0");
+    pid_t echo = lfd >= 0 ? start_echo(&echo_port) : -1;
     if (echo < 0)
         return 2;
-    figures direct;
+    figures direct, direct_polling;
     int status = 0;
-    if (ping_series(echo_port, 1000, &direct)) {
+    if (ping_series(echo_port, 1000, &direct) ||
+        polling_series(port_of(lfd), lfd, 0, 1000, &direct_polling)) {
         fprintf(stderr, "fbwire-link: self-test: the echo server does not answer\n");
         status = 2;
     } else {
         printf(
             "fbwire-link self-test: ping-pong of %d bytes over loopback through a link per asked "
-            "RTT\n"
-            "direct loopback (no link): median %.3f ms, p99 %.3f ms; tolerance %.1f%% + %.0f us\n",
-            PING_BYTES, direct.median_ms, direct.p99_ms, (double)o->tol_ppm / 1e4,
-            (double)o->tol_ns / 1e3);
-        printf("%9s %10s %8s %9s %9s %12s %12s %6s  %s\n", "asked_ms", "median_ms", "p99_ms",
-               "error_us", "limit_us", "cpu_us/chunk", "late_us50/99", "pings", "result");
+            "RTT,\n"
+            "timed by ends that are awake when the bytes are due (they sleep until 250 us before,\n"
+            "then poll): the link alone; and, for comparison, by a client and an echo server that\n"
+            "sleep while they wait (sleeping_ms: what such a program sees on this machine)\n"
+            "direct loopback (no link): awake: median %.3f ms, p99 %.3f ms; sleeping: median "
+            "%.3f ms, p99 %.3f ms\n"
+            "tolerance %.1f%% + %.0f us; --spin %s%.0f us\n",
+            PING_BYTES, direct_polling.median_ms, direct_polling.p99_ms, direct.median_ms,
+            direct.p99_ms, (double)o->tol_ppm / 1e4, (double)o->tol_ns / 1e3,
+            o->spin_auto ? "auto, at most " : "", (double)o->spin_ns / 1e3);
+        printf("%9s %10s %8s %9s %9s %12s %12s %11s %6s  %s\n", "asked_ms", "median_ms", "p99_ms",
+               "error_us", "limit_us", "cpu_us/chunk", "late_us50/99", "sleeping_ms", "pings",
+               "result");
         fflush(stdout);
     }
     point pts[sizeof o->self_rtt / sizeof o->self_rtt[0]];
     int n = 0;
     for (; status != 2 && n < o->self_n; n++) {
-        if (measure(o, o->self_rtt[n], echo_port, &pts[n])) {
+        if (measure(o, o->self_rtt[n], lfd, echo_port, &pts[n])) {
             status = 2;
             break;
         }
@@ -299,9 +427,10 @@ int fbl_self_test(const fbl_opts *o)
         if (!pts[n].within)
             status = 1;
     }
-    if (status != 2 && o->json && write_json(o->json, o, &direct, pts, n))
+    if (status != 2 && o->json && write_json(o->json, o, &direct, &direct_polling, pts, n))
         status = 2;
     kill(echo, SIGKILL);
     waitpid(echo, NULL, 0);
+    close(lfd);
     return status;
 }
