@@ -324,6 +324,27 @@ def test_model_at_the_links_measured_rtt(fixtures, tmp_path):
     assert "oltp_point_select, 2 threads: predicted at the link's measured RTT" in md
 
 
+def test_runs_with_a_stalled_link_are_counted(fixtures, tmp_path):
+    out = recorded_dir(fixtures, tmp_path)
+    late = {"r1": 0, "r2": 150}  # r2: the link wrote its median chunk 150 us late (a stalled host)
+    for t in ("pg", "mariadb"):
+        for r in ("cap", "r1", "r2"):
+            d = json.load(open(str(out / "runs" / (PS % (t, r) + ".json"))))
+            d["rtt_ms"], d["link_rtt_ms"] = 1.0, 1.05
+            if r in late:
+                d["link_late_us"] = {"p50": late[r], "p99": 1000, "max": 4000.0}
+            json.dump(d, open(str(out / "runs" / (PS % (t, r) + "-rtt1.json")), "w"))
+    s, _, _ = summary.summarize(str(out))
+    far = summary.find(s["cases"], "oltp_point_select", "pg", 1.0)
+    near = summary.find(s["cases"], "oltp_point_select", "pg", 0.0)
+    assert far["stalled_link_runs"] == 1 and far["link_late_p50_us"]["median"] == 75
+    assert near["stalled_link_runs"] is None  # direct: no link, nothing to count
+    assert summary.stalled([{"link_late_us": {"p50": summary.STALLED_LINK_US}}, {"link_late_us": None}]) == 1
+    md = read(str(out / "summary.md"))
+    assert "oltp_point_select, 2 threads: the link's median lateness" in md
+    assert "75 (0–150) (1 of 2 stalled)" in md
+
+
 def test_capture_once_names_why_distant_cases_have_no_count(fixtures, tmp_path):
     out = recorded_dir(fixtures, tmp_path)
     meta = read(str(out / "meta.txt"))

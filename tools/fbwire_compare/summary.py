@@ -9,6 +9,11 @@ from . import record, stats
 
 FORMAT = "fbwire-compare-summary/1"
 FLAG = 0.15  # the model explains the time when measured and predicted are within 15%
+# A run whose link wrote its median chunk this late (µs) was not running on time: fbwire-link wakes
+# up to 100 µs early and polls, so a median this late means the host had stopped the machine's
+# CPUs, the clients' and servers' with the relay's. Such a run is slow for reasons other than round
+# trips (docs/compare.md, "The model next to the measurement").
+STALLED_LINK_US = 20
 
 
 def load_runs(outdir):
@@ -37,6 +42,20 @@ def rtt_of(r):
     return float(r.get("rtt_ms") or 0.0)
 
 
+def late_p50(run):
+    """The median lateness (µs) of the run's link, None without a link or its figures."""
+    late = run.get("link_late_us")
+    return late.get("p50") if isinstance(late, dict) else None
+
+
+def stalled(runs):
+    """How many of the runs had a link whose median chunk was STALLED_LINK_US late or more; None
+    when no run went through a link that reported its lateness."""
+    v = [late_p50(r) for r in runs]
+    v = [x for x in v if x is not None]
+    return sum(x >= STALLED_LINK_US for x in v) if v else None
+
+
 def case(sel, w, n, t, rtt, no_capture="no captured run"):
     timed = [r for r in sel if not r["captured"] and r["exit_status"] == 0]
     capd = [r for r in sel if r["captured"] and r["exit_status"] == 0]
@@ -50,7 +69,9 @@ def case(sel, w, n, t, rtt, no_capture="no captured run"):
          "server_cpu_us_per_event": mr(r["server_cpu_us_per_event"] for r in timed),
          "driver_round_trips_per_event": mr(r.get("driver_round_trips_per_event") for r in timed),
          "link_rtt_ms": mr(r.get("link_rtt_ms") for r in timed + capd),
-         "link_cpu_us_per_event": mr(r.get("link_cpu_us_per_event") for r in timed)}
+         "link_cpu_us_per_event": mr(r.get("link_cpu_us_per_event") for r in timed),
+         "link_late_p50_us": mr(late_p50(r) for r in timed),
+         "stalled_link_runs": stalled(timed)}
     for k in record.CAPTURED:
         c[k] = mr(r[k] for r in capd)
     na = c["not_available"] = {}
@@ -249,6 +270,29 @@ def distance_tables(s, n, cs):
                 "%s at %s: %s" % (c["target"], rtt_label(c["rtt_ms"], c["rate"]), stats.fmt(c["link_rtt_ms"], 3))
                 for c in links) + "\n")
             out += link_model_table(s, w, n, cs)
+            out += stalled_table(s, w, n, cs)
+    return out
+
+
+def stalled_table(s, w, n, cs):
+    """Per case, the link's median lateness and how many runs had a stalled link."""
+    rtts = [r for r in s["rtt_ms"] if r]
+    out = ["## %s, %s: the link's median lateness (µs), and runs with a stalled link\n" % (w, plural(n)),
+           "A run whose link wrote its median chunk %d µs late or more had the machine stopped under it "
+           "(the link wakes early and polls): it is slow for reasons other than round trips.\n" % STALLED_LINK_US,
+           "| target | " + " | ".join(rtt_label(r, s["meta"].get("rate")) for r in rtts) + " |",
+           "|---|" + "---:|" * len(rtts)]
+    for t in s["targets"]:
+        cells = []
+        for r in rtts:
+            c = find(cs, w, t, r)
+            if not c or c.get("stalled_link_runs") is None:
+                cells.append("n/a")
+            else:
+                cells.append("%s (%d of %d stalled)" % (stats.fmt(c["link_late_p50_us"]), c["stalled_link_runs"],
+                                                        c["link_late_p50_us"]["n"]))
+        out.append("| %s | %s |" % (t, " | ".join(cells)))
+    out.append("")
     return out
 
 
