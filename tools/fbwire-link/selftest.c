@@ -163,26 +163,6 @@ static void summarise(uint64_t *rtt, int count, figures *f)
     f->p99_ms = (double)rtt[(count * 99 + 99) / 100 - 1] / 1e6;
 }
 
-/* `count` pings after a few unmeasured ones; 0 or -1. */
-static int ping_series(int port, int count, figures *f)
-{
-    int fd = connect_to(port);
-    uint64_t *rtt = malloc((size_t)count * sizeof *rtt);
-    int ok = fd >= 0 && rtt;
-    for (int i = 0; ok && i < count + 5; i++) {
-        uint64_t t = ping(fd, (unsigned)i);
-        ok = t != 0;
-        if (i >= 5)
-            rtt[i - 5] = t;
-    }
-    if (fd >= 0)
-        close(fd);
-    if (ok)
-        summarise(rtt, count, f);
-    free(rtt);
-    return ok ? 0 : -1;
-}
-
 /* A non-blocking read of what is there, up to `cap`: bytes read, 0 when none, -1 at an end. */
 static ssize_t take_some(int fd, unsigned char *buf, size_t cap)
 {
@@ -250,26 +230,53 @@ static int accept_within(int lfd)
     return fd;
 }
 
-/* `count` polling pings through the link of RTT `rtt` at `port`, whose far end is `lfd`; 0 or
- * -1. */
-static int polling_series(int port, int lfd, uint64_t rtt, int count, figures *f)
+/* One connection to ping through: with efd < 0 an echo elsewhere answers (ping); else this process
+ * holds the echo's end too and both are awake at the due times (ping_polling, RTT rtt). */
+typedef struct pinger {
+    int cfd, efd;
+    uint64_t rtt;
+} pinger;
+
+/* `count` pings after 5 unmeasured ones, summarised into *f; 0 or -1. */
+static int time_pings(const pinger *p, int count, figures *f)
 {
-    int cfd = connect_to(port), efd = cfd >= 0 ? accept_within(lfd) : -1;
     uint64_t *times = malloc((size_t)count * sizeof *times);
-    int ok = efd >= 0 && times;
+    int ok = times != NULL;
     for (int i = 0; ok && i < count + 5; i++) {
-        uint64_t t = ping_polling(cfd, efd, (unsigned)i, rtt);
+        uint64_t t = p->efd < 0 ? ping(p->cfd, (unsigned)i)
+                                : ping_polling(p->cfd, p->efd, (unsigned)i, p->rtt);
         ok = t != 0;
         if (i >= 5)
             times[i - 5] = t;
     }
     if (ok)
         summarise(times, count, f);
-    for (int *fd = &cfd; fd; fd = fd == &cfd ? &efd : NULL)
-        if (*fd >= 0)
-            close(*fd);
     free(times);
     return ok ? 0 : -1;
+}
+
+/* `count` pings to the echo at `port` (directly or through a link); 0 or -1. */
+static int ping_series(int port, int count, figures *f)
+{
+    pinger p = {connect_to(port), -1, 0};
+    int rc = p.cfd >= 0 ? time_pings(&p, count, f) : -1;
+    if (p.cfd >= 0)
+        close(p.cfd);
+    return rc;
+}
+
+/* `count` awake pings through the link of RTT `rtt` at `port`, whose far end is `lfd`; 0 or -1. */
+static int polling_series(int port, int lfd, uint64_t rtt, int count, figures *f)
+{
+    pinger p = {connect_to(port), -1, rtt};
+    if (p.cfd >= 0)
+        p.efd = accept_within(lfd);
+    int rc = p.efd >= 0 ? time_pings(&p, count, f) : -1;
+    if (p.cfd >= 0)
+        close(p.cfd);
+    if (p.efd >= 0)
+        close(p.efd);
+    return rc;
 }
 
 /* Stop the link child and read what it counted (within 10 s, else it is killed). */

@@ -274,43 +274,41 @@ def distance_tables(s, n, cs):
     return out
 
 
-def stalled_table(s, w, n, cs):
-    """Per case, the link's median lateness and how many runs had a stalled link."""
+def distance_table(s, w, n, cs, heading, cell):
+    """A table of one figure per target and RTT at a distance: heading (a list of lines under the
+    "## workload, threads:" title), then cell(case) per target and RTT, "n/a" without a case."""
     rtts = [r for r in s["rtt_ms"] if r]
-    out = ["## %s, %s: the link's median lateness (µs), and runs with a stalled link\n" % (w, plural(n)),
-           "A run whose link wrote its median chunk %d µs late or more had the machine stopped under it "
-           "(the link wakes early and polls): it is slow for reasons other than round trips.\n" % STALLED_LINK_US,
-           "| target | " + " | ".join(rtt_label(r, s["meta"].get("rate")) for r in rtts) + " |",
-           "|---|" + "---:|" * len(rtts)]
+    out = ["## %s, %s: %s" % (w, plural(n), heading[0])] + heading[1:] + [
+        "| target | " + " | ".join(rtt_label(r, s["meta"].get("rate")) for r in rtts) + " |",
+        "|---|" + "---:|" * len(rtts)]
     for t in s["targets"]:
-        cells = []
-        for r in rtts:
-            c = find(cs, w, t, r)
-            if not c or c.get("stalled_link_runs") is None:
-                cells.append("n/a")
-            else:
-                cells.append("%s (%d of %d stalled)" % (stats.fmt(c["link_late_p50_us"]), c["stalled_link_runs"],
-                                                        c["link_late_p50_us"]["n"]))
-        out.append("| %s | %s |" % (t, " | ".join(cells)))
+        cases = [find(cs, w, t, r) for r in rtts]
+        out.append("| %s | %s |" % (t, " | ".join(cell(c) if c else "n/a" for c in cases)))
     out.append("")
     return out
+
+
+def stalled_table(s, w, n, cs):
+    """Per case, the link's median lateness and how many runs had a stalled link."""
+    def cell(c):
+        if c.get("stalled_link_runs") is None:
+            return "n/a"
+        late = c["link_late_p50_us"]
+        return "%s (%d of %d stalled)" % (stats.fmt(late), c["stalled_link_runs"], late["n"])
+    return distance_table(s, w, n, cs, [
+        "the link's median lateness (µs), and runs with a stalled link\n",
+        "A run whose link wrote its median chunk %d µs late or more had the machine stopped under it "
+        "(the link wakes early and polls): it is slow for reasons other than round trips.\n" % STALLED_LINK_US],
+        cell)
 
 
 def link_model_table(s, w, n, cs):
     """The model again with the link's measured RTT in place of the asked one."""
-    rtts = [r for r in s["rtt_ms"] if r]
-    out = ["## %s, %s: predicted at the link's measured RTT (difference of the measured TPS)\n" % (w, plural(n)),
-           "| target | " + " | ".join(rtt_label(r, s["meta"].get("rate")) for r in rtts) + " |",
-           "|---|" + "---:|" * len(rtts)]
-    for t in s["targets"]:
-        cells = []
-        for r in rtts:
-            c = find(cs, w, t, r)
-            d = c and c.get("model_difference_link_rtt")
-            cells.append("%s (%+.0f%%)" % (stats.fmt(c["predicted_tps_link_rtt"]), d * 100) if d is not None else "n/a")
-        out.append("| %s | %s |" % (t, " | ".join(cells)))
-    out.append("")
-    return out
+    def cell(c):
+        d = c.get("model_difference_link_rtt")
+        return "%s (%+.0f%%)" % (stats.fmt(c["predicted_tps_link_rtt"]), d * 100) if d is not None else "n/a"
+    return distance_table(s, w, n, cs, [
+        "predicted at the link's measured RTT (difference of the measured TPS)\n"], cell)
 
 
 def model_cell(c):
