@@ -125,7 +125,8 @@ add_test(NAME package_library COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/package/librar
 set_tests_properties(package_library PROPERTIES LABELS integ TIMEOUT 300)
 
 # The Debian package: `cpack -G DEB` in this build directory, then apt installs it into a fresh
-# Debian 12 chroot (base cached in $FBWIRE_STATE/deb-bookworm) and its programs run there.
+# Debian 12 chroot (debootstrapped every run from the .debs cached in $FBWIRE_STATE/deb-bookworm.tgz)
+# and its programs run there.
 add_test(NAME package_deb
          COMMAND sh -c "cpack -G DEB >cpack.log 2>&1 || { cat cpack.log; exit 1; }; \
 exec ${CMAKE_CURRENT_SOURCE_DIR}/package/install-test.sh fbwire_${PROJECT_VERSION}_amd64.deb"

@@ -7,16 +7,19 @@
 #
 #   tests/package/install-test.sh path/to/fbwire_<version>_amd64.deb
 #
-# The bootstrapped base (debootstrap --variant=minbase bookworm, from the mirror this machine's
-# apt uses: scripts/lib/debian-mirror.sh) is cached in $FBWIRE_STATE/deb-bookworm; each run
-# installs into a scratch copy of it, removed afterwards. Needs root, debootstrap and the mirror.
+# Every run installs a new bookworm (debootstrap --variant=minbase) into a scratch directory,
+# removed afterwards, so nothing an earlier run did (a primed ld.so cache, say) can make the
+# package pass where a fresh machine fails it. Only the downloaded .debs are cached, in
+# $FBWIRE_STATE/deb-bookworm.tgz (debootstrap --make-tarball, from the mirror this machine's apt
+# uses: scripts/lib/debian-mirror.sh); remove it to download them again. Needs root, debootstrap
+# and the mirror (apt in the chroot fetches the package's dependencies from it).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 DEB=$(readlink -f "${1:?usage: install-test.sh fbwire_VERSION_amd64.deb}")
-STATE=${FBWIRE_STATE:-$REPO/.fbwire}
-BASE=$STATE/deb-bookworm
+STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
+TARBALL=$STATE/deb-bookworm.tgz
 log() { printf '[install-test %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 # shellcheck source=scripts/lib/debian-mirror.sh
@@ -26,15 +29,22 @@ die() { log "ERROR: $*"; exit 1; }
 [ -f "$DEB" ] || die "no package $DEB"
 command -v debootstrap >/dev/null || die "debootstrap is not installed"
 
-if [ ! -f "$BASE/.fbwire-bootstrapped" ]; then
-  mirror=$(debian_mirror)
-  rm -rf --one-file-system "$BASE"
-  install -d -m 0755 "$STATE"
-  log "debootstrap --variant=minbase bookworm from $mirror into $BASE (first run only)"
-  debootstrap --variant=minbase bookworm "$BASE" "$mirror" >"$STATE/deb-bookworm.log" 2>&1 ||
-    die "debootstrap failed, see $STATE/deb-bookworm.log"
-  touch "$BASE/.fbwire-bootstrapped"
+mirror=$(debian_mirror)
+install -d -m 0755 "$STATE"
+# The download happens once, under a lock (another checkout's run may share the state dir); the
+# tarball appears under its name only when complete.
+exec 9>"$STATE/deb-bookworm.lock"
+flock 9
+if [ ! -f "$TARBALL" ]; then
+  work=$(mktemp -d "$STATE/deb-download.XXXXXX")
+  log "debootstrap --make-tarball: the .debs of a minbase bookworm from $mirror (first run only)"
+  debootstrap --variant=minbase --make-tarball="$work.tgz" bookworm "$work" "$mirror" \
+    >"$STATE/deb-bookworm.log" 2>&1 || { rm -rf --one-file-system "$work" "$work.tgz";
+                                         die "debootstrap --make-tarball failed, see $STATE/deb-bookworm.log"; }
+  rm -rf --one-file-system "$work"
+  mv "$work.tgz" "$TARBALL"
 fi
+exec 9>&-
 
 ROOT=$(mktemp -d "$STATE/deb-install.XXXXXX")
 cleanup() {
@@ -42,18 +52,24 @@ cleanup() {
   for m in $(awk -v r="$ROOT" 'index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r); do
     umount "$m" || umount -l "$m"
   done
-  rm -rf --one-file-system "$ROOT"
+  rm -rf --one-file-system "$ROOT" "$ROOT.log"
 }
 trap cleanup EXIT
-cp -a "$BASE/." "$ROOT/"
+log "debootstrap --unpack-tarball: a new minbase bookworm in $ROOT"
+debootstrap --variant=minbase --unpack-tarball="$TARBALL" bookworm "$ROOT" "$mirror" >"$ROOT.log" 2>&1 ||
+  { tail -n 30 "$ROOT.log"; die "debootstrap --unpack-tarball failed"; }
 mount -t proc proc "$ROOT/proc"
 if [ ! -c "$ROOT/dev/null" ]; then mount --bind /dev "$ROOT/dev"; fi
 cp "$DEB" "$ROOT/tmp/"
 in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
               DEBIAN_FRONTEND=noninteractive "$@"; }
-log "apt-get install ./${DEB##*/} in a fresh bookworm chroot"
-in_root sh -c "apt-get update -q && apt-get install -y -q /tmp/${DEB##*/}" >"$ROOT.apt.log" 2>&1 ||
-  { tail -n 30 "$ROOT.apt.log"; rm -f "$ROOT.apt.log"; die "apt-get install failed"; }
+# First the package's dependencies and recommendations (from its control fields), then the
+# package alone, as on a machine that already has them: when apt installs libraries in the same
+# run, their ldconfig triggers fill the ld.so cache and would hide a package without its own.
+deps="$(dpkg-deb -f "$DEB" Depends), $(dpkg-deb -f "$DEB" Recommends)"
+log "apt-get satisfy its dependencies, then apt-get install ./${DEB##*/}, in a fresh bookworm chroot"
+in_root sh -c "apt-get update -q && apt-get satisfy -y -q '$deps' && apt-get install -y -q /tmp/${DEB##*/}" \
+  >"$ROOT.apt.log" 2>&1 || { tail -n 30 "$ROOT.apt.log"; rm -f "$ROOT.apt.log"; die "apt-get install failed"; }
 rm -f "$ROOT.apt.log"
 
 FAILS=0
