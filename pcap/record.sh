@@ -32,7 +32,7 @@ for f in "$PCAP_TOOL" "$FBWIRE_SQL" "$BUILD/libfbwire_core.a"; do
     [ -e "$f" ] || { echo "record.sh: $f missing: build first (BUILD=$BUILD)" >&2; exit 2; }
 done
 if [ -z "${FBW_FB3_PORT:-}" ]; then
-    ENVFILE=${FBW_SERVERS_ENV:-${FBWIRE_STATE:-$SRC/.fbwire}/servers.env}
+    ENVFILE=${FBW_SERVERS_ENV:-${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env}
     [ -r "$ENVFILE" ] || { echo "record.sh: servers not configured: run scripts/fb-servers.sh start" >&2; exit 2; }
     set -a; . "$ENVFILE"; set +a
 fi

@@ -18,13 +18,14 @@
 # `start` installs, configures, starts, waits for the ports and creates the test database and
 # users; every step checks before it acts, so a second `start` only verifies. It does not touch
 # anything outside <state> except what the Debian packages install (and their config files).
-# State dir: $FBWIRE_STATE, default <repo>/.fbwire; user firebird must be able to reach it.
+# State dir: $FBWIRE_STATE, default /var/tmp/fbwire-state (outside the checkout: the FB4 chroot
+# there has /proc mounted, and every checkout shares the servers); user firebird must reach it.
 # Runs as root (apt, chroot, runuser). Never `rm -rf` the state dir while fb4 runs: `stop` first
 # unmounts the chroot's /proc.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 ENV_FILE=$STATE/servers.env
 RUN=$STATE/run
 SECRETS=$STATE/secrets
@@ -555,12 +556,16 @@ EOF
 }
 
 check_state_dir() {
+  # The FB4 chroot there has /proc mounted: inside a checkout, grep -r and indexers walk into it.
+  case "$(realpath -m "$STATE")/" in
+    "$(realpath "$REPO")"/*) die "state dir $STATE is inside the checkout $REPO; set FBWIRE_STATE outside it (default /var/tmp/fbwire-state)" ;;
+  esac
   install -d -m 0755 "$STATE"
   install -d -o firebird -g firebird -m 0755 "$RUN"
   install -d -m 0755 "$STATE/db"
   # The FB3 servers run as firebird and read their config and databases under $STATE.
   runuser -u firebird -- test -x "$STATE/db" ||
-    die "user firebird cannot reach $STATE (a parent directory is not world-searchable); set FBWIRE_STATE to e.g. /var/tmp/fbwire"
+    die "user firebird cannot reach $STATE (a parent directory is not world-searchable); set FBWIRE_STATE to e.g. /var/tmp/fbwire-state"
 }
 
 load_secrets() {

@@ -14,7 +14,7 @@
 #   scripts/main.sh
 #
 # FBWIRE_JOBS=n   build parallelism (default 2)
-# FBWIRE_STATE=d  state dir of the test servers (default <repo>/.fbwire, see fb-servers.sh)
+# FBWIRE_STATE=d  state dir of the test servers (default /var/tmp/fbwire-state, see fb-servers.sh)
 # The benchmark (defaults: the shape, 4 tables x 10,000 rows, 4 threads, 10 s):
 # FBWIRE_SB_SERVER=fb3|fb4  server (default fb3, the Debian 12 Firebird 3.0 package)
 # FBWIRE_SB_TABLES, FBWIRE_SB_TABLE_SIZE, FBWIRE_SB_THREADS, FBWIRE_SB_TIME (seconds)
@@ -42,13 +42,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 step install-deps scripts/install-deps.sh
-# The FB3 servers run as user firebird and keep their files in the state dir; a checkout in a
-# private directory (e.g. /root, mode 0700) is out of their reach, so use a public one then.
-if [ -z "${FBWIRE_STATE:-}" ] && ! runuser -u firebird -- test -x "$REPO"; then
-  export FBWIRE_STATE=/var/tmp/fbwire-state
-  echo "=== main.sh: $REPO is not reachable by user firebird; FBWIRE_STATE=$FBWIRE_STATE"
-fi
-STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 
 step configure cmake -S "$REPO" -B "$BUILD"
 step build cmake --build "$BUILD" -j"${FBWIRE_JOBS:-2}"

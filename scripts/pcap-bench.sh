@@ -36,7 +36,9 @@ LIB=$BUILD/driver/libfbwire-sysbench.so
 for f in "$TOOL" "$LIB" /usr/bin/time; do
   [ -e "$f" ] || { echo "pcap-bench.sh: $f missing (build first; /usr/bin/time: apt-get install time)" >&2; exit 2; }
 done
-set -a; . "${FBWIRE_STATE:-$REPO/.fbwire}/servers.env"; set +a
+ENV_FILE=${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env
+[ -r "$ENV_FILE" ] || { echo "pcap-bench.sh: no $ENV_FILE: start the servers (scripts/fb-servers.sh start)" >&2; exit 2; }
+set -a; . "$ENV_FILE"; set +a
 export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD FBWIRE_SYSBENCH_LIB=$LIB
 
 WORK=$(mktemp -d "$WORKDIR/fbwire-pcap-bench.XXXXXX")

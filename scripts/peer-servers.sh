@@ -39,11 +39,11 @@
 # initialises, configures, starts, waits for the ports and creates user and database; each step
 # checks before it acts, so a second `start` only verifies. Passwords are generated once, kept in
 # <state>/secrets and written to <state>/peers.env (mode 0600), never printed. Runs as root.
-# State dir: $FBWIRE_STATE, default <repo>/.fbwire (the same as fb-servers.sh).
+# State dir: $FBWIRE_STATE, default /var/tmp/fbwire-state (the same as fb-servers.sh).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 PEERS=$STATE/peers
 RUN=$PEERS/run
 PG_RUN=$RUN/pg    # logs and sockets, writable by the server's own user

@@ -26,7 +26,7 @@
 set -uo pipefail
 REPO=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 # Provisioning stays in shell: the servers are started here if root and not running.
-STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 if [ ! -f "$STATE/servers.env" ] || ! "$REPO/scripts/fb-servers.sh" status >/dev/null 2>&1; then
   [ "$(id -u)" -eq 0 ] || { echo "soak.sh: servers not running; start them as root" >&2; exit 2; }
   "$REPO/scripts/fb-servers.sh" start >/dev/null || exit 2

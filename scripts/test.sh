@@ -13,7 +13,7 @@
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 
 cmake_args=(-DFBWIRE_WERROR=ON)
 if [ "${FBWIRE_SANITIZE:-0}" = 1 ]; then

@@ -436,6 +436,32 @@ def test_cli_refuses(args):
     assert r.returncode == 2 and "fbwire-compare:" in r.stderr
 
 
+def test_state_dir_outside_the_checkout(monkeypatch):
+    monkeypatch.delenv("FBWIRE_STATE", raising=False)
+    assert builds.state_dir() == "/var/tmp/fbwire-state"
+    monkeypatch.setenv("FBWIRE_STATE", "/x/state")
+    assert builds.state_dir() == "/x/state"
+
+
+@pytest.mark.parametrize("args", [["OUT", "--quick", "--capture", "none", "--targets", "fb3-fbwire"],
+                                  ["--preset", "glance", "OUT"]])
+def test_without_servers_says_how_to_start_them(tmp_path, args):
+    """No state directory (a machine where the servers never ran): the command and a preset say that
+    no servers are registered and which command starts them (the command once failed opening its lock
+    file in the missing directory: "[Errno 2] No such file or directory: .../.compare.lock")."""
+    tool = os.path.join(os.path.dirname(__file__), "..", "..", "tools", "fbwire-compare")
+    plugin = tmp_path / "libfbwire-sysbench.so"  # the preset looks for the plug-in first
+    plugin.write_text("")
+    state = tmp_path / "no-state"
+    env = dict(os.environ, FBWIRE_STATE=str(state), FBWIRE_SYSBENCH_LIB=str(plugin))
+    argv = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    r = subprocess.run([sys.executable, tool] + argv, capture_output=True, text=True, timeout=30, env=env)
+    assert r.returncode in (1, 2), r.stderr
+    assert "no servers registered: %s/servers.env does not exist" % state in r.stderr, r.stderr
+    assert "`scripts/fb-servers.sh start`" in r.stderr and "FBWIRE_STATE" in r.stderr, r.stderr
+    assert not state.exists()
+
+
 # ---------------------------------------------------------------- fbwire-link (when built)
 
 def link_binary():

@@ -32,7 +32,7 @@ static int load_peers(peers *p)
     memset(p, 0, sizeof *p);
     const char *state = getenv("FBWIRE_STATE");
     char path[1024];
-    snprintf(path, sizeof path, "%s/peers.env", state ? state : FBWIRE_SOURCE_DIR "/.fbwire");
+    snprintf(path, sizeof path, "%s/peers.env", state ? state : FBWIRE_STATE_DEFAULT);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;

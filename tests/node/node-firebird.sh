@@ -15,7 +15,9 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v npm >/dev/null && command -v node >/dev/null ||
   skip "npm and node are not installed (apt-get install nodejs npm): cannot install node-firebird"
 [ "$(id -u)" = 0 ] || skip "tcpdump on lo needs root"
-set -a; . "${FBWIRE_STATE:-$SRC/.fbwire}/servers.env"; set +a
+ENV_FILE=${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env
+[ -r "$ENV_FILE" ] || { echo "FAIL: no $ENV_FILE: start the servers (scripts/fb-servers.sh start)"; exit 1; }
+set -a; . "$ENV_FILE"; set +a
 NODE=$BUILD/node-firebird
 if [ "$(node -p "require('$NODE/node_modules/node-firebird/package.json').version" 2>/dev/null)" != "$PIN" ]; then
   mkdir -p "$NODE"

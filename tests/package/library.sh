@@ -121,7 +121,7 @@ else
   fail "example with find_package"; tail -n 20 "$WORK/cm.log"
 fi
 
-ENV_FILE=${FBWIRE_STATE:-$REPO/.fbwire}/servers.env
+ENV_FILE=${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env
 [ -f "$ENV_FILE" ] || "$REPO/scripts/fb-servers.sh" start >&2 || { echo "servers did not start" >&2; exit 1; }
 set -a; . "$ENV_FILE"; set +a
 export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD

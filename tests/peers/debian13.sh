@@ -16,7 +16,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-export FBWIRE_STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+export FBWIRE_STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 ENV_FILE=$FBWIRE_STATE/peers.env
 FAILS=0
 ok() { echo "ok: $*"; }

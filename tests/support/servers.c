@@ -160,7 +160,7 @@ int fbw_servers_load(fbw_servers *out, fbw_err *err)
         else if (state && *state)
             snprintf(out->origin, sizeof out->origin, "%s/servers.env", state);
         else
-            snprintf(out->origin, sizeof out->origin, "%s/.fbwire/servers.env", FBWIRE_SOURCE_DIR);
+            snprintf(out->origin, sizeof out->origin, "%s/servers.env", FBWIRE_STATE_DEFAULT);
         rc = load_file(out->origin, t, found, err);
     }
     if (rc == FBW_OK)
@@ -183,7 +183,7 @@ static int lookup(const char *key, char *out, size_t size)
     else if (state && *state)
         snprintf(path, sizeof path, "%s/servers.env", state);
     else
-        snprintf(path, sizeof path, "%s/.fbwire/servers.env", FBWIRE_SOURCE_DIR);
+        snprintf(path, sizeof path, "%s/servers.env", FBWIRE_STATE_DEFAULT);
     FILE *f = fopen(path, "r");
     char line[LINE_MAX_LEN];
     int found = 0;

@@ -3,8 +3,9 @@
  *
  * Loads host, port, database and credentials from the environment (when FBW_FB3_PORT is set), else
  * from the env file named by $FBW_SERVERS_ENV, else $FBWIRE_STATE/servers.env, else
- * <source dir>/.fbwire/servers.env. Builds DSNs and client options with short timeouts, and makes
- * loopback sockets for the "nobody there" cases. Does not start servers: a test that needs them and
+ * /var/tmp/fbwire-state/servers.env (FBWIRE_STATE_DEFAULT, the default of scripts/fb-servers.sh).
+ * Builds DSNs and client options with short timeouts, and makes loopback sockets for the "nobody
+ * there" cases. Does not start servers: a test that needs them and
  * finds none fails with "servers not configured: run scripts/fb-servers.sh start". */
 #ifndef FBW_TEST_SERVERS_H
 #define FBW_TEST_SERVERS_H

@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "compare.sh: needs root (tcpdump, peer servers); skipped"; exit 77; }
-export FBWIRE_STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+export FBWIRE_STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 "$REPO/scripts/peer-servers.sh" start >/dev/null || { echo "FAIL: peer-servers.sh start"; exit 1; }
 OUT=$(mktemp -d /tmp/fbwire-compare-test.XXXXXX)
 trap '[ "$fail" = 0 ] && rm -rf "$OUT"' EXIT  # kept for a look when something failed

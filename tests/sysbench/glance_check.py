@@ -47,7 +47,7 @@ def rows(text):
 
 def main():
     compare, repo = sys.argv[1], sys.argv[2]
-    state = os.environ.get("FBWIRE_STATE") or os.path.join(repo, ".fbwire")
+    state = os.environ.get("FBWIRE_STATE") or "/var/tmp/fbwire-state"  # as scripts/fb-servers.sh
     if not os.path.isfile(os.path.join(state, "servers.env")):
         print("glance_check: no %s/servers.env (scripts/fb-servers.sh start); skipped" % state)
         return 77

@@ -54,7 +54,7 @@ command -v isql-fb >/dev/null || skip "isql-fb not installed"
 $PY -c "import jsonschema" 2>/dev/null || skip "python3-jsonschema not installed"
 for f in "$LIB" "$PCAP_TOOL" "$REPORT_TOOL"; do [ -f "$f" ] || { echo "missing: $f" >&2; exit 2; }; done
 
-ENV_FILE=${FBWIRE_STATE:-$REPO/.fbwire}/servers.env
+ENV_FILE=${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env
 [ -f "$ENV_FILE" ] || "$REPO/scripts/fb-servers.sh" start >&2 || { echo "servers did not start" >&2; exit 1; }
 set -a; . "$ENV_FILE"; set +a
 export FBWIRE_SYSBENCH_LIB=$LIB ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD

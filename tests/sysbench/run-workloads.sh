@@ -80,7 +80,7 @@ command -v isql-fb >/dev/null || { echo "isql-fb not installed" >&2; exit 2; }
 export FBWIRE_SYSBENCH_LIB=$LIB
 LAUNCHER=$REPO/tools/fbwire-sysbench
 
-STATE=${FBWIRE_STATE:-$REPO/.fbwire}
+STATE=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 ENV_FILE=$STATE/servers.env
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 need_start=0

@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$STALL" ] && { [ -f "$LIB" ] || [ -x "$SQL" ]; } ||
   { echo "usage: $0 --stall fbwire-test-stall (--lib LIB.so | --sql fbwire-sql)" >&2; exit 2; }
-ENV_FILE=${FBWIRE_STATE:-$REPO/.fbwire}/servers.env
+ENV_FILE=${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env
 [ -r "$ENV_FILE" ] || { echo "servers not configured: run scripts/fb-servers.sh start" >&2; exit 1; }
 set -a; . "$ENV_FILE"; set +a
 export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD

@@ -30,7 +30,7 @@ done
 [ -f "$LIB" ] && [ -x "$SQL" ] || { echo "usage: $0 --lib LIB.so --sql fbwire-sql" >&2; exit 2; }
 export FBWIRE_SYSBENCH_LIB=$LIB
 LAUNCHER=$REPO/tools/fbwire-sysbench
-ENV_FILE=${FBWIRE_STATE:-$REPO/.fbwire}/servers.env
+ENV_FILE=${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env
 . "$ENV_FILE" 2>/dev/null
 if [ -z "${FBW_FB4S_PORT:-}" ] || ! (exec 3<>"/dev/tcp/127.0.0.1/$FBW_FB4S_PORT") 2>/dev/null ||
    ! (exec 3<>"/dev/tcp/127.0.0.1/$FBW_FB3S_PORT") 2>/dev/null; then

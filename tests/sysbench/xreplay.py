@@ -69,10 +69,9 @@ CREATED = []  # databases to remove at exit, also when the test fails
 
 
 def load_env():
-    # where scripts/fb-servers.sh keeps it: $FBWIRE_STATE, else the checkout's .fbwire (as the C
+    # where scripts/fb-servers.sh keeps it: $FBWIRE_STATE, else /var/tmp/fbwire-state (as the C
     # tests' tests/support/servers.c and scripts/test.sh look for it)
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    state = os.environ.get("FBWIRE_STATE") or os.path.join(repo, ".fbwire")
+    state = os.environ.get("FBWIRE_STATE") or "/var/tmp/fbwire-state"
     path = os.path.join(state, "servers.env")
     if not os.path.isfile(path):
         log("skip: no %s (scripts/fb-servers.sh start, or export FBWIRE_STATE)" % path)

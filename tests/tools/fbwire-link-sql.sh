@@ -6,8 +6,7 @@
 #   fbwire-link-sql.sh PATH/TO/fbwire-link PATH/TO/fbwire-sql
 set -euo pipefail
 LINK=$1 SQL=$2
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-ENV_FILE=${FBWIRE_STATE:-$REPO/.fbwire}/servers.env
+ENV_FILE=${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env
 [ -f "$ENV_FILE" ] || { echo "no $ENV_FILE: start the servers (scripts/fb-servers.sh start)" >&2; exit 1; }
 set -a; . "$ENV_FILE"; set +a
 export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD

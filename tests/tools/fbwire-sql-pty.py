@@ -32,7 +32,7 @@ def load_env():
     if os.environ.get("FBW_FB3_PORT"):
         return dict(os.environ)
     path = os.environ.get("FBW_SERVERS_ENV") or os.path.join(
-        os.environ.get("FBWIRE_STATE", ""), "servers.env")
+        os.environ.get("FBWIRE_STATE") or "/var/tmp/fbwire-state", "servers.env")  # fb-servers.sh's default
     if not os.path.isfile(path):
         sys.exit("servers not configured: run scripts/fb-servers.sh start (no %s)" % path)
     env = dict(os.environ)

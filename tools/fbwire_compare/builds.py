@@ -51,6 +51,18 @@ class Builds:
         return os.path.join(self.here, "fbwire-sysbench")
 
 
-def state_dir(here):
-    """The servers' state directory: FBWIRE_STATE, else .fbwire in the checkout."""
-    return os.environ.get("FBWIRE_STATE") or os.path.join(os.path.dirname(here), ".fbwire")
+# Where scripts/fb-servers.sh and scripts/peer-servers.sh keep the servers' state by default: outside
+# every checkout, so one set of servers serves them all and the installed command finds it too.
+DEFAULT_STATE = "/var/tmp/fbwire-state"
+
+
+def state_dir():
+    """The servers' state directory: FBWIRE_STATE, else DEFAULT_STATE."""
+    return os.environ.get("FBWIRE_STATE") or DEFAULT_STATE
+
+
+def no_servers(path, script="fb-servers.sh"):
+    """The error when PATH (servers.env or peers.env, written by SCRIPT) is missing: what is wrong and
+    the command that starts the servers (the scripts are in the checkout, not in the package)."""
+    return ("no servers registered: %s does not exist; start them as root in an fbwire checkout with "
+            "`scripts/%s start` (or set FBWIRE_STATE to the state directory of running ones)" % (path, script))

@@ -29,7 +29,8 @@ docs/compare.schema.json), the driver reports and fbwire-cpu/turns/link JSON the
 meta.txt (machine, versions, settings, connection strings; never passwords), summary.json,
 summary.md (medians and ranges) and the charts *.svg.
 
-Servers: scripts/fb-servers.sh start and scripts/peer-servers.sh start (state in $FBWIRE_STATE).
+Servers: scripts/fb-servers.sh start and scripts/peer-servers.sh start in the checkout (their state
+in $FBWIRE_STATE, default /var/tmp/fbwire-state).
 Tools are found next to this command (installed) or in the newest build*/ of the checkout, or
 through FBWIRE_SYSBENCH_LIB, FBWIRE_PCAP, FBWIRE_REPORT, FBWIRE_CPU, FBWIRE_LINK.
 """
@@ -172,7 +173,7 @@ def main(argv, here):
     if a.summarize_only:
         return do_summary(a.outdir, builds)
     try:
-        r = runner.Runner(a.outdir, st, builds, bl.state_dir(here))
+        r = runner.Runner(a.outdir, st, builds, bl.state_dir())
     except ValueError as e:
         runner.say(str(e))
         return 1
@@ -182,8 +183,8 @@ def main(argv, here):
         return 1
     signal.signal(signal.SIGTERM, interrupted)  # stop tcpdump and the link on the way out
     try:
+        r.load_servers()  # first: without the state directory there is no lock file to take either
         r.lock()
-        r.load_servers()
         r.tls_dir()
         r.meta()
         r.run()

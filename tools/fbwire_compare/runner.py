@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from . import link as linkmod, procnet, record, targets as tg, workloads as wl
+from . import builds as bl, link as linkmod, procnet, record, targets as tg, workloads as wl
 
 
 class Settings:
@@ -97,8 +97,7 @@ class Runner:
             if f == "peers.env" and not need_peers and not os.access(path, os.R_OK):
                 continue
             if not os.access(path, os.R_OK):
-                raise RuntimeError("no %s: run scripts/%s start" % (path, "fb-servers.sh" if f == "servers.env"
-                                                                      else "peer-servers.sh"))
+                raise RuntimeError(bl.no_servers(path, "fb-servers.sh" if f == "servers.env" else "peer-servers.sh"))
             env.update(tg.load_env(path))
         self.servers = tg.Servers(env, self.crypt)
         missing = [e for e in self.engines if e in tg.PEERS and tg.PEERS[e][1] + "_PORT" not in env]

@@ -24,13 +24,13 @@ class Firebird:
     def __init__(self, here, lib=None):
         self.here = here
         self.builds = bl.Builds(here)
-        self.state = bl.state_dir(here)
+        self.state = bl.state_dir()
         lib = lib or self.builds.find("libfbwire-sysbench.so")
         if not lib or not os.path.isfile(lib):
             raise Fail("build the plug-in first (libfbwire-sysbench.so not found; FBWIRE_SYSBENCH_LIB)", 2)
         path = os.path.join(self.state, "servers.env")
         if not os.path.isfile(path):
-            raise Fail("no %s: run scripts/fb-servers.sh start" % path, 2)
+            raise Fail(bl.no_servers(path), 2)
         self.e = tg.load_env(path)
         self.env = dict(os.environ, FBWIRE_SYSBENCH_LIB=lib, ISC_USER=self.e["FBW_USER"],
                         ISC_PASSWORD=self.e["FBW_PASSWORD"])
