@@ -107,3 +107,11 @@ int fbw_is_fatal(int rc)
     return rc == FBW_E_PROTO || rc == FBW_E_EOF || rc == FBW_E_IO || rc == FBW_E_TIMEOUT ||
            rc == FBW_E_NOMEM || rc == FBW_E_CRYPT;
 }
+
+int fbw_err_has_gds(const fbw_err *e, uint32_t code)
+{
+    for (int i = 0; e && i < e->ngds && i < FBW_ERR_GDS_MAX; i++)
+        if (e->gds[i] == code)
+            return 1;
+    return 0;
+}

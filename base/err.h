@@ -59,6 +59,8 @@ FBW_API int fbw_err_set(fbw_err *e, int code, const char *fmt, ...) FBW_PRINTF(3
 FBW_API int fbw_err_set_errno(fbw_err *e, int sys_errno, const char *fmt, ...) FBW_PRINTF(3, 4);
 /* Prefix the existing message with "context: " (keeps the code). Returns e->code. */
 FBW_API int fbw_err_prefix(fbw_err *e, const char *fmt, ...) FBW_PRINTF(2, 3);
+/* 1 when code is one of e's gds codes (primary or secondary), else 0; e may be NULL. */
+FBW_API int fbw_err_has_gds(const fbw_err *e, uint32_t code);
 /* Symbolic name of a return code ("FBW_E_PROTO"). Never NULL. */
 FBW_API const char *fbw_rc_name(int rc);
 /* True for errors after which the connection cannot be used any more. */

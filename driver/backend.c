@@ -2,6 +2,8 @@
 /* backend.c - helpers every backend shares: buffered result sets and connection-loss test. */
 #include "backend.h"
 
+#include "status.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,28 +82,9 @@ const char *fbw_be_cell_ptr(const fbw_be_result *r, size_t i)
     return r->arena ? r->arena + c->off : "";
 }
 
-/* Status codes that mean the attachment is gone (network failure, shutdown, killed). */
-static const uint32_t LOST_GDS[] = {
-    335544721u, /* isc_network_error */
-    335544722u, /* isc_net_connect_err */
-    335544726u, /* isc_net_read_err */
-    335544727u, /* isc_net_write_err */
-    335544741u, /* isc_lost_db_connection */
-    335544648u, /* isc_conn_lost */
-    335544528u, /* isc_shutdown */
-    335544856u, /* isc_att_shutdown */
-    335544324u, /* isc_bad_db_handle */
-};
-
+/* A fatal return code (the library closed the connection) or the library's CONNECTION_LOST class
+ * (network failure, shutdown, attachment killed: status.h). */
 int fbw_be_conn_lost(int rc, const fbw_err *err)
 {
-    if (fbw_is_fatal(rc))
-        return 1;
-    if (err == NULL)
-        return 0;
-    for (int i = 0; i < err->ngds && i < FBW_ERR_GDS_MAX; i++)
-        for (size_t k = 0; k < sizeof LOST_GDS / sizeof LOST_GDS[0]; k++)
-            if (err->gds[i] == LOST_GDS[k])
-                return 1;
-    return 0;
+    return fbw_is_fatal(rc) || fbw_err_in_class(err, FBW_EC_CONNECTION_LOST);
 }

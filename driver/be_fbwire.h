@@ -14,8 +14,8 @@
 
 #include "batch.h"
 #include "fbwire.h"
+#include "msgs.h" /* FBW_ISC_READ_ONLY_TRANS: a SELECT that writes, retried read-write */
 
-#define ISC_READ_ONLY_TRANS 335544361u /* a SELECT that writes: retried in a read-write transaction */
 
 struct fbw_be_conn {
     const fbw_be_conf *conf;

@@ -208,7 +208,7 @@ int fbw_bew_execute_bound(fbw_be_stmt *bs, fbw_be_result *res, int pipelinable, 
             exec_call x = {.bs = bs};
             fbw_bew_shared_plan(c, &x, &c->ro);
             int rc = fbw_bew_execute_in(c, &x, res, err);
-            if (rc != FBW_E_SERVER || err->ngds == 0 || err->gds[0] != ISC_READ_ONLY_TRANS)
+            if (rc != FBW_E_SERVER || err->ngds == 0 || err->gds[0] != FBW_ISC_READ_ONLY_TRANS)
                 return rc;
             fbw_be_result_reset(res); /* a SELECT that writes (a procedure): read-write after all */
         }

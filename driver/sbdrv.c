@@ -59,6 +59,7 @@
 #include "sbdrv_int.h"
 
 #include "classify.h"
+#include "msgs.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -121,30 +122,13 @@ static int drv_done(void)
 
 /* ---------------------------------------------------------------- connections */
 
-/* Server status codes the connect hints look for. */
-#define ISC_IO_ERROR 335544344u
-#define ISC_IO_OPEN_ERR 335544734u
-#define ISC_LOGIN 335544472u
-#define ISC_LOGIN_ERROR 335545106u /* e.g. no plugin of the client's list is in AuthServer */
-#define ISC_WIRECRYPT_INCOMPATIBLE 335545064u
-#define ISC_MISS_WIRECRYPT 335545065u
-#define ISC_WIRECRYPT_PLUGIN 335545067u
-#define ISC_CONNECT_REJECT 335544421u /* also fbclient's word for a connect timeout */
-
-static int has_gds(const fbw_err *e, uint32_t code)
-{
-    for (int i = 0; i < e->ngds && i < FBW_ERR_GDS_MAX; i++)
-        if (e->gds[i] == code)
-            return 1;
-    return 0;
-}
-
 /* The server could not open the database file: usually it does not exist. (The OS error comes
  * as text, so it is not told apart from e.g. a permission problem; creating then fails with the
  * server's own reason, as the server never overwrites a file.) */
 static int db_missing(const fbw_err *e)
 {
-    return e->code == FBW_E_SERVER && has_gds(e, ISC_IO_ERROR) && has_gds(e, ISC_IO_OPEN_ERR);
+    return e->code == FBW_E_SERVER && fbw_err_has_gds(e, FBW_ISC_IO_ERROR) &&
+           fbw_err_has_gds(e, FBW_ISC_IO_OPEN_ERR);
 }
 
 /* What to change when the server refused the connection: the option that decides it. */
@@ -152,7 +136,8 @@ static void connect_hint(const fbw_sbdrv *d, const fbw_err *e, char *out, size_t
 {
     const char *p = d->prefix, *wc = d->conf.wire_crypt ? d->conf.wire_crypt : "enabled";
     out[0] = '\0';
-    if (has_gds(e, ISC_WIRECRYPT_INCOMPATIBLE) || has_gds(e, ISC_MISS_WIRECRYPT) ||
+    if (fbw_err_has_gds(e, FBW_ISC_WIRECRYPT_INCOMPATIBLE) ||
+        fbw_err_has_gds(e, FBW_ISC_MISS_WIRECRYPT) ||
         (e->code == FBW_E_CRYPT && strcasecmp(wc, "required") == 0))
         snprintf(out, cap,
                  strcasecmp(wc, "disabled") == 0
@@ -160,17 +145,18 @@ static void connect_hint(const fbw_sbdrv *d, const fbw_err *e, char *out, size_t
                      : " (the server does not allow wire encryption: use --%s-wire-crypt=enabled "
                        "or disabled)",
                  p);
-    else if (has_gds(e, ISC_WIRECRYPT_PLUGIN) || e->code == FBW_E_CRYPT)
+    else if (fbw_err_has_gds(e, FBW_ISC_WIRECRYPT_PLUGIN) || e->code == FBW_E_CRYPT)
         snprintf(out, cap, " (no wire crypt plugin both sides support: try --%s-wire-crypt="
                  "disabled if the server allows it)", p);
-    else if (has_gds(e, ISC_LOGIN) || has_gds(e, ISC_LOGIN_ERROR) || e->code == FBW_E_AUTH)
+    else if (fbw_err_has_gds(e, FBW_ISC_LOGIN) || fbw_err_has_gds(e, FBW_ISC_LOGIN_ERROR) ||
+             e->code == FBW_E_AUTH)
         snprintf(out, cap,
                  " (check --%s-user and --%s-password or ISC_USER/ISC_PASSWORD; and that "
                  "--%s-auth (now %s) names a plugin of the server's AuthServer list)",
                  p, p, p, d->conf.auth ? d->conf.auth : "the client default Srp256,Srp");
     else if (db_missing(e))
         snprintf(out, cap, " (if the database does not exist, --%s-create-db=on creates it)", p);
-    else if (has_gds(e, ISC_CONNECT_REJECT))
+    else if (fbw_err_has_gds(e, FBW_ISC_CONNECT_REJECT))
         snprintf(out, cap, " (fbclient says this too when the server did not answer within "
                  "--%s-connect-timeout=%d)", p, d->conf.connect_timeout);
 }

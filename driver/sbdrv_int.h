@@ -21,10 +21,10 @@
 
 enum { CLASS_NETWORK = 1u, CLASS_ALL = 2u };
 
+/* A code of --P-ignore-errors: a gds code anywhere in the chain, or the error's SQLSTATE. */
 typedef struct ignore_rule {
     uint32_t gds;     /* 0 when the rule is a SQLSTATE */
     char sqlstate[6];
-    const char *text; /* if set, the message must also contain it (for isc_random) */
 } ignore_rule;
 
 typedef struct fbw_sbdrv {
@@ -35,6 +35,7 @@ typedef struct fbw_sbdrv {
     int ps_disable;
     int debug;
     unsigned classes;            /* CLASS_* */
+    uint32_t ignore_classes;     /* bit c: errors in fbw_errclass c (status.h) restart the event */
     ignore_rule ignore[MAX_IGNORE];
     int nignore;
     fbw_sbrep *rep;              /* wire statistics report of `run` (sbreport.h), or NULL */

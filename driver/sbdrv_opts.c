@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* sbdrv_opts.c - the drivers' --P-* options (listed in sbdrv.c): the table sysbench shows and
- * parses, reading them into the backend configuration, the error classes --P-ignore-errors
- * names. */
+ * parses, reading them into the backend configuration, the error classes (the library's,
+ * status.h) and codes --P-ignore-errors names. */
 #include "sbdrv_int.h"
+
+#include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,32 +114,26 @@ static int parse_isolation(const char *s, fbw_be_isolation *out)
     return 0;
 }
 
-/* Named classes and the status codes they stand for. "cannot update erased record" is how
- * Firebird reports that a concurrent transaction deleted the row we waited for: it arrives as
- * isc_random (335544382) with that text, so it is matched by code and text. */
-#define ISC_RANDOM 335544382u
-static const struct {
-    const char *name;
-    uint32_t gds[2];
-    const char *random_text;
-} CLASSES[] = {
-    /* isc_update_conflict; isc_no_cur_rec is FB3's word for a row that a concurrent
-     * transaction deleted (and garbage collected) while our UPDATE waited for it */
-    {"update-conflict", {335544451u, 335544348u}, "cannot update erased record"},
-    {"deadlock", {335544336u, 0}, NULL},        /* isc_deadlock */
-    {"lock-conflict", {335544345u, 0}, NULL},   /* isc_lock_conflict */
-    {"lock-timeout", {335544510u, 0}, NULL},    /* isc_lock_timeout */
-    {"unique", {335544665u, 335544349u}, NULL}, /* isc_unique_key_violation, isc_no_dup */
-};
-
-static int add_rule(fbw_sbdrv *d, uint32_t gds, const char *state, const char *text)
+static int add_rule(fbw_sbdrv *d, uint32_t gds, const char *state)
 {
     if (d->nignore >= MAX_IGNORE)
         return 0;
     ignore_rule *r = &d->ignore[d->nignore++];
     r->gds = gds;
     snprintf(r->sqlstate, sizeof r->sqlstate, "%s", state ? state : "");
-    r->text = text;
+    return 1;
+}
+
+/* A class name of the library's error model (fbw_errclass_from_name: "update-conflict",
+ * "deadlock", ...). The ones that say "the connection is gone" are `network` here (a reconnect,
+ * not a restart), and none/other are no error class to name. */
+static int add_class(fbw_sbdrv *d, const char *w)
+{
+    fbw_errclass c;
+    if (!fbw_errclass_from_name(w, &c) || c == FBW_EC_NONE || c == FBW_EC_OTHER ||
+        c == FBW_EC_CONNECTION_LOST || c == FBW_EC_TIMEOUT)
+        return 0;
+    d->ignore_classes |= (uint32_t)1u << (unsigned)c;
     return 1;
 }
 
@@ -151,22 +147,14 @@ static int parse_one_ignore(fbw_sbdrv *d, const char *w)
         d->classes |= CLASS_NETWORK;
         return 1;
     }
-    for (size_t i = 0; i < sizeof CLASSES / sizeof CLASSES[0]; i++) {
-        if (strcasecmp(w, CLASSES[i].name) == 0) {
-            int ok = add_rule(d, CLASSES[i].gds[0], NULL, NULL);
-            if (ok && CLASSES[i].gds[1])
-                ok = add_rule(d, CLASSES[i].gds[1], NULL, NULL);
-            if (ok && CLASSES[i].random_text)
-                ok = add_rule(d, ISC_RANDOM, NULL, CLASSES[i].random_text);
-            return ok;
-        }
-    }
+    if (add_class(d, w))
+        return 1;
     size_t n = strlen(w);
     if (n == 5 && strspn(w, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5)
-        return add_rule(d, 0, w, NULL);
+        return add_rule(d, 0, w);
     if (n > 0 && n <= 10 && strspn(w, "0123456789") == n) {
         unsigned long long v = strtoull(w, NULL, 10);
-        return v > 0 && v <= UINT32_MAX && add_rule(d, (uint32_t)v, NULL, NULL);
+        return v > 0 && v <= UINT32_MAX && add_rule(d, (uint32_t)v, NULL);
     }
     return 0;
 }
@@ -193,6 +181,7 @@ int fbw_sbdrv_read_options(fbw_sbdrv *d)
     fbw_be_conf *f = &d->conf;
     memset(f, 0, sizeof *f);
     d->classes = 0;
+    d->ignore_classes = 0;
     d->nignore = 0;
     f->db = fbw_sbdrv_opt_string(d, "db");
     f->user = fbw_sbdrv_opt_string(d, "user");

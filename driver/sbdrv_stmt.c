@@ -5,6 +5,7 @@
 #include "sbdrv_int.h"
 
 #include "classify.h"
+#include "status.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,19 +21,19 @@ static void clear_error(sb_conn *con)
     con->sql_errmsg = NULL;
 }
 
+/* --P-ignore-errors: a class of the library's model (fbw_err_in_class: one of the chain's codes
+ * is of it), a gds code anywhere in the chain, or the SQLSTATE. */
 static int is_ignorable(const fbw_sbdrv *d, const fbw_err *e)
 {
     if (d->classes & CLASS_ALL)
         return 1;
+    for (int c = 0; c < FBW_EC_COUNT; c++)
+        if ((d->ignore_classes >> c & 1u) && fbw_err_in_class(e, (fbw_errclass)c))
+            return 1;
     for (int r = 0; r < d->nignore; r++) {
         const ignore_rule *ir = &d->ignore[r];
-        if (ir->gds == 0 && strcmp(ir->sqlstate, e->sqlstate) == 0)
+        if (ir->gds ? fbw_err_has_gds(e, ir->gds) : strcmp(ir->sqlstate, e->sqlstate) == 0)
             return 1;
-        if (ir->text && strstr(e->msg, ir->text) == NULL)
-            continue;
-        for (int i = 0; ir->gds && i < e->ngds && i < FBW_ERR_GDS_MAX; i++)
-            if (e->gds[i] == ir->gds)
-                return 1;
     }
     return 0;
 }
@@ -48,12 +49,15 @@ static void debug_sql(const fbw_sbdrv *d, const char *what, const char *sql, siz
  * The fbwire backend knows whether a request that may commit was unanswered; fbclient does not
  * say, so for it a write outside BEGIN ... COMMIT (autocommit: it commits with its own reply) is
  * taken as one. A COMMIT's own error says so already. */
-static const char *lost_outcome(const sbconn *sc, const char *sql, size_t len, const char *msg)
+static const char *lost_outcome(const sbconn *sc, const char *sql, size_t len, int code)
 {
     const fbw_backend *be = sc->d->be;
     int unknown = be->outcome_unknown ? be->outcome_unknown(sc->bc) : -1;
-    if (unknown > 0) /* the library's wait error names it already */
-        return strstr(msg, "outcome is unknown") ? "" : "; a request that may commit was unanswered: its outcome is unknown";
+    /* A wait that ended without its reply (EOF, I/O, timeout) names the unanswered COMMIT in its
+     * error already (client.c give_up); a connection failed otherwise (a protocol error) does not. */
+    int named = code == FBW_E_EOF || code == FBW_E_IO || code == FBW_E_TIMEOUT;
+    if (unknown > 0)
+        return named ? "" : "; a request that may commit was unanswered: its outcome is unknown";
     if (unknown == 0)
         return "";
     fbw_sql_class cls = sql ? fbw_classify(sql, len) : FBW_CLS_OTHER;
@@ -110,7 +114,7 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
         }
         fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, "%s: connection lost during '%.*s': %s%s",
                                 d->prefix, (int)(len > 200 ? 200 : len), sql ? sql : "", e->msg,
-                                lost_outcome(sc, sql, len, e->msg));
+                                lost_outcome(sc, sql, len, e->code));
         return SB_DB_ERROR_FATAL;
     }
     if (is_ignorable(d, e)) {
@@ -150,12 +154,8 @@ static int txn_control(sbconn *sc, fbw_sql_kind kind)
 
 static int is_conflict(const fbw_err *e)
 {
-    static const uint32_t codes[] = {335544336u, 335544451u, 335544345u, 335544510u};
-    for (int i = 0; i < e->ngds && i < FBW_ERR_GDS_MAX; i++)
-        for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
-            if (e->gds[i] == codes[k])
-                return 1;
-    return 0;
+    return fbw_err_in_class(e, FBW_EC_DEADLOCK) || fbw_err_in_class(e, FBW_EC_UPDATE_CONFLICT) ||
+           fbw_err_in_class(e, FBW_EC_LOCK_CONFLICT) || fbw_err_in_class(e, FBW_EC_LOCK_TIMEOUT);
 }
 
 static int exec_ddl_aware(sbconn *sc, const fbw_sql_plan *plan, const char *sql, size_t len)

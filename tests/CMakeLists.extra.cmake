@@ -14,6 +14,13 @@ if(TARGET fbwire_dialect AND TARGET fbwire_report)
   endforeach()
 endif()
 
+# The driver and the tools decide on errors through the library's error model only: no message
+# text compared, no gds code written as a number (tests/driver/check_error_model.py).
+add_test(NAME driver_error_model
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/driver/check_error_model.py
+                 ${CMAKE_SOURCE_DIR})
+set_tests_properties(driver_error_model PROPERTIES LABELS unit TIMEOUT 60)
+
 if(TARGET fbwire-sysbench)
   include(${CMAKE_CURRENT_SOURCE_DIR}/sysbench/tests.cmake)
 endif()

@@ -48,6 +48,27 @@ fbw_conn *fbw_client_conn(fbw_client *cl) { return cl->conn; }
 int fbw_client_fd(const fbw_client *cl) { return cl->sock.fd; }
 const fbw_err *fbw_client_error(const fbw_client *cl) { return &cl->err; }
 
+/* The first record of list[0..n) that holds an error, NULL when none does. */
+static const fbw_err *first_error(const fbw_err *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (list[i] && list[i]->code != FBW_OK)
+            return list[i];
+    return NULL;
+}
+
+const fbw_err *fbw_client_call_error(const fbw_client *cl, int rc, const fbw_stmt *st,
+                                     const fbw_tx *tx)
+{
+    static const fbw_err none = {.op = -1}; /* read-only: "no error" */
+    const fbw_err *waited[] = {&cl->err, fbw_conn_error(cl->conn), st ? fbw_stmt_error(st) : NULL,
+                               tx ? &tx->err : NULL};
+    const fbw_err *answered[] = {st ? fbw_stmt_error(st) : NULL, tx ? &tx->err : NULL};
+    const fbw_err *e = rc != FBW_OK ? first_error(waited, sizeof waited / sizeof waited[0])
+                                    : first_error(answered, sizeof answered / sizeof answered[0]);
+    return e ? e : &none;
+}
+
 /* Errors are kept in one place: a connection error wins over a socket error description. */
 static int take_conn_error(fbw_client *cl, int rc)
 {

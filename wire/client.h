@@ -6,6 +6,7 @@
 #define FBW_CLIENT_H
 
 #include "conn.h"
+#include "stmt.h"
 
 typedef struct fbw_client fbw_client;
 
@@ -46,6 +47,15 @@ FBW_API fbw_conn *fbw_client_conn(fbw_client *cl);
 /* The connected socket (for socket options and finding the server's process); -1 when closed. */
 FBW_API int fbw_client_fd(const fbw_client *cl);
 FBW_API const fbw_err *fbw_client_error(const fbw_client *cl);
+/* The error of a call that queued requests on st and/or tx (NULL for an object not involved) and
+ * waited for them through cl (fbw_client_run, _wait, _wait_until), rc being what it returned: the
+ * rule of docs/library.md "Errors" in one place. rc not FBW_OK: the first that holds an error of
+ * the client (the wait failed), the connection, the statement, the transaction (a request could
+ * not be queued). rc FBW_OK: the statement's, else the transaction's server error (a request was
+ * answered with an error). Never NULL: a record with code FBW_OK when none of them holds an error
+ * (rc then is all there is: fbw_rc_name). Classify it with fbw_err_classify (status.h). */
+FBW_API const fbw_err *fbw_client_call_error(const fbw_client *cl, int rc, const fbw_stmt *st,
+                                             const fbw_tx *tx);
 /* Ask the server to cancel what the connection is waiting for: op_cancel with fb_cancel_raise, the
  * call fbclient's fb_cancel_operation and Jaybird's cancelOperation make (protocol 12+). Meant for
  * another thread while one thread waits in fbw_client_wait / _until / _run: the op_cancel is sent

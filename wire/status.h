@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* status.h - Firebird status vectors: framing on the wire, interpretation into fbw_err
  * (gds chain, SQLSTATE, SQLCODE, isql-style text from msgs.c), warnings kept apart, error classes
- * for retry decisions, and an encoder for tests and fake servers.
+ * for retry decisions (errclass.c), and an encoder for tests and fake servers.
  *
  * No I/O, no allocation. Layout: docs/protocol/packets.md §5, src/remote/protocol.cpp
  * xdr_status_vector; interpretation rules: src/yvalve/gds.cpp fb_sqlstate, gds__sqlcode. */
@@ -76,27 +76,45 @@ typedef struct fbw_status_arg {
 } fbw_status_arg;
 FBW_API void fbw_status_encode(fbw_wr *w, const fbw_status_arg *args, int nargs);
 
-/* Error classes the sysbench driver acts on, decided from gds codes and fbw_err codes only. */
+/* Error classes: the one error model of the library, the sysbench driver and the tools
+ * (docs/library.md "Errors"), decided from the return code and the gds codes of the chain (primary
+ * and secondary), never from text, except for the engine errors that carry nothing but
+ * isc_random and their text (errclass.c says which and why). Each code is of at most one class;
+ * an error is in every class one of its codes is in, and its class is the highest-ranked. */
 typedef enum {
-    FBW_EC_NONE,
-    FBW_EC_OTHER,
-    FBW_EC_SYNTAX,
-    FBW_EC_UNKNOWN_OBJECT,
-    FBW_EC_UNIQUE,
-    FBW_EC_FOREIGN_KEY,
-    FBW_EC_UPDATE_CONFLICT,
-    FBW_EC_DEADLOCK,
-    FBW_EC_LOCK_CONFLICT,
-    FBW_EC_LOCK_TIMEOUT,
-    FBW_EC_CONNECTION_LOST,
-    FBW_EC_AUTH,
-    FBW_EC_NO_DATABASE
+    FBW_EC_NONE,             /* no error */
+    FBW_EC_OTHER,            /* an error of none of the classes below */
+    FBW_EC_SYNTAX,           /* the parser refused the SQL */
+    FBW_EC_UNKNOWN_OBJECT,   /* table, column, procedure... unknown */
+    FBW_EC_UNIQUE,           /* duplicate key: isc_unique_key_violation, isc_no_dup */
+    FBW_EC_FOREIGN_KEY,      /* isc_foreign_key */
+    FBW_EC_UPDATE_CONFLICT,  /* a concurrent transaction changed or deleted the row: retry */
+    FBW_EC_DEADLOCK,         /* isc_deadlock with no refinement */
+    FBW_EC_LOCK_CONFLICT,    /* no-wait lock request refused */
+    FBW_EC_LOCK_TIMEOUT,     /* a timed lock wait expired */
+    FBW_EC_CONNECTION_LOST,  /* the attachment is gone: EOF, I/O, timeout, shutdown, killed */
+    FBW_EC_AUTH,             /* login, auth plugins, wire crypt negotiation */
+    FBW_EC_NO_DATABASE,      /* the database file cannot be opened or is not a database */
+    FBW_EC_CANCELLED,        /* isc_cancelled: fbw_client_cancel or the server's cancel */
+    FBW_EC_STATEMENT_TIMEOUT, /* FB4+: isc_cancelled because a statement timeout expired */
+    FBW_EC_TIMEOUT,          /* FBW_E_TIMEOUT: no reply within fbw_client_opts.timeout_ms; the
+                              * connection was closed, so CONNECTION_LOST holds too */
+    FBW_EC_COUNT             /* number of classes, not a class */
 } fbw_errclass;
 
-/* FBW_OK -> NONE; FBW_E_EOF/IO/TIMEOUT -> CONNECTION_LOST; FBW_E_AUTH -> AUTH; FBW_E_SERVER ->
- * the most specific class any code of the chain belongs to (see status.c); anything else OTHER. */
+/* The class of err: NONE for NULL or FBW_OK; FBW_E_EOF/IO -> CONNECTION_LOST; FBW_E_TIMEOUT ->
+ * TIMEOUT; FBW_E_AUTH -> AUTH; otherwise the highest-ranked class of the chain's codes (a lost
+ * link outranks the server's words, isc_update_conflict outranks the isc_deadlock it comes with);
+ * OTHER when none has a class. */
 FBW_API fbw_errclass fbw_err_classify(const fbw_err *err);
-/* "update_conflict" etc.; never NULL. */
+/* 1 when err is in class c: one of its codes (or its return code) belongs to c, so the isc_deadlock
+ * + isc_update_conflict of a record conflict is in DEADLOCK and in UPDATE_CONFLICT. For NONE and
+ * OTHER: whether fbw_err_classify gives exactly that. */
+FBW_API int fbw_err_in_class(const fbw_err *err, fbw_errclass c);
+/* "update_conflict" etc.; "unknown" for a value that is no class; never NULL. */
 FBW_API const char *fbw_errclass_name(fbw_errclass c);
+/* The class named name as fbw_errclass_name spells it, '-' for '_' and any case accepted
+ * ("update-conflict"): 1 and *out set, else 0. */
+FBW_API int fbw_errclass_from_name(const char *name, fbw_errclass *out);
 
 #endif

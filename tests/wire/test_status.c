@@ -518,26 +518,124 @@ Test(status, classify_client_errors)
     fbw_err_clear(&err);
     cr_assert_eq(fbw_err_classify(&err), FBW_EC_NONE);
     cr_assert_eq(fbw_err_classify(NULL), FBW_EC_NONE);
+    cr_assert(fbw_err_in_class(NULL, FBW_EC_NONE));
     fbw_err_set(&err, FBW_E_EOF, "connection lost");
     cr_assert_eq(fbw_err_classify(&err), FBW_EC_CONNECTION_LOST);
     fbw_err_set_errno(&err, 104, "recv");
     cr_assert_eq(fbw_err_classify(&err), FBW_EC_CONNECTION_LOST);
+    /* a timed-out wait closed the connection: TIMEOUT first, CONNECTION_LOST too */
+    fbw_err_set(&err, FBW_E_TIMEOUT, "no reply");
+    cr_assert_eq(fbw_err_classify(&err), FBW_EC_TIMEOUT);
+    cr_assert(fbw_err_in_class(&err, FBW_EC_CONNECTION_LOST));
+    cr_assert(!fbw_err_in_class(&err, FBW_EC_OTHER));
     fbw_err_set(&err, FBW_E_AUTH, "no plugin");
     cr_assert_eq(fbw_err_classify(&err), FBW_EC_AUTH);
     fbw_err_set(&err, FBW_E_PROTO, "bad");
     cr_assert_eq(fbw_err_classify(&err), FBW_EC_OTHER);
+    cr_assert(fbw_err_in_class(&err, FBW_EC_OTHER));
+    cr_assert(!fbw_err_in_class(&err, FBW_EC_NONE));
+}
+
+/* Membership: a record conflict (isc_deadlock + isc_update_conflict) is in both classes, its
+ * class is the refinement; a class no code names is not held. */
+Test(status, class_membership_of_chain_codes)
+{
+    const fbw_status_arg a[] = {GDS(FBW_ISC_DEADLOCK), GDS(FBW_ISC_UPDATE_CONFLICT),
+                                GDS(FBW_ISC_CONCURRENT_TRANSACTION), STR("77")};
+    fbw_err err;
+    cr_assert_eq(decode(a, N(a), &err, NULL), FBW_E_SERVER);
+    cr_assert(fbw_err_in_class(&err, FBW_EC_DEADLOCK));
+    cr_assert(fbw_err_in_class(&err, FBW_EC_UPDATE_CONFLICT));
+    cr_assert(!fbw_err_in_class(&err, FBW_EC_LOCK_CONFLICT));
+    cr_assert(!fbw_err_in_class(&err, FBW_EC_OTHER));
+    cr_assert(!fbw_err_in_class(&err, FBW_EC_COUNT), "not a class");
+    cr_assert(!fbw_err_in_class(&err, (fbw_errclass)-1), "not a class");
+    cr_assert(fbw_err_has_gds(&err, FBW_ISC_CONCURRENT_TRANSACTION));
+    cr_assert(!fbw_err_has_gds(&err, FBW_ISC_LOCK_CONFLICT));
+    cr_assert(!fbw_err_has_gds(NULL, FBW_ISC_DEADLOCK));
+}
+
+/* The classes that come from secondary codes only: FB4 statement timeouts (isc_cancelled + the
+ * level), a killed attachment (isc_att_shutdown + isc_att_shut_killed), FB3's isc_no_cur_rec. */
+Test(status, classify_secondary_codes)
+{
+    const fbw_status_arg cancel[] = {GDS(FBW_ISC_CANCELLED)};
+    const fbw_status_arg stmt_to[] = {GDS(FBW_ISC_CANCELLED), GDS(FBW_ISC_ATT_STMT_TIMEOUT)};
+    const fbw_status_arg req_to[] = {GDS(FBW_ISC_CANCELLED), GDS(FBW_ISC_REQ_STMT_TIMEOUT)};
+    const fbw_status_arg cfg_to[] = {GDS(FBW_ISC_CANCELLED), GDS(FBW_ISC_CFG_STMT_TIMEOUT)};
+    const fbw_status_arg killed[] = {GDS(FBW_ISC_ATT_SHUTDOWN), GDS(FBW_ISC_ATT_SHUT_KILLED)};
+    const fbw_status_arg gone[] = {GDS(FBW_ISC_BAD_DB_HANDLE)};
+    const fbw_status_arg no_cur[] = {GDS(FBW_ISC_NO_CUR_REC)};
+    const fbw_status_arg lost_after[] = {GDS(FBW_ISC_UNIQUE_KEY_VIOLATION), STR("PK"), STR("T"),
+                                         GDS(FBW_ISC_NET_READ_ERR)};
+    cr_assert_eq(classify(cancel, N(cancel)), FBW_EC_CANCELLED);
+    cr_assert_eq(classify(stmt_to, N(stmt_to)), FBW_EC_STATEMENT_TIMEOUT);
+    cr_assert_eq(classify(req_to, N(req_to)), FBW_EC_STATEMENT_TIMEOUT);
+    cr_assert_eq(classify(cfg_to, N(cfg_to)), FBW_EC_STATEMENT_TIMEOUT);
+    cr_assert_eq(classify(killed, N(killed)), FBW_EC_CONNECTION_LOST);
+    cr_assert_eq(classify(gone, N(gone)), FBW_EC_CONNECTION_LOST);
+    cr_assert_eq(classify(no_cur, N(no_cur)), FBW_EC_UPDATE_CONFLICT);
+    cr_assert_eq(classify(lost_after, N(lost_after)), FBW_EC_CONNECTION_LOST);
+    fbw_err err;
+    cr_assert_eq(decode(stmt_to, N(stmt_to), &err, NULL), FBW_E_SERVER);
+    cr_assert(fbw_err_in_class(&err, FBW_EC_CANCELLED), "a statement timeout is a cancel too");
+}
+
+/* isc_random alone: the engine's text is all there is (errclass.c random_text). The text decides
+ * only when no code of the chain has a class, and only with isc_random in the chain. */
+Test(status, classify_isc_random_text)
+{
+    const fbw_status_arg erased[] = {GDS(FBW_ISC_RANDOM), STR("cannot update erased record")};
+    const fbw_status_arg other_text[] = {GDS(FBW_ISC_RANDOM), STR("cannot delete system relations")};
+    /* a code with a class wins over the text */
+    const fbw_status_arg coded[] = {GDS(FBW_ISC_LOCK_CONFLICT), GDS(FBW_ISC_RANDOM),
+                                    STR("cannot update erased record")};
+    /* the same words without isc_random (an exception's message) decide nothing */
+    const fbw_status_arg exc[] = {GDS(FBW_ISC_EXCEPT), NUM(1), GDS(FBW_ISC_RANDOM - 1u),
+                                  STR("cannot update erased record")};
+    cr_assert_eq(classify(erased, N(erased)), FBW_EC_UPDATE_CONFLICT);
+    cr_assert_eq(classify(other_text, N(other_text)), FBW_EC_OTHER);
+    cr_assert_eq(classify(coded, N(coded)), FBW_EC_LOCK_CONFLICT);
+    cr_assert_eq(classify(exc, N(exc)), FBW_EC_OTHER);
+    fbw_err err;
+    cr_assert_eq(decode(erased, N(erased), &err, NULL), FBW_E_SERVER);
+    cr_assert_str_eq(err.msg, "cannot update erased record");
+    fbw_err_prefix(&err, "statement 2 of 3 of the pipelined transaction (x)");
+    cr_assert_eq(fbw_err_classify(&err), FBW_EC_UPDATE_CONFLICT, "a prefix keeps the class");
 }
 
 Test(status, errclass_names_distinct)
 {
-    for (int i = FBW_EC_NONE; i <= FBW_EC_NO_DATABASE; i++) {
+    for (int i = FBW_EC_NONE; i < FBW_EC_COUNT; i++) {
         const char *a = fbw_errclass_name((fbw_errclass)i);
         cr_assert_not_null(a);
         cr_assert_str_neq(a, "unknown");
         for (int j = FBW_EC_NONE; j < i; j++)
             cr_assert_str_neq(a, fbw_errclass_name((fbw_errclass)j));
+        fbw_errclass back = FBW_EC_COUNT;
+        cr_assert(fbw_errclass_from_name(a, &back), "%s", a);
+        cr_assert_eq(back, i, "%s", a);
     }
     cr_assert_str_eq(fbw_errclass_name(FBW_EC_LOCK_TIMEOUT), "lock_timeout");
+    cr_assert_str_eq(fbw_errclass_name(FBW_EC_COUNT), "unknown");
+    cr_assert_str_eq(fbw_errclass_name((fbw_errclass)-3), "unknown");
+}
+
+Test(status, errclass_from_option_spelling)
+{
+    fbw_errclass c = FBW_EC_NONE;
+    cr_assert(fbw_errclass_from_name("update-conflict", &c));
+    cr_assert_eq(c, FBW_EC_UPDATE_CONFLICT);
+    cr_assert(fbw_errclass_from_name("Lock-Timeout", &c));
+    cr_assert_eq(c, FBW_EC_LOCK_TIMEOUT);
+    cr_assert(fbw_errclass_from_name("statement_timeout", &c));
+    cr_assert_eq(c, FBW_EC_STATEMENT_TIMEOUT);
+    c = FBW_EC_AUTH;
+    cr_assert(!fbw_errclass_from_name("update-conflicts", &c));
+    cr_assert(!fbw_errclass_from_name("update", &c));
+    cr_assert(!fbw_errclass_from_name("", &c));
+    cr_assert(!fbw_errclass_from_name(NULL, &c));
+    cr_assert_eq(c, FBW_EC_AUTH, "untouched on failure");
 }
 
 /* ---- msgs.c table -------------------------------------------------------------------- */
