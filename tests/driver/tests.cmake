@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: MIT
+# Unit tests of the sysbench plug-in's pure parts (tests/driver/test_*.c, Criterion, label "unit"):
+# the SQL dialect, statement classes, CPU accounting, the report. They link exactly the libraries
+# the plug-in is built from (driver/CMakeLists.txt); the plug-in inside sysbench:
+# tests/sysbench/tests.cmake.
+if(TARGET fbwire_dialect AND TARGET fbwire_report)
+  file(GLOB driver_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/test_*.c)
+  foreach(src ${driver_tests})
+    get_filename_component(base ${src} NAME_WE)
+    set(exe driver_${base})
+    add_executable(${exe} ${src})
+    target_link_libraries(${exe} PRIVATE fbwire_dialect fbwire_report PkgConfig::CRITERION)
+    add_test(NAME ${exe} COMMAND ${exe})
+    set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
+  endforeach()
+endif()
