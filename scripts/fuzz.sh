@@ -20,7 +20,7 @@ secs=${1:-60}
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(pkt status conn dsn dec capture fault text)
 
-CC=clang cmake -S "$REPO" -B "$BUILD" -DFBWIRE_FUZZ=ON -DFBWIRE_SANITIZE=ON -DFBWIRE_TESTS=ON >/dev/null
+CC=clang cmake -S "$REPO" -B "$BUILD" -DFBWIRE_FUZZ=ON -DFBWIRE_SANITIZE=ON -DFBWIRE_BUILD_TESTS=ON >/dev/null
 cmake --build "$BUILD" -j"${FBWIRE_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 
 # FBWIRE_FUZZ_PARALLEL=n runs n targets at a time (default 1; one per core is the most that still

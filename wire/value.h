@@ -4,7 +4,7 @@
  * appends to an fbw_buf (the only allocation); parsing never allocates. Blob contents and
  * time-zone rules are not here: callers fetch blobs and look zone names up themselves.
  *
- * CANONICAL TEXT (README copies this block)
+ * CANONICAL TEXT (docs/tools.md copies this block)
  *   NULL                 NULL (formatting only; parsing never yields NULL: set is_null instead)
  *   SMALLINT, INTEGER, BIGINT, INT128, NUMERIC/DECIMAL
  *                        exact decimal, never via double: scale -4 and 12345678 -> 1234.5678,

@@ -4,10 +4,11 @@
 # check that the installed headers are those docs/library.md lists as public (with the reason),
 # that libfbwire.so exports exactly the functions the installed headers declare with FBW_API,
 # each of them called by a test (tests/**/*.c, *.h) or an example of docs/library.md, that the
-# version agrees everywhere (fbwire.h, pkg-config, CMake package, soname), build the examples of docs/library.md (its ```c blocks, as printed: the point select
-# and the pipelined transactions) with pkg-config against the shared library and with
-# find_package(fbwire) against the static one, and run them against the FB3 and FB4 servers
-# (round trips as the document says).
+# version agrees everywhere (fbwire.h, pkg-config, CMake package, soname), build the examples as
+# printed (their ```c blocks: README.md's first program, docs/library.md's point select and
+# pipelined transactions) with pkg-config against the shared library (the point select also with
+# find_package(fbwire) against the static one), and run them against the FB3 and FB4 servers
+# (output and round trips as the documents say).
 #
 #   tests/package/library.sh BUILD_DIR
 set -uo pipefail
@@ -67,23 +68,26 @@ else
   cat "$WORK/exports.diff"
 fi
 
-# The examples, exactly as docs/library.md prints them: the first ```c block and the second.
-example() { awk -v want="$1" '/^```c$/ { n++; on = n == want; next } /^```$/ { on = 0 } on' "$REPO/docs/library.md"; }
-example 1 >"$WORK/point_select.c"
-example 2 >"$WORK/pipeline.c"
+# The examples, exactly as the documents print them: README.md's ```c block, docs/library.md's
+# first and second.
+example() { awk -v want="$2" '/^```c$/ { n++; on = n == want; next } /^```$/ { on = 0 } on' "$REPO/$1"; }
+example README.md 1 >"$WORK/hello.c"
+example docs/library.md 1 >"$WORK/point_select.c"
+example docs/library.md 2 >"$WORK/pipeline.c"
 
 # Every exported function has a caller: a test's C source or one of the examples. A function
 # only the library calls is internal (declared without FBW_API); one nothing calls is dead.
 : >"$WORK/uncalled"
 while read -r fn; do
   grep -rqw --include='*.c' --include='*.h' -- "$fn" "$REPO/tests" ||
-    grep -qw -- "$fn" "$WORK/point_select.c" "$WORK/pipeline.c" || echo "$fn" >>"$WORK/uncalled"
+    grep -qw -- "$fn" "$WORK/hello.c" "$WORK/point_select.c" "$WORK/pipeline.c" || echo "$fn" >>"$WORK/uncalled"
 done <"$WORK/exported"
 if [ -s "$WORK/exported" ] && [ ! -s "$WORK/uncalled" ]; then
   ok "each of the $(wc -l <"$WORK/exported") exported functions is called by a test or an example"
 else
   fail "exported functions no test or example calls:"; sed 's/^/    /' "$WORK/uncalled"
 fi
+[ -s "$WORK/hello.c" ] || fail "no C example in README.md"
 [ -s "$WORK/point_select.c" ] || fail "no C example in docs/library.md"
 [ -s "$WORK/pipeline.c" ] || fail "no pipeline example in docs/library.md"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
@@ -103,6 +107,10 @@ fi
 cc -std=c11 -Wall -Wextra -Werror -o "$WORK/pipeline" "$WORK/pipeline.c" $(pkg-config --cflags --libs fbwire) \
     -Wl,-rpath,"$PREFIX/lib" 2>"$WORK/cc-pipe.err" && ok "pipeline example builds with pkg-config" ||
   { fail "pipeline example with pkg-config"; cat "$WORK/cc-pipe.err"; }
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror -o "$WORK/hello" "$WORK/hello.c" $(pkg-config --cflags --libs fbwire) \
+    -Wl,-rpath,"$PREFIX/lib" 2>"$WORK/cc-hello.err" && ok "README example builds with pkg-config" ||
+  { fail "README example with pkg-config"; cat "$WORK/cc-hello.err"; }
 mkdir -p "$WORK/cm"
 cat >"$WORK/cm/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.20)
@@ -139,6 +147,15 @@ for server in FB3 FB4; do
       fail "$server ${exe##*/}:"; sed 's/^/    /' "$out"
     fi
   done
+  # README's example: the server's version, protocol, wire crypt, and 5 round trips (connect,
+  # SRP proof, crypt, attach, version).
+  out=$WORK/$server-hello.out
+  if [ -x "$WORK/hello" ] && "$WORK/hello" "${!host}/${!port}:${!db}" >"$out" 2>&1 &&
+     grep -Eq '^[A-Z]{2}-V[0-9.]+ Firebird [0-9.]+, protocol 1[0-9], wire crypt (Arc4|ChaCha|ChaCha64): 5 round trips$' "$out"; then
+    ok "$server README example: $(cat "$out")"
+  else
+    fail "$server README example:"; sed 's/^/    /' "$out"
+  fi
   # Pipeline mode: read-only COMMIT rides along (1 round trip), a writing one waits for the
   # check (2), a failure names its request and is rolled back (2).
   out=$WORK/$server-pipeline.out

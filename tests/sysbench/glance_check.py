@@ -3,7 +3,8 @@
 settings against the FB3 test server, then checks its table: exit 0; one row per client
 (fbclient, fbwire, fbwire pipelined) and path (direct, through fbwire-link), each with measured
 TPS, round trips per event and ratio (no n/a); the round trips per event are the ones the project
-documents for oltp_read_only: fbclient and fbwire from README.md's table, fbwire pipelined from
+documents for oltp_read_only: fbclient and fbwire from docs/results.md's first table ("In short"),
+fbwire pipelined from
 docs/sysbench.md's "Round trips per event with `transaction`"; the chart and the reports it names
 exist. Exit 77 (skipped) when the Firebird servers' env file is missing.
 
@@ -20,16 +21,16 @@ CLIENTS = ("fbclient", "fbwire", "fbwire pipelined")
 
 
 def documented(repo):
-    """{client: round trips per oltp_read_only event} as README.md and docs/sysbench.md give them."""
-    with open(os.path.join(repo, "README.md")) as f:
-        readme = f.read()
-    head = re.search(r"^\| workload \| fbclient per-statement \| fbclient shared \| fbwire \|$", readme, re.M)
-    row = re.search(r"^\| oltp_read_only \(BEGIN \.\.\. COMMIT\) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", readme, re.M)
+    """{client: round trips per oltp_read_only event} as docs/results.md and docs/sysbench.md give them."""
+    with open(os.path.join(repo, "docs", "results.md")) as f:
+        results = f.read()
+    head = re.search(r"^\| workload \| fbclient per-statement \| fbclient shared \| fbwire \|$", results, re.M)
+    row = re.search(r"^\| oltp_read_only \(BEGIN \.\.\. COMMIT\) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$", results, re.M)
     with open(os.path.join(repo, "docs", "sysbench.md")) as f:
         sb = " ".join(f.read().split())
     pipe = re.search(r"Round trips per event with `transaction` [^:]*: `oltp_read_only` (\d+)", sb)
     if not (head and row and pipe):
-        sys.exit("FAIL: the round-trip table of README.md or the pipelined figure of docs/sysbench.md "
+        sys.exit("FAIL: the round-trip table of docs/results.md or the pipelined figure of docs/sysbench.md "
                  "is not where this test reads it")
     # the glance runs fbclient with autocommit shared (target fb3-fbclient, docs/compare.md)
     return {"fbclient": float(row.group(2)), "fbwire": float(row.group(3)), "fbwire pipelined": float(pipe.group(1))}

@@ -4,6 +4,8 @@
 # entry is one run of tests/sysbench/run-workloads.sh with its own database (sb_<entry>.fdb), so
 # entries may run in parallel. fbwire (the product) gets the full matrix; fbclient, the
 # baseline, one pass on FB3 and a few scripts on FB4. About 4-5 minutes in all on 2 cores.
+# Also here: every other test of the plug-in inside sysbench or a look-alike (sysbench_*); its
+# pure parts are unit-tested in tests/driver/tests.cmake. Included when the plug-in is built.
 set(SB_RUN ${CMAKE_CURRENT_LIST_DIR}/run-workloads.sh)
 set(SB_LIB $<TARGET_FILE:fbwire-sysbench>)
 
@@ -66,3 +68,84 @@ add_test(NAME sysbench_stall COMMAND ${CMAKE_CURRENT_LIST_DIR}/stall.sh
          --stall $<TARGET_FILE:fbwire-test-stall> --lib ${SB_LIB})
 set_tests_properties(sysbench_stall PROPERTIES LABELS sysbench TIMEOUT 120
                      RESOURCE_LOCK fbwire_stock_servers)
+
+# ABI refusal: the plug-in preloaded into fake sysbench look-alikes must refuse cleanly.
+foreach(variant fake_host fake_host_lua_ok)
+  add_executable(sysbench_${variant} ${CMAKE_CURRENT_LIST_DIR}/fake_host.c)
+  set_target_properties(sysbench_${variant} PROPERTIES ENABLE_EXPORTS ON)
+endforeach()
+target_compile_definitions(sysbench_fake_host_lua_ok PRIVATE FAKE_LUA_OK)
+add_test(NAME sysbench_abi_refusal
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/abi-refusal.sh
+                 $<TARGET_FILE:fbwire-sysbench> $<TARGET_FILE:sysbench_fake_host>
+                 $<TARGET_FILE:sysbench_fake_host_lua_ok>)
+set_tests_properties(sysbench_abi_refusal PROPERTIES LABELS unit TIMEOUT 60)
+
+# Round-trip accounting of the sysbench report against the protocol and a loopback capture, the
+# JSON schema and fbwire-report (tests/sysbench/rt-accounting.sh; root for tcpdump, else skipped).
+if(TARGET fbwire-pcap AND TARGET fbwire-report)
+  add_test(NAME sysbench_rt_accounting
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/rt-accounting.sh
+                   --lib $<TARGET_FILE:fbwire-sysbench> --pcap-tool $<TARGET_FILE:fbwire-pcap>
+                   --report-tool $<TARGET_FILE:fbwire-report>)
+  set_tests_properties(sysbench_rt_accounting PROPERTIES LABELS sysbench TIMEOUT 900
+                       SKIP_RETURN_CODE 77)
+endif()
+
+# tools/fbwire-compare --quick against PostgreSQL, MariaDB, FB3 and FB4 (tests/sysbench/compare.sh:
+# starts scripts/peer-servers.sh itself; root for tcpdump, else skipped). About a minute, and one
+# more for its --rtt 0,1 stage through fbwire-link.
+if(TARGET fbwire-pcap AND TARGET fbwire-report)
+  set(FBW_COMPARE_CPU "")
+  if(TARGET fbwire-cpu)
+    set(FBW_COMPARE_CPU --cpu-tool $<TARGET_FILE:fbwire-cpu>)
+  endif()
+  if(TARGET fbwire-link)
+    list(APPEND FBW_COMPARE_CPU --link-tool $<TARGET_FILE:fbwire-link>)
+  endif()
+  add_test(NAME sysbench_compare
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/compare.sh
+                   --compare ${CMAKE_SOURCE_DIR}/tools/fbwire-compare
+                   --lib $<TARGET_FILE:fbwire-sysbench> --pcap-tool $<TARGET_FILE:fbwire-pcap>
+                   --report-tool $<TARGET_FILE:fbwire-report> ${FBW_COMPARE_CPU})
+  set_tests_properties(sysbench_compare PROPERTIES LABELS sysbench TIMEOUT 400
+                       SKIP_RETURN_CODE 77)
+endif()
+
+# scripts/main.sh's last step, `fbwire-compare --preset glance`, with 1 s runs of 1,000 rows on FB3:
+# every row of its table measured, round trips per event as docs/results.md and docs/sysbench.md
+# give them (tests/sysbench/glance_check.py). No capture, so no root; about 30 s.
+if(FBW_DEBIAN_PYTHON3 AND TARGET fbwire-link)
+  set(FBW_GLANCE_ENV FBWIRE_SYSBENCH_LIB=$<TARGET_FILE:fbwire-sysbench> FBWIRE_LINK=$<TARGET_FILE:fbwire-link>)
+  if(TARGET fbwire-cpu)
+    list(APPEND FBW_GLANCE_ENV FBWIRE_CPU=$<TARGET_FILE:fbwire-cpu>)
+  endif()
+  if(TARGET fbwire-report)
+    list(APPEND FBW_GLANCE_ENV FBWIRE_REPORT=$<TARGET_FILE:fbwire-report>)
+  endif()
+  add_test(NAME sysbench_glance
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1 ${FBW_GLANCE_ENV}
+                   ${FBW_DEBIAN_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/glance_check.py
+                   ${CMAKE_SOURCE_DIR}/tools/fbwire-compare ${CMAKE_SOURCE_DIR})
+  set_tests_properties(sysbench_glance PROPERTIES LABELS sysbench TIMEOUT 300 SKIP_RETURN_CODE 77)
+endif()
+
+# A 4-thread sysbench oltp_read_write capture (5 s, 2 tables of 1000 rows, ids partitioned per
+# thread: tests/sysbench/oltp_rw_partitioned.lua) on one server version, replayed paced on the
+# other: every step replayed, every result the same (but the driver's version query), wall time
+# within 10% (tests/sysbench/xreplay.py; root for tcpdump, else skipped). Both directions, with
+# the fbwire and the fbclient driver; about 40 s each. Every op is replayed: fbclient's
+# op_info_sql record counts are info_sql steps, fbwire's go with the execute.
+if(TARGET fbwire-pcap AND TARGET fbwire-link AND TARGET fbwire-sql AND TARGET fbwire-report)
+  foreach(drv fbwire fbclient)
+    foreach(from fb3 fb4)
+      add_test(NAME sysbench_xreplay_${drv}_${from}
+               COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/xreplay.py
+                       --lib $<TARGET_FILE:fbwire-sysbench> --pcap $<TARGET_FILE:fbwire-pcap>
+                       --link $<TARGET_FILE:fbwire-link> --sql $<TARGET_FILE:fbwire-sql>
+                       --report $<TARGET_FILE:fbwire-report> --from ${from} --driver ${drv})
+      set_tests_properties(sysbench_xreplay_${drv}_${from} PROPERTIES LABELS sysbench TIMEOUT 300
+                           SKIP_RETURN_CODE 77 RESOURCE_LOCK fbwire_xreplay)
+    endforeach()
+  endforeach()
+endif()

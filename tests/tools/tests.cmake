@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: MIT
+# Tests of the programs in tools/ (names tools_*): unit tests of their pure parts (a tool is a
+# program, not a library, so each test compiles the sources it tests; label "unit"), the programs
+# against small servers the tests write themselves (label "unit"), and against the test servers
+# (label "integ"). Set in tests/CMakeLists.txt: FBW_DEBIAN_PYTHON3.
+
+# fbwire-sql's splitter and output formats (tests/tools/test_<module>.c).
+foreach(module split format)
+  set(exe tools_test_${module})
+  add_executable(${exe} ${CMAKE_CURRENT_LIST_DIR}/test_${module}.c
+                        ${CMAKE_SOURCE_DIR}/tools/fbwire-sql/${module}.c)
+  target_include_directories(${exe} PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-sql)
+  target_link_libraries(${exe} PRIVATE fbwire_testsupport)
+  add_test(NAME ${exe} COMMAND ${exe})
+  set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
+endforeach()
+# fbwire-link's sans-I/O core (tests/tools/test_link_<module>.c): the line (delay, rate, order,
+# stall, slice), the fault schedule with the number parsing it uses, and the wake-up lead.
+set(LINK_TOOL_DIR ${CMAKE_SOURCE_DIR}/tools/fbwire-link)
+foreach(module line fault lead)
+  set(exe tools_test_link_${module})
+  add_executable(${exe} ${CMAKE_CURRENT_LIST_DIR}/test_link_${module}.c
+                        ${LINK_TOOL_DIR}/line.c ${LINK_TOOL_DIR}/fault.c ${LINK_TOOL_DIR}/units.c
+                        ${LINK_TOOL_DIR}/lead.c)
+  target_include_directories(${exe} PRIVATE ${LINK_TOOL_DIR})
+  target_link_libraries(${exe} PRIVATE fbwire_testsupport)
+  add_test(NAME ${exe} COMMAND ${exe})
+  set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
+endforeach()
+# fbwire-pcap's statement fingerprints and latency table.
+add_executable(tools_test_fpstats ${CMAKE_CURRENT_LIST_DIR}/test_fpstats.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/fpstats.c)
+target_include_directories(tools_test_fpstats PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+target_link_libraries(tools_test_fpstats PRIVATE fbwire_testsupport)
+add_test(NAME tools_test_fpstats COMMAND tools_test_fpstats)
+set_tests_properties(tools_test_fpstats PROPERTIES LABELS unit TIMEOUT 120)
+# The streaming replay's step queue (tools/fbwire-pcap/stepq.c).
+if(TARGET fbwire-pcap)
+  add_executable(tools_test_stepq ${CMAKE_CURRENT_LIST_DIR}/test_stepq.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/stepq.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/workload.c)
+  target_include_directories(tools_test_stepq PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+  find_package(Threads REQUIRED)
+  target_link_libraries(tools_test_stepq PRIVATE fbwire_testsupport Threads::Threads)
+  add_test(NAME tools_test_stepq COMMAND tools_test_stepq)
+  set_tests_properties(tools_test_stepq PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+
+# fbwire-cpu against a small local server written in the test (no database server needed).
+if(TARGET fbwire-cpu)
+  add_test(NAME tools_fbwire_cpu
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/fbwire-cpu.sh $<TARGET_FILE:fbwire-cpu>)
+  set_tests_properties(tools_fbwire_cpu PROPERTIES LABELS unit TIMEOUT 60)
+endif()
+
+# fbwire-link, the program, against an echo server written in the test (no database server):
+# byte-for-byte relay, 600 connections, delay, rate, every fault mode, a short --self-test.
+if(TARGET fbwire-link)
+  find_package(Threads REQUIRED)
+  add_test(NAME tools_fbwire_link
+           COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/fbwire-link.py $<TARGET_FILE:fbwire-link>)
+  set_tests_properties(tools_fbwire_link PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+
+# A real Firebird session (fbwire-sql against FB3 and FB4) through fbwire-link in 1-byte slices:
+# output byte for byte the direct one.
+if(TARGET fbwire-link AND TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_link_sql
+           COMMAND ${CMAKE_CURRENT_LIST_DIR}/fbwire-link-sql.sh $<TARGET_FILE:fbwire-link>
+                   $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_link_sql PROPERTIES LABELS integ TIMEOUT 300)
+endif()
+
+# fbwire-report --replay: the slowest fingerprints of a recorded `fbwire-pcap replay --json`
+# output as an SVG chart (tests/tools/report_replay.py on tests/tools/replay-sysbench.json).
+if(TARGET fbwire-report)
+  add_test(NAME tools_fbwire_report_replay
+           COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/report_replay.py
+                   $<TARGET_FILE:fbwire-report>)
+  set_tests_properties(tools_fbwire_report_replay PROPERTIES LABELS unit TIMEOUT 60)
+endif()
+
+# Unit tests of the measurement tool (tools/fbwire_compare, Debian's python3-pytest): parser, medians,
+# workload list, build lookup, record, summary and model, charts, CLI; from recorded sysbench output
+# in tests/compare/fixtures. The fbwire-link part runs when that program is built, else it is skipped.
+if(FBW_DEBIAN_PYTHON3)
+  set(FBW_LINK_ENV "")
+  if(TARGET fbwire-link)
+    set(FBW_LINK_ENV FBWIRE_LINK=$<TARGET_FILE:fbwire-link>)
+  endif()
+  add_test(NAME tools_compare_unit
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1 ${FBW_LINK_ENV}
+                   ${FBW_DEBIAN_PYTHON3} -m pytest -q -rs -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/compare)
+  set_tests_properties(tools_compare_unit PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+
+# fbwire-sql at a terminal, driven through a pseudo-terminal on FB3 and FB4: prompt, statements on
+# Enter, history (up arrow, history file), Ctrl-C cancelling a long query, EXIT / QUIT / Ctrl-D.
+if(TARGET fbwire-sql)
+  add_test(NAME tools_fbwire_sql_pty
+           COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/fbwire-sql-pty.py $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_fbwire_sql_pty PROPERTIES LABELS integ TIMEOUT 180)
+endif()
+# fbwire-sql --timeout against a stock server stopped mid-script (about 10 s; the helper and the
+# lock: tests/integ/tests.cmake).
+if(TARGET fbwire-sql)
+  add_test(NAME tools_sql_stall COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sysbench/stall.sh
+           --stall $<TARGET_FILE:fbwire-test-stall> --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_sql_stall PROPERTIES LABELS integ TIMEOUT 120
+                       RESOURCE_LOCK fbwire_stock_servers)
+endif()
+# The sysbench driver (both pipeline modes) and fbwire-sql through fbwire-link faults on FB3 and
+# FB4: a reset mid-run, 1-byte slices, 1 Mbit/s, a reply cut or held mid-rows (about 50 s).
+if(TARGET fbwire-link AND TARGET fbwire-sysbench AND TARGET fbwire-sql)
+  add_test(NAME tools_link_faults COMMAND ${CMAKE_CURRENT_LIST_DIR}/link-faults.sh
+           --link $<TARGET_FILE:fbwire-link> --lib $<TARGET_FILE:fbwire-sysbench>
+           --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(tools_link_faults PROPERTIES LABELS integ TIMEOUT 300)
+endif()
+
+# Licence: LICENSE is MIT and every tracked source file has an SPDX line (tests/tools/spdx.sh).
+add_test(NAME tools_spdx COMMAND ${CMAKE_CURRENT_LIST_DIR}/spdx.sh ${CMAKE_SOURCE_DIR})
+set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
+
+# A man page for every installed program (help2man at build time), rendered by man -l.
+add_test(NAME tools_manpages COMMAND ${CMAKE_CURRENT_LIST_DIR}/manpages.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(tools_manpages PROPERTIES LABELS unit TIMEOUT 120)
