@@ -4,7 +4,7 @@
  * Why: a message's format is the client's to choose and the server converts (the BLR of op_execute,
  * op_execute2 and the first op_fetch). A CHAR(n) column described in UTF8 is 4n bytes wide and
  * travels space-padded to all of them, while the same value as VARCHAR of the same character set
- * and byte length travels at its length (docs/protocol/messages.md §5). The application still sees
+ * and byte length travels at its length (docs/protocol/messages.md §6). The application still sees
  * the described format: rows are expanded back here, padded as the engine pads a CHAR (spaces, zero
  * bytes for OCTETS), so a value is the same byte for byte in both formats. */
 #include "msg.h"

@@ -51,6 +51,8 @@ struct fbw_stmt {
     fbw_value *wire_vals;   /* scratch: max(in.n, out.n) values */
 
     exec_rec *last;         /* the latest execution, NULL before the first */
+    size_t exec_pending;    /* replies outstanding for executions (their rows are framed with
+                             * the output format of the time they were queued) */
     int cursor_open, eof, exec_failed;
     int fetch_blr;          /* the next op_fetch must carry the output BLR: the server takes the
                              * row format from the first fetch after execute (delayed format) */
@@ -170,6 +172,7 @@ static int request_exec(exec_rec *x, const fbw_pkt *p, fbw_reply_fn fn)
     int rc = fbw_pending_track(&s->pend, fbw_conn_request_rows(s->conn, p, rows, fn, x));
     if (rc == FBW_OK) {
         x->pending++;
+        s->exec_pending++;
         if (x->out)
             x->out->done = 0;
     }
@@ -183,6 +186,7 @@ static int settle_exec(exec_rec *x, int rc)
     fbw_stmt *s = x->s;
     if (rc == FBW_AGAIN)
         return rc;
+    s->exec_pending--;
     if (--x->pending == 0) {
         if (x->out)
             x->out->done = 1;
@@ -691,8 +695,8 @@ int fbw_stmt_set_output(fbw_stmt *s, const fbw_msgfmt *f)
     if (f->n != s->out.n)
         return fbw_err_set(&s->err, FBW_E_USAGE, "%u columns given, the statement returns %u",
                            f->n, s->out.n);
-    if (s->nrows || fbw_pending_busy(&s->pend))
-        return fbw_err_set(&s->err, FBW_E_USAGE, "rows or replies of an execution are still in");
+    if (s->exec_pending)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "replies of an execution are still to come");
     fbw_buf blr;
     fbw_buf_init(&blr);
     int rc = fbw_blr_build(f, fbw_conn_get_info(s->conn)->protocol, 3, &blr, &s->err);
@@ -705,6 +709,7 @@ int fbw_stmt_set_output(fbw_stmt *s, const fbw_msgfmt *f)
     fbw_buf_free(&s->out_blr);
     s->out_blr = blr;
     s->compact_out = 0;
+    fbw_stmt_clear_rows(s); /* buffered rows were in the old format */
     return FBW_OK;
 }
 

@@ -72,8 +72,9 @@ FBW_API int fbw_stmt_set_input(fbw_stmt *s, const fbw_msgfmt *f);
 
 /* The output counterpart of fbw_stmt_set_input: rows in another format than described (the server
  * converts each column; a replay asks for what the captured client asked for). Same column count;
- * copied, and used by every later execute until the next prepare; rows then decode in it. Not while
- * rows or replies of an execution are in (FBW_E_USAGE, message in the statement's error). */
+ * copied, and used by every later execute until the next prepare; rows then decode in it (rows
+ * buffered before are dropped). Not while replies of an execution are still to come (FBW_E_USAGE,
+ * message in the statement's error). */
 FBW_API int fbw_stmt_set_output(fbw_stmt *s, const fbw_msgfmt *f);
 
 /* Row format of the next prepare: FBW_ROW_FORMAT_COMPACT or _DESCRIBED (msg.h); a new statement
