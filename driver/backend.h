@@ -12,6 +12,7 @@
 
 #include "dialect.h"
 #include "err.h"
+#include "msg.h"
 #include "stats.h"
 
 #include <stddef.h>
@@ -62,6 +63,7 @@ typedef struct fbw_be_conf {
     unsigned restart_ms;         /* the same after this many ms (0 = never) */
     const char *wire_crypt;   /* "disabled" | "enabled" | "required" (default "enabled") */
     int compress;             /* request wire compression */
+    int row_format;           /* fbwire: FBW_ROW_FORMAT_* (wire/msg.h); fbclient sends described */
     const char *auth;         /* client auth plugin list, "" = client default */
     int debug;                /* log extra detail to stderr */
     int create_db;            /* sbdrv.c: create the database when the attach finds none */

@@ -109,6 +109,7 @@ static int open_conn(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw
     o.conn.password = conf->password;
     o.conn.auth_list = conf->auth && conf->auth[0] ? conf->auth : NULL;
     o.conn.compress = conf->compress;
+    o.conn.row_format = conf->row_format;
     o.conn.process_name = "sysbench";
     const char *wc = conf->wire_crypt ? conf->wire_crypt : "enabled";
     o.conn.wire_crypt = !strcasecmp(wc, "required")   ? FBW_WIRE_CRYPT_REQUIRED

@@ -118,6 +118,7 @@ typedef struct fbw_rep_run {
     const char *driver;         /* "fbwire" | "fbclient" */
     const char *autocommit, *isolation;
     const char *pipeline;       /* "off" | "transaction" */
+    const char *row_format;     /* "compact" | "described" (fbclient: described) */
     const char *sysbench_version, *script, *command;
     int argc;
     char *const *argv;

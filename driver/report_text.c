@@ -118,6 +118,7 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
     fprintf(f, "Firebird wire statistics (%s driver, autocommit %s):\n", str(run->driver, "?"),
             str(run->autocommit, "?"));
     fprintf(f, "    pipeline:                            %s\n", str(run->pipeline, "off"));
+    fprintf(f, "    row format:                          %s\n", str(run->row_format, "described"));
     print_facts(f, run);
     if (run->facts.unmeasured) { /* zeros here would read as measured figures */
         fprintf(f, "    round trips, packets, bytes:         not available (no wire statistics for this run)\n"

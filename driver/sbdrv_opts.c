@@ -69,7 +69,10 @@
 
 #define FBWIRE_TIMEOUT_ARG                                                                      \
     {"fbwire-timeout", "seconds any wait for the server may last without a reply before the "    \
-     "connection is closed with an error naming the request", "60", SB_ARG_TYPE_INT, NULL},
+     "connection is closed with an error naming the request", "60", SB_ARG_TYPE_INT, NULL},      \
+    {"fbwire-row-format", "rows and parameters: compact (CHAR of multi-byte sets travels as "    \
+     "VARCHAR, values unchanged) or described (as the server describes them, as fbclient)",     \
+     "compact", SB_ARG_TYPE_STRING, NULL},
 
 sb_arg fbw_sbdrv_args_fbwire[] = FB_ARGS("fbwire", FBWIRE_TIMEOUT_ARG);
 sb_arg fbw_sbdrv_args_fbclient[] = FB_ARGS("fbclient", );
@@ -204,6 +207,8 @@ int fbw_sbdrv_read_options(fbw_sbdrv *d)
     f->page_size = opt_int(d, "page-size");
     f->connect_timeout = opt_int(d, "connect-timeout");
     f->timeout = d->be == &fbw_backend_fbwire ? opt_int(d, "timeout") : 0;
+    const char *rowf = d->be == &fbw_backend_fbwire ? fbw_sbdrv_opt_string(d, "row-format") : NULL;
+    f->row_format = d->be == &fbw_backend_fbwire ? FBW_ROW_FORMAT_COMPACT : FBW_ROW_FORMAT_DESCRIBED;
     const char *iso = fbw_sbdrv_opt_string(d, "isolation");
     const char *ac = fbw_sbdrv_opt_string(d, "autocommit");
     const char *pipe = fbw_sbdrv_opt_string(d, "pipeline");
@@ -238,6 +243,8 @@ int fbw_sbdrv_read_options(fbw_sbdrv *d)
         why = "invalid --%s-connect-timeout (1..86400 seconds)";
     if (why == NULL && d->be == &fbw_backend_fbwire && (f->timeout < 1 || f->timeout > 86400))
         why = "invalid --%s-timeout (1..86400 seconds)";
+    if (why == NULL && rowf && fbw_row_format_parse(rowf, &f->row_format) != FBW_OK)
+        why = "invalid --%s-row-format (compact or described)";
     if (why == NULL && f->lock_timeout < -1)
         why = "invalid --%s-lock-timeout (-1, 0 or seconds)";
     if (why != NULL) {

@@ -200,6 +200,7 @@ static void report(fbw_sbrep *r)
     run.reconnects = counter_sum(r, 5);
     run.facts = r->facts;
     run.pipeline = r->conf->pipeline == FBW_PIPE_TRANSACTION ? "transaction" : "off";
+    run.row_format = fbw_row_format_name(r->conf->row_format);
     fbw_sbrep_server_cpu_of_run(r, &run.server_cpu);
     run.intervals = r->intervals;
     run.nintervals = r->nintervals;

@@ -172,7 +172,9 @@ int fbw_batch_cs_error_at(const fbw_batch_cs *cs, uint32_t k, uint32_t *pos, fbw
 
 struct fbw_batch {
     fbw_conn *conn;
-    const fbw_msgfmt *fmt;  /* the statement's input format */
+    const fbw_msgfmt *fmt;  /* the format messages travel in: the statement's, compact or not */
+    const fbw_msgfmt *described; /* the statement's described input, what values are given in */
+    fbw_value *wire_vals;   /* values converted to fmt when it differs from described */
     uint16_t stmt;
     int protocol;
     fbw_buf blr, pb;
@@ -195,6 +197,7 @@ static void destroy(void *arg)
     fbw_buf_free(&b->pb);
     fbw_buf_free(&b->msgs);
     fbw_batch_cs_free(&b->cs);
+    free(b->wire_vals);
     free(b);
 }
 
@@ -307,7 +310,12 @@ int fbw_batch_new(fbw_conn *c, fbw_stmt *s, const fbw_batch_opts *o, fbw_batch *
     if (!b)
         return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
     b->conn = c;
-    b->fmt = fbw_stmt_input(s);
+    b->fmt = fbw_stmt_wire_input(s);
+    b->described = fbw_stmt_input(s);
+    if (b->fmt != b->described && !(b->wire_vals = calloc(b->fmt->n, sizeof *b->wire_vals))) {
+        free(b);
+        return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
+    }
     b->stmt = h;
     b->protocol = proto;
     b->packet = o->packet_bytes ? o->packet_bytes : FBW_BATCH_PACKET_DEFAULT;
@@ -374,6 +382,10 @@ int fbw_batch_add(fbw_batch *b, const fbw_value *params)
     fbw_wr_init(&w, &b->msgs);
     fbw_err e;
     fbw_err_clear(&e);
+    if (b->wire_vals) {
+        fbw_values_compact(b->described, b->fmt, params, b->wire_vals);
+        params = b->wire_vals;
+    }
     int rc = fbw_msg_encode(&w, b->fmt, b->protocol, params, &e);
     if (rc) {
         b->msgs.len = mark; /* a message that does not encode takes nothing */

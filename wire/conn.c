@@ -967,6 +967,7 @@ fbw_conn_state fbw_conn_get_state(const fbw_conn *c) { return c->state; }
 const fbw_err *fbw_conn_error(const fbw_conn *c) { return &c->err; }
 fbw_stats *fbw_conn_stats(fbw_conn *c) { return &c->stats; }
 const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c) { return &c->info; }
+int fbw_conn_row_format(const fbw_conn *c) { return c->o.row_format; }
 
 int fbw_conn_crypt_keys(const fbw_conn *c, fbw_crypt_keys *out, fbw_err *err)
 {

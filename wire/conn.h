@@ -36,6 +36,8 @@ typedef struct fbw_conn_opts {
     const char *client_host, *client_user; /* for the user-id block; NULL: "unknown" */
     int32_t process_id;
     const char *process_name;
+    int row_format;           /* FBW_ROW_FORMAT_COMPACT (default) or _DESCRIBED (msg.h): the formats
+                               * statements ask rows and send parameters in */
 } fbw_conn_opts;
 
 FBW_API void fbw_conn_opts_init(fbw_conn_opts *o);
@@ -141,5 +143,7 @@ typedef struct fbw_conn_info {
     char server_version[256];/* from isc_info_firebird_version, "" until queried */
 } fbw_conn_info;
 FBW_API const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
+/* The row format new statements of the connection use (fbw_conn_opts.row_format). */
+FBW_API int fbw_conn_row_format(const fbw_conn *c);
 
 #endif

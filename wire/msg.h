@@ -53,6 +53,8 @@ enum { FBW_CS_NONE = 0, FBW_CS_OCTETS = 1, FBW_CS_UTF8 = 4, FBW_CS_DYNAMIC = 127
 /* Longest CHAR / VARCHAR: BLR lengths are u16, and a VARCHAR's native size (2 + len) must fit too. */
 #define FBW_MSG_MAX_TEXT 65535
 #define FBW_MSG_MAX_VARYING 65533
+/* Longest CHAR asked for as VARCHAR in compact formats: Firebird's longest VARCHAR column. */
+#define FBW_MSG_MAX_COMPACT 32765
 
 /* One field of a message. */
 typedef struct fbw_col {
@@ -165,5 +167,41 @@ FBW_API int fbw_msg_decode(fbw_bytes raw, const fbw_msgfmt *f, int protocol, fbw
  * FBW_E_BADVALUE, FBW_E_NOMEM (w->rc). */
 FBW_API int fbw_msg_encode(fbw_wr *w, const fbw_msgfmt *f, int protocol, const fbw_value *values,
                    fbw_err *err);
+
+/* ---- in compact.c ---- */
+
+/* Row and parameter formats a connection asks for (fbw_conn_opts.row_format):
+ *   COMPACT (default): CHAR columns and parameters of multi-byte sets travel as VARCHAR of the same
+ *     character set and byte length (fbw_msgfmt_compact says which), so a value costs its length,
+ *     not its declared width (a UTF8 CHAR(120) of 120 ASCII characters: 124 bytes, not 480). What the program sees is unchanged: formats and
+ *     values are those described, CHAR values padded as Firebird pads them.
+ *   DESCRIBED: the formats as the server describes them, as fbclient sends them. */
+enum { FBW_ROW_FORMAT_COMPACT = 0, FBW_ROW_FORMAT_DESCRIBED = 1 };
+/* "compact" / "described" to FBW_ROW_FORMAT_*: FBW_OK, or FBW_E_USAGE for anything else. */
+FBW_API int fbw_row_format_parse(const char *s, int *format);
+FBW_API const char *fbw_row_format_name(int format);
+
+/* The compact form of `described` into wire->cols (wire->cap >= described->n, else wire->n = 0): a
+ * CHAR becomes VARCHAR of the same byte length and character set where that is smaller for a value
+ * of single-byte characters: a multi-byte set (UTF8, UNICODE_FSS, the East Asian sets) and a width
+ * of at least 3 characters (UTF8), at most FBW_MSG_MAX_COMPACT bytes. CHARs of single-byte sets
+ * (NONE, OCTETS, WIN1252 on a WIN1252 connection) stay: a value that fills one would cost 4 bytes
+ * more. Every other column is copied. Returns how many columns changed (0: the formats are the
+ * same). */
+FBW_API uint16_t fbw_msgfmt_compact(const fbw_msgfmt *described, fbw_msgfmt *wire);
+
+/* Values of `described` as values of its compact form `wire` into out[0..n) (out may be in): CHAR
+ * values become VARCHAR without their trailing padding (spaces; zero bytes for OCTETS), which the
+ * server adds again. Views are shared with in. Other values are copied. */
+FBW_API void fbw_values_compact(const fbw_msgfmt *described, const fbw_msgfmt *wire,
+                                const fbw_value *in, fbw_value *out);
+
+/* One message framed in the compact format `wire` (fbw_msg_frame), appended to out in the
+ * `described` format: each VARCHAR of a CHAR column padded to the column's length as Firebird pads
+ * a CHAR. scratch holds described->n values. Returns FBW_OK, FBW_E_PROTO (raw is not one message),
+ * FBW_E_USAGE (the formats are not a described format and its compact form), FBW_E_BADVALUE (a value
+ * longer than its column), FBW_E_NOMEM. */
+FBW_API int fbw_msg_expand(fbw_bytes raw, const fbw_msgfmt *wire, const fbw_msgfmt *described,
+                           int protocol, fbw_value *scratch, fbw_buf *out, fbw_err *err);
 
 #endif

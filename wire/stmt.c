@@ -42,8 +42,17 @@ struct fbw_stmt {
     fbw_msgfmt in, out;
     fbw_colname *in_names, *out_names;
     fbw_buf in_blr, out_blr;
+    /* What travels, when it differs from in/out (compact formats, msg.h): the BLRs describe these,
+     * parameters are converted to wire_in before encoding, rows expanded from wire_out on arrival,
+     * so rows and formats the program sees are always the described ones. */
+    int row_format;         /* FBW_ROW_FORMAT_* for the next prepare */
+    fbw_msgfmt wire_in, wire_out;
+    int compact_in, compact_out;
+    fbw_value *wire_vals;   /* scratch: max(in.n, out.n) values */
 
     exec_rec *last;         /* the latest execution, NULL before the first */
+    size_t exec_pending;    /* replies outstanding for executions (their rows are framed with
+                             * the output format of the time they were queued) */
     int cursor_open, eof, exec_failed;
     int fetch_blr;          /* the next op_fetch must carry the output BLR: the server takes the
                              * row format from the first fetch after execute (delayed format) */
@@ -89,10 +98,22 @@ static int alloc_side(void *arg, fbw_describe_side *side, uint32_t count)
     return FBW_OK;
 }
 
+static void free_wire(fbw_stmt *s)
+{
+    free(s->wire_in.cols);
+    free(s->wire_out.cols);
+    free(s->wire_vals);
+    memset(&s->wire_in, 0, sizeof s->wire_in);
+    memset(&s->wire_out, 0, sizeof s->wire_out);
+    s->wire_vals = NULL;
+    s->compact_in = s->compact_out = 0;
+}
+
 static void reset_describe(fbw_stmt *s)
 {
     free_side(&s->in, &s->in_names);
     free_side(&s->out, &s->out_names);
+    free_wire(s);
     memset(&s->desc, 0, sizeof s->desc);
     s->desc.alloc = alloc_side;
     s->desc.alloc_arg = s;
@@ -109,6 +130,7 @@ int fbw_stmt_new(fbw_conn *c, fbw_stmt **out, fbw_err *err)
     if (!s)
         return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
     s->conn = c;
+    s->row_format = fbw_conn_row_format(c);
     fbw_err_clear(&s->err);
     reset_describe(s);
     *out = s;
@@ -120,6 +142,7 @@ static void destroy(void *arg)
     fbw_stmt *s = arg;
     free_side(&s->in, &s->in_names);
     free_side(&s->out, &s->out_names);
+    free_wire(s);
     fbw_buf_free(&s->in_blr);
     fbw_buf_free(&s->out_blr);
     fbw_buf_free(&s->rows);
@@ -132,9 +155,12 @@ static void destroy(void *arg)
 /* Every reply handler starts here: it accounts the reply and frees a statement its user dropped. */
 static int settle(fbw_stmt *s, int rc) { return fbw_pending_settle(&s->pend, rc, destroy, s); }
 
+/* The format rows travel in: the one the fetch BLR asked for. */
+static const fbw_msgfmt *rows_fmt(const fbw_stmt *s) { return s->compact_out ? &s->wire_out : &s->out; }
+
 static int request(fbw_stmt *s, const fbw_pkt *p, fbw_reply_fn fn)
 {
-    const fbw_msgfmt *rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2 ? &s->out : NULL;
+    const fbw_msgfmt *rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2 ? rows_fmt(s) : NULL;
     return fbw_pending_track(&s->pend, fbw_conn_request_rows(s->conn, p, rows, fn, s));
 }
 
@@ -142,10 +168,11 @@ static int request(fbw_stmt *s, const fbw_pkt *p, fbw_reply_fn fn)
 static int request_exec(exec_rec *x, const fbw_pkt *p, fbw_reply_fn fn)
 {
     fbw_stmt *s = x->s;
-    const fbw_msgfmt *rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2 ? &s->out : NULL;
+    const fbw_msgfmt *rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2 ? rows_fmt(s) : NULL;
     int rc = fbw_pending_track(&s->pend, fbw_conn_request_rows(s->conn, p, rows, fn, x));
     if (rc == FBW_OK) {
         x->pending++;
+        s->exec_pending++;
         if (x->out)
             x->out->done = 0;
     }
@@ -159,6 +186,7 @@ static int settle_exec(exec_rec *x, int rc)
     fbw_stmt *s = x->s;
     if (rc == FBW_AGAIN)
         return rc;
+    s->exec_pending--;
     if (--x->pending == 0) {
         if (x->out)
             x->out->done = 1;
@@ -256,13 +284,37 @@ static int on_alloc(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 
 /* ---- prepare ---- */
 
-/* Rows come back in the _EX time zone forms, which carry the zone's offset (value.h). */
+/* The compact form of one side, when the statement uses compact formats and it differs. */
+static int make_wire(const fbw_stmt *s, const fbw_msgfmt *described, fbw_msgfmt *wire, int *differs)
+{
+    *differs = 0;
+    if (s->row_format != FBW_ROW_FORMAT_COMPACT || described->n == 0)
+        return FBW_OK;
+    wire->cols = calloc(described->n, sizeof *wire->cols);
+    if (!wire->cols)
+        return FBW_E_NOMEM;
+    wire->cap = described->n;
+    *differs = fbw_msgfmt_compact(described, wire) > 0;
+    return FBW_OK;
+}
+
+/* Rows come back in the _EX time zone forms, which carry the zone's offset (value.h); CHAR goes
+ * both ways as VARCHAR when the statement uses compact formats. */
 static int build_blrs(fbw_stmt *s, fbw_err *err)
 {
     fbw_msgfmt_tz_ex(&s->out);
+    int rc = make_wire(s, &s->in, &s->wire_in, &s->compact_in);
+    if (rc == FBW_OK)
+        rc = make_wire(s, &s->out, &s->wire_out, &s->compact_out);
+    size_t nvals = s->in.n > s->out.n ? s->in.n : s->out.n;
+    if (rc == FBW_OK && (s->compact_in || s->compact_out) &&
+        !(s->wire_vals = calloc(nvals, sizeof *s->wire_vals)))
+        rc = FBW_E_NOMEM;
+    if (rc)
+        return fbw_err_set(err, rc, "out of memory");
     int proto = fbw_conn_get_info(s->conn)->protocol;
-    int rc = fbw_blr_build(&s->in, proto, 3, &s->in_blr, err);
-    return rc ? rc : fbw_blr_build(&s->out, proto, 3, &s->out_blr, err);
+    rc = fbw_blr_build(s->compact_in ? &s->wire_in : &s->in, proto, 3, &s->in_blr, err);
+    return rc ? rc : fbw_blr_build(rows_fmt(s), proto, 3, &s->out_blr, err);
 }
 
 static int on_describe(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err);
@@ -370,12 +422,18 @@ int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len)
 
 /* ---- rows ---- */
 
+/* A row is kept in the described format: one that travelled compact is expanded here, once. */
 static int store_row(fbw_stmt *s, fbw_bytes raw)
 {
     size_t off = s->rows.len;
     if (s->nrows == 0 && fbw_buf_append(&s->row_offs, &off, sizeof off))
         return FBW_E_NOMEM;
-    if (fbw_buf_append(&s->rows, raw.p, raw.n))
+    if (s->compact_out) {
+        int rc = fbw_msg_expand(raw, &s->wire_out, &s->out, fbw_conn_get_info(s->conn)->protocol,
+                                s->wire_vals, &s->rows, &s->err);
+        if (rc) /* cannot happen for a framed row: its VARCHARs fit their CHAR columns */
+            return rc;
+    } else if (fbw_buf_append(&s->rows, raw.p, raw.n))
         return FBW_E_NOMEM;
     off = s->rows.len;
     if (fbw_buf_append(&s->row_offs, &off, sizeof off))
@@ -592,9 +650,15 @@ static int encode_params(fbw_stmt *s, const fbw_value *params, fbw_bytes *msg)
     msg->n = 0;
     if (s->in.n == 0)
         return FBW_OK;
+    const fbw_msgfmt *f = &s->in;
+    if (s->compact_in) {
+        fbw_values_compact(&s->in, &s->wire_in, params, s->wire_vals);
+        f = &s->wire_in;
+        params = s->wire_vals;
+    }
     fbw_wr w;
     fbw_wr_init(&w, &s->scratch);
-    int rc = fbw_msg_encode(&w, &s->in, fbw_conn_get_info(s->conn)->protocol, params, &s->err);
+    int rc = fbw_msg_encode(&w, f, fbw_conn_get_info(s->conn)->protocol, params, &s->err);
     if (rc)
         return rc;
     msg->p = s->scratch.data;
@@ -620,8 +684,37 @@ int fbw_stmt_set_input(fbw_stmt *s, const fbw_msgfmt *f)
         memcpy(s->in.cols, f->cols, f->n * sizeof *f->cols);
     fbw_buf_free(&s->in_blr);
     s->in_blr = blr;
+    s->compact_in = 0; /* the caller's format travels as given */
     return FBW_OK;
 }
+
+int fbw_stmt_set_output(fbw_stmt *s, const fbw_msgfmt *f)
+{
+    if (!s->prepared)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "statement is not prepared");
+    if (f->n != s->out.n)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "%u columns given, the statement returns %u",
+                           f->n, s->out.n);
+    if (s->exec_pending)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "replies of an execution are still to come");
+    fbw_buf blr;
+    fbw_buf_init(&blr);
+    int rc = fbw_blr_build(f, fbw_conn_get_info(s->conn)->protocol, 3, &blr, &s->err);
+    if (rc) {
+        fbw_buf_free(&blr);
+        return rc;
+    }
+    if (f->n)
+        memcpy(s->out.cols, f->cols, f->n * sizeof *f->cols);
+    fbw_buf_free(&s->out_blr);
+    s->out_blr = blr;
+    s->compact_out = 0;
+    fbw_stmt_clear_rows(s); /* buffered rows were in the old format */
+    return FBW_OK;
+}
+
+void fbw_stmt_set_row_format(fbw_stmt *s, int format) { s->row_format = format; }
+int fbw_stmt_compact(const fbw_stmt *s) { return s->compact_in || s->compact_out; }
 
 int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags)
 {
@@ -749,6 +842,7 @@ int fbw_stmt_has_cursor(const fbw_stmt *s)
 }
 const fbw_msgfmt *fbw_stmt_input(const fbw_stmt *s) { return &s->in; }
 const fbw_msgfmt *fbw_stmt_output(const fbw_stmt *s) { return &s->out; }
+const fbw_msgfmt *fbw_stmt_wire_input(const fbw_stmt *s) { return s->compact_in ? &s->wire_in : &s->in; }
 const fbw_colname *fbw_stmt_input_names(const fbw_stmt *s) { return s->in_names; }
 const fbw_colname *fbw_stmt_output_names(const fbw_stmt *s) { return s->out_names; }
 size_t fbw_stmt_row_count(const fbw_stmt *s) { return s->nrows; }

@@ -70,6 +70,23 @@ FBW_API void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows);
  * column cannot be expressed in BLR (message in the statement's error). */
 FBW_API int fbw_stmt_set_input(fbw_stmt *s, const fbw_msgfmt *f);
 
+/* The output counterpart of fbw_stmt_set_input: rows in another format than described (the server
+ * converts each column; a replay asks for what the captured client asked for). Same column count;
+ * copied, and used by every later execute until the next prepare; rows then decode in it (rows
+ * buffered before are dropped). Not while replies of an execution are still to come (FBW_E_USAGE,
+ * message in the statement's error). */
+FBW_API int fbw_stmt_set_output(fbw_stmt *s, const fbw_msgfmt *f);
+
+/* Row format of the next prepare: FBW_ROW_FORMAT_COMPACT or _DESCRIBED (msg.h); a new statement
+ * takes its connection's (fbw_conn_opts.row_format). With COMPACT, CHAR columns and parameters
+ * travel as VARCHAR while fbw_stmt_input/output, values and rows stay as described. */
+FBW_API void fbw_stmt_set_row_format(fbw_stmt *s, int format);
+/* Whether the prepared statement's messages travel in a compact form (some CHAR column or
+ * parameter; not after fbw_stmt_set_input/set_output replaced that side). */
+FBW_API int fbw_stmt_compact(const fbw_stmt *s);
+/* The format parameters travel in: fbw_stmt_input, or its compact form (batch.c sends it). */
+FBW_API const fbw_msgfmt *fbw_stmt_wire_input(const fbw_stmt *s);
+
 /* Results (valid once the queued requests are answered). */
 FBW_API int fbw_stmt_busy(const fbw_stmt *s);          /* replies still outstanding for this statement */
 FBW_API int fbw_stmt_prepared(const fbw_stmt *s);

@@ -23,6 +23,8 @@
 # 1 round trip per event (statements and COMMIT in one write), oltp_read_write and oltp_write_only
 # at most 2.05 (statements; then COMMIT once every reply was checked), and the capture of the same
 # run must count the report's round trips plus the same small d (the detach).
+# Then oltp_read_only in both row formats (--fbwire-row-format): the same round trips, compact rows
+# in under half the bytes received, a bad value refused.
 # Finally every report validates against docs/report.schema.json and fbwire-report renders them
 # into a Markdown table and an SVG whose structure is checked.
 # Exit 77 (skipped) without root, tcpdump, isql-fb, sysbench or python3-jsonschema.
@@ -63,12 +65,12 @@ WORK=$(mktemp -d /tmp/fbwire-rt.XXXXXX)
 FAILS=0
 fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
 
-ensure_db() { # server -> connection string of its rtcheck.fdb
-  local s=${1^^} host port dir
+ensure_db() { # server [file charset] -> connection string of its rtcheck.fdb (or file)
+  local s=${1^^} host port dir file=${2:-rtcheck.fdb} cs=${3:+ DEFAULT CHARACTER SET $3}
   host=FBW_${s}_HOST port=FBW_${s}_PORT dir=FBW_DBDIR_${s}
-  local dsn="${!host}/${!port}:${!dir}/rtcheck.fdb"
+  local dsn="${!host}/${!port}:${!dir}/$file"
   if ! echo "QUIT;" | isql-fb -q "$dsn" >/dev/null 2>&1; then
-    echo "CREATE DATABASE '$dsn' USER '$FBW_USER' PASSWORD '$FBW_PASSWORD' PAGE_SIZE 8192;" |
+    echo "CREATE DATABASE '$dsn' USER '$FBW_USER' PASSWORD '$FBW_PASSWORD' PAGE_SIZE 8192$cs;" |
       isql-fb -q >/dev/null 2>&1
   fi
   echo "$dsn"
@@ -170,6 +172,40 @@ for server in "${SERVERS[@]}"; do
     REPORTS+=("$json")
   done
   sb oltp_point_select "${common[@]}" cleanup >>"$WORK/$server-setup.log" 2>&1
+  # Row formats: oltp_read_only with --fbwire-row-format=described, then compact (the default), in
+  # a UTF8 database (rtcheck.fdb is NONE: its CHARs are single-byte and stay CHAR): the same round
+  # trips, and the compact rows (CHAR(120)/CHAR(60) of UTF8 as VARCHAR) in well under half the
+  # bytes received; the report says which format ran; a bad value is refused.
+  utf8=(--db-driver=fbwire --fbwire-db="$(ensure_db "$server" rtcheck-utf8.fdb UTF8)" --tables=1
+        --table-size=100)
+  sb oltp_read_only "${utf8[@]}" cleanup >>"$WORK/$server-setup.log" 2>&1
+  sb oltp_read_only "${utf8[@]}" prepare >>"$WORK/$server-setup.log" 2>&1 ||
+    fail "$server: preparing sbtest1 in rtcheck-utf8.fdb"
+  declare -A RXB=() RTS=()
+  for rf in described compact; do
+    tag="$server-rowformat-$rf" json=$WORK/$server-rowformat-$rf.json
+    sb oltp_read_only "${utf8[@]}" --fbwire-row-format=$rf --fbwire-wire-crypt=disabled --threads=1 \
+      --events=$NP --time=0 --fbwire-report="$json" run >"$WORK/$tag.log" 2>&1
+    [ -f "$json" ] || { fail "$tag: sysbench run (log: $WORK/$tag.log)"; continue; }
+    [ "$($CHECK field "$json" connection.row_format)" = "$rf" ] || fail "$tag: report row_format"
+    grep -Eq "row format: +$rf" "$WORK/$tag.log" || fail "$tag: text report lacks the row format"
+    RXB[$rf]=$($CHECK field "$json" totals.bytes_received)
+    RTS[$rf]=$($CHECK field "$json" totals.round_trips)
+    REPORTS+=("$json")
+  done
+  if [ -n "${RXB[compact]:-}" ] && [ -n "${RXB[described]:-}" ]; then
+    [ "${RTS[compact]}" -eq "${RTS[described]}" ] ||
+      fail "$server: row formats: round trips ${RTS[compact]} compact, ${RTS[described]} described"
+    [ $((RXB[compact] * 2)) -lt "${RXB[described]}" ] ||
+      fail "$server: row formats: ${RXB[compact]} bytes received compact, ${RXB[described]} described"
+    echo "ok $server row formats: ${RXB[compact]} bytes received compact, ${RXB[described]} described, ${RTS[compact]} round trips each"
+  fi
+  unset RXB RTS
+  out=$(sb oltp_read_only "${utf8[@]}" --fbwire-row-format=packed --events=1 --time=0 run 2>&1) &&
+    fail "$server: --fbwire-row-format=packed accepted"
+  grep -q "invalid --fbwire-row-format (compact or described)" <<<"$out" ||
+    fail "$server: no message for a bad --fbwire-row-format: $(head -c 300 <<<"$out")"
+  sb oltp_read_only "${utf8[@]}" cleanup >>"$WORK/$server-setup.log" 2>&1
   $CHECK schema "$REPO/docs/report.schema.json" "${REPORTS[@]}" || fail "$server: schema"
   # Two runs (fbclient per-statement as the baseline, then fbwire) into a table and a chart.
   base=$WORK/$server-fbclient-per-statement-$N2.json other=$WORK/$server-fbwire-pipelined-$N2.json

@@ -19,6 +19,7 @@ int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress,
     co.conn.wire_crypt = plugin ? FBW_WIRE_CRYPT_REQUIRED : FBW_WIRE_CRYPT_DISABLED;
     co.conn.crypt_list = plugin;
     co.conn.compress = compress;
+    co.conn.row_format = o->row_format;
     co.conn.process_name = "fbwire-bench";
     co.timeout_ms = o->timeout_s * 1000;
     co.keylog = o->keylog;

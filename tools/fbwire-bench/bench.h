@@ -19,6 +19,7 @@ typedef struct fbw_bench_opts {
     int runs;             /* repetitions; modes report the median */
     int timeout_s;        /* per wait for the server */
     const char *keylog;   /* key log file (wire/keylog.h); NULL: $FBWIRE_KEYLOGFILE */
+    int row_format;       /* FBW_ROW_FORMAT_* (wire/msg.h), default compact */
 } fbw_bench_opts;
 
 /* One benchmark mode ("fbwire-bench <name> ..."). Mode options all take a value. */

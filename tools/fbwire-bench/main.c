@@ -26,6 +26,7 @@ static void usage(FILE *f)
                "  --password P     password (default $ISC_PASSWORD)\n"
                "  --runs N         repetitions, the median is reported (default 5)\n"
                "  --timeout S      seconds to wait for any reply (default 120)\n"
+               "  --row-format F   compact (default) or described rows and parameters\n"
                "  --keylog FILE    append each encrypted connection's wire crypt key to FILE\n"
                "                   (default $FBWIRE_KEYLOGFILE; a debugging aid that exposes the\n"
                "                   sessions: fbwire-pcap --keylog decrypts their captures)\n");
@@ -62,6 +63,12 @@ static int common_option(fbw_bench_opts *o, const char *name, const char *value)
         return parse_int(value, "--runs", 1, 100, &o->runs) ? -1 : 1;
     else if (!strcmp(name, "--timeout"))
         return parse_int(value, "--timeout", 1, 86400, &o->timeout_s) ? -1 : 1;
+    else if (!strcmp(name, "--row-format")) {
+        if (fbw_row_format_parse(value, &o->row_format) == FBW_OK)
+            return 1;
+        fprintf(stderr, "fbwire-bench: --row-format takes compact or described, got \"%s\"\n", value);
+        return -1;
+    }
     else
         return 0;
     return 1;

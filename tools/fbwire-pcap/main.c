@@ -10,6 +10,7 @@
 #include "turns.h"
 
 #include "conn.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -64,6 +65,8 @@ static void usage(FILE *f)
         "              (j mod captured count); N at least the captured count\n"
         "  --results R compare (default): rows and affected rows against the capture's replies;\n"
         "              ignore: do not compare\n"
+        "  --row-format F   captured (default): rows asked for in the format the captured client\n"
+        "              asked for; compact or described: the library's formats (wire/msg.h)\n"
         "  --progress  a progress line on stderr (default when stderr is a terminal)\n"
         "  --port N    follow only port 3050 and port N (repeatable); without it every TCP\n"
         "              connection is followed and Firebird ones are recognised by content (an\n"
@@ -212,7 +215,7 @@ static int parse_wire_crypt(const char *s, int *out)
 
 enum {
     O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT,
-    O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS
+    O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS, O_ROWFORMAT
 };
 
 static int parse_replay_opt(int ch, const char *arg, fbw_replay_opts *po)
@@ -250,6 +253,15 @@ static int parse_replay_opt(int ch, const char *arg, fbw_replay_opts *po)
         }
         fprintf(stderr, "fbwire-pcap: --results takes compare or ignore\n");
         return -1;
+    case O_ROWFORMAT:
+        if (!strcmp(arg, "captured")) {
+            po->row_format = FBW_REPLAY_ROWS_CAPTURED;
+            return 0;
+        }
+        if (fbw_row_format_parse(arg, &po->row_format) == FBW_OK)
+            return 0;
+        fprintf(stderr, "fbwire-pcap: --row-format takes captured, compact or described\n");
+        return -1;
     default:
         po->progress = 1;
         return 0;
@@ -273,12 +285,14 @@ int main(int argc, char **argv)
                                              {"speed", required_argument, 0, O_SPEED},
                                              {"connections", required_argument, 0, O_CONNECTIONS},
                                              {"results", required_argument, 0, O_RESULTS},
+                                             {"row-format", required_argument, 0, O_ROWFORMAT},
                                              {"progress", no_argument, 0, O_PROGRESS},
                                              {0, 0, 0, 0}};
     uint16_t ports[MAX_PORTS] = {DEFAULT_PORT};
     size_t nports = 1;
     fbw_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
-    fbw_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1};
+    fbw_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1,
+                          .row_format = FBW_REPLAY_ROWS_CAPTURED};
     int replay_opts = 0;
     const char *keylog = NULL;
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -341,7 +355,7 @@ int main(int argc, char **argv)
         case O_KEYLOG:
             keylog = optarg;
             break;
-        case O_PACE: case O_SPEED: case O_CONNECTIONS: case O_RESULTS: case O_PROGRESS:
+        case O_PACE: case O_SPEED: case O_CONNECTIONS: case O_RESULTS: case O_PROGRESS: case O_ROWFORMAT:
             if (parse_replay_opt(ch, optarg, &po))
                 return 2;
             replay_opts = 1;

@@ -707,10 +707,40 @@ static void take_rows(run *r, fbw_stmt *st, int slot)
     free(v);
 }
 
+/* The same column as the client asked for it: type, scale, charset, length. */
+static int same_col(const fbw_col *a, const fbw_col *b)
+{
+    return a->type == b->type && a->scale == b->scale && a->charset == b->charset &&
+           a->length == b->length;
+}
+
+/* --row-format captured: rows in the format the captured client asked for (its fetch BLR), as the
+ * server converted them for it (compact CHARs, time zones without _EX), so results hash alike. A
+ * statement that returns other columns than the capture's keeps its own; the comparison says. */
+static int ask_rows_as_captured(run *r, size_t i)
+{
+    const fbw_step *s = r->s;
+    fbw_stmt *st = r->st[s->stmt];
+    const fbw_msgfmt *cur = fbw_stmt_output(st);
+    if (r->rp->o.row_format != FBW_REPLAY_ROWS_CAPTURED || !s->row_cols || cur->n != s->row_n)
+        return 0;
+    uint16_t k = 0;
+    while (k < cur->n && same_col(&cur->cols[k], &s->row_cols[k]))
+        k++;
+    if (k == cur->n)
+        return 0;
+    fbw_msgfmt f = {s->row_cols, s->row_n, s->row_n};
+    if (fbw_stmt_set_output(st, &f) != FBW_OK) {
+        rp_add_failure(r, i, s, fbw_stmt_error(st), "cannot ask for rows as the client did");
+        return -1;
+    }
+    return 0;
+}
+
 static void do_execute(run *r, size_t i)
 {
     const fbw_step *s = r->s;
-    if (!rp_need_stmt(r, i, 1) || bind_params(r, i))
+    if (!rp_need_stmt(r, i, 1) || bind_params(r, i) || ask_rows_as_captured(r, i))
         return;
     fbw_err e;
     fbw_err_clear(&e);
@@ -1149,6 +1179,8 @@ static void replay_conn(fbw_replay *rp, rconn *c)
     o.conn.user = rp->o.user;
     o.conn.password = rp->o.password;
     o.conn.wire_crypt = rp->o.wire_crypt;
+    if (rp->o.row_format != FBW_REPLAY_ROWS_CAPTURED)
+        o.conn.row_format = rp->o.row_format;
     run r;
     memset(&r, 0, sizeof r);
     r.rp = rp;

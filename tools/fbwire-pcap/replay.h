@@ -17,6 +17,11 @@
 
 #include "pcaptool.h"
 
+/* --row-format captured: each execution asks for rows in the format the captured client asked for
+ * (its fetch BLR), so results compare like with like; otherwise the library's compact or described
+ * formats (wire/msg.h). */
+enum { FBW_REPLAY_ROWS_CAPTURED = -1 };
+
 typedef struct fbw_replay_opts {
     const char *dsn;      /* --db; NULL only with list */
     const char *user;     /* NULL: ISC_USER */
@@ -29,6 +34,7 @@ typedef struct fbw_replay_opts {
     double speed;         /* --speed: offsets and think times divided by it (1 default) */
     int connections;      /* --connections N (0: one per captured connection) */
     int results_ignore;   /* --results ignore */
+    int row_format;       /* --row-format: FBW_REPLAY_ROWS_CAPTURED (default) or FBW_ROW_FORMAT_* */
     int progress;         /* --progress (also when stderr is a terminal) */
     FILE *out;
     /* the capture again, for the streaming reader (stream.h) */

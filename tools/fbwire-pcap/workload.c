@@ -88,6 +88,7 @@ void fbw_step_free(fbw_step *s)
         free(s->acts[i].items);
     free(s->acts);
     free(s->out_cols);
+    free(s->row_cols);
 }
 
 void fbw_workload_free(fbw_workload *w)
@@ -404,6 +405,23 @@ static void on_prepare(fbw_workload *w, const fbw_pkt *p)
 }
 
 /* The row format the client asks for in a BLR (op_fetch, op_execute2): rows are decoded with it. */
+/* The execute step x asks for rows as the slot's format says (a copy). */
+static void step_row_format(fbw_workload *w, fbw_step *x, const wl_slot *sl)
+{
+    free(x->row_cols);
+    x->row_cols = NULL;
+    x->row_n = 0;
+    if (!sl->have_fmt)
+        return;
+    x->row_cols = malloc((sl->n ? sl->n : 1) * sizeof *x->row_cols);
+    if (!x->row_cols) {
+        w->nomem = 1;
+        return;
+    }
+    memcpy(x->row_cols, sl->cols, sl->n * sizeof *x->row_cols);
+    x->row_n = sl->n;
+}
+
 static void take_format(fbw_workload *w, int slot, fbw_bytes blr)
 {
     if (slot <= 0 || blr.n == 0)
@@ -427,6 +445,9 @@ static void take_format(fbw_workload *w, int slot, fbw_bytes blr)
     sl->cols = cols;
     sl->n = f.n;
     sl->have_fmt = 1;
+    fbw_step *x = at(w, sl->exec);
+    if (x && x->kind == FBW_STEP_EXECUTE)
+        step_row_format(w, x, sl);
 }
 
 static void on_execute(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
@@ -442,6 +463,7 @@ static void on_execute(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         w->fetch_step[s->stmt] = 0;
         w->slot[s->stmt].exec = w->n;
         s->sql_step = w->slot[s->stmt].prepare;
+        step_row_format(w, s, &w->slot[s->stmt]); /* until this execution's BLR is seen */
         if (p->op == FBW_OP_EXECUTE2) {
             take_format(w, s->stmt, p->u.sqldata.out_blr);
             w->fetching = s->stmt;

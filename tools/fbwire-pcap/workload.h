@@ -117,6 +117,10 @@ typedef struct fbw_step {
     uint16_t read_col;
     /* info steps: the reply buffer length the client gave (items in data) */
     uint32_t info_buflen;
+    /* execute: the row format the client asked for (op_execute2's or the first op_fetch's BLR;
+     * until one is seen, the statement's previous one), so the replay asks for the same */
+    fbw_col *row_cols;
+    uint16_t row_n;
     /* op_exec_immediate2: the output row's format the client gave (its BLR) */
     int imm2;
     fbw_col *out_cols;

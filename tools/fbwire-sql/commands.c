@@ -53,6 +53,7 @@ void fbw_cmd_print_info(fbw_client *cl, FILE *out)
     fprintf(out, "auth_plugin: %s\n", i->auth_plugin[0] ? i->auth_plugin : "none");
     fprintf(out, "wire_crypt: %s\n", i->wire_crypt);
     fprintf(out, "compression: %s\n", i->compressed ? "zlib" : "none");
+    fprintf(out, "row_format: %s\n", fbw_row_format_name(fbw_conn_row_format(c)));
     fprintf(out, "round_trips: %llu\n", (unsigned long long)s->round_trips);
     fprintf(out, "packets_sent: %llu\n", (unsigned long long)s->packets_sent);
     fprintf(out, "packets_received: %llu\n", (unsigned long long)s->packets_received);

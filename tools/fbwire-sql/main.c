@@ -55,6 +55,8 @@ static void usage(FILE *f)
             "  --wire-crypt MODE     required | enabled | disabled (default enabled)\n"
             "  --wire-crypt-plugins LIST  default \"ChaCha64,ChaCha,Arc4\"\n"
             "  --compress            ask for zlib wire compression\n"
+            "  --row-format F        compact (default: CHAR of multi-byte sets travels as VARCHAR,\n"
+            "                        values unchanged) or described (as the server describes them)\n"
             "  --keylog FILE         append the wire crypt key of the connection to FILE (default\n"
             "                        $FBWIRE_KEYLOGFILE): lets fbwire-pcap --keylog decrypt a capture\n"
             "                        of it; a debugging aid, anyone who reads FILE can read the session\n"
@@ -87,7 +89,7 @@ static void print_error(const char *stage, const fbw_err *e)
         fprintf(stderr, "gds code = %u\n", e->gds[0]);
 }
 
-enum { O_USER = 256, O_PASSWORD, O_AUTH, O_PMIN, O_PMAX, O_NOLAZY, O_CRYPT, O_CRYPTLIST, O_COMPRESS,
+enum { O_USER = 256, O_PASSWORD, O_AUTH, O_PMIN, O_PMAX, O_NOLAZY, O_CRYPT, O_CRYPTLIST, O_COMPRESS, O_ROWFORMAT,
        O_CREATE, O_PAGESIZE, O_CTIMEOUT, O_TIMEOUT, O_INFO, O_HELP, O_VERSION, O_TABLE, O_TSV, O_CSV, O_STATS,
        O_ISOLATION, O_LOCKTIMEOUT, O_AUTOCOMMIT, O_NOAUTOCOMMIT, O_BAIL, O_KEYLOG };
 
@@ -127,6 +129,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"wire-crypt", required_argument, 0, O_CRYPT},
         {"wire-crypt-plugins", required_argument, 0, O_CRYPTLIST},
         {"compress", no_argument, 0, O_COMPRESS}, {"create", no_argument, 0, O_CREATE},
+        {"row-format", required_argument, 0, O_ROWFORMAT},
         {"keylog", required_argument, 0, O_KEYLOG},
         {"page-size", required_argument, 0, O_PAGESIZE},
         {"connect-timeout", required_argument, 0, O_CTIMEOUT},
@@ -158,6 +161,13 @@ static int parse_args(int argc, char **argv, args *a)
             break;
         case O_CRYPTLIST: o->conn.crypt_list = optarg; break;
         case O_COMPRESS: o->conn.compress = 1; break;
+        case O_ROWFORMAT:
+            if (fbw_row_format_parse(optarg, &o->conn.row_format) != FBW_OK) {
+                fprintf(stderr, "fbwire-sql: --row-format takes compact or described, got \"%s\"\n",
+                        optarg);
+                return 2;
+            }
+            break;
         case O_KEYLOG: a->client.keylog = optarg; break;
         case O_CREATE: o->conn.create = 1; break;
         case O_PAGESIZE: if (parse_int(optarg, "--page-size", 1024, 65536, &o->conn.page_size)) return 2; break;
