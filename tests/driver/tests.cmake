@@ -17,6 +17,7 @@ endif()
 
 # The driver and the tools decide on errors through the library's error model only: no message
 # text compared, no gds code written as a number (tests/driver/check_error_model.py).
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_test(NAME driver_error_model
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_error_model.py ${CMAKE_SOURCE_DIR})
 set_tests_properties(driver_error_model PROPERTIES LABELS unit TIMEOUT 60)
