@@ -122,6 +122,7 @@ static void rows_identical(fbw_server_id id)
     snprintf(sql, sizeof sql, "select * from %s order by id", x.tab);
     fbw_stmt *c = prepare_as(&x.q, FBW_ROW_FORMAT_COMPACT, sql);
     fbw_stmt *d = prepare_as(&x.q, FBW_ROW_FORMAT_DESCRIBED, sql);
+    cr_expect_eq(fbw_conn_row_format(x.q.c), FBW_ROW_FORMAT_COMPACT, "compact is the default");
     cr_expect(fbw_stmt_compact(c), "the CHAR columns of multi-byte sets travel compact");
     cr_expect(!fbw_stmt_compact(d));
     fbw_err err;
