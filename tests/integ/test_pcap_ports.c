@@ -3,8 +3,8 @@
  * session on FB4's non-default port with PostgreSQL (psql) and MariaDB (mysql) sessions to the
  * peer servers of scripts/peer-servers.sh: the Firebird connection is found by its content and
  * decoded, the other TCP connections are counted as ignored, and `turns` proves they were in the
- * capture. Needs root (tcpdump on lo), the Firebird servers and the peers (skipped with a message
- * when the peers or their clients are absent). */
+ * capture. Needs root (tcpdump on lo), the Firebird servers and the peers' clients; it starts the
+ * peers (scripts/peer-servers.sh start pg mariadb) itself. */
 #include "capture.h"
 #include "run_tool.h"
 #include "servers.h"
@@ -100,11 +100,14 @@ Test(pcap_ports, firebird_found_among_postgresql_and_mariadb, .timeout = 120)
 {
     if (geteuid() != 0)
         cr_skip_test("tcpdump on lo needs root");
-    peers p;
-    if (!load_peers(&p))
-        cr_skip_test("no peers.env: start the peers with scripts/peer-servers.sh start pg mariadb");
     if (system("command -v psql >/dev/null && command -v mysql >/dev/null") != 0)
         cr_skip_test("psql or mysql (the peers' clients) not installed");
+    /* Like every test that needs a server, it starts the peers itself (idempotent: a second start
+     * only verifies): a peers.env left by an earlier run says nothing about whether they still run. */
+    cr_assert_eq(system(FBWIRE_SOURCE_DIR "/scripts/peer-servers.sh start pg mariadb >/dev/null"), 0,
+                 "scripts/peer-servers.sh start pg mariadb failed");
+    peers p;
+    cr_assert(load_peers(&p), "no complete peers.env after scripts/peer-servers.sh start");
     fbw_servers s;
     fbw_servers_require(&s);
     int port = s.srv[FBW_SRV_FB4].port;
