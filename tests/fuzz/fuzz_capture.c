@@ -19,9 +19,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void on_segment(void *arg, const fbw_seg *s)
+static void on_segment(void *arg, const pcaptool_seg *s)
 {
-    fbw_tcp_segment(arg, s);
+    pcaptool_tcp_segment(arg, s);
 }
 
 #define MAX_WORKLOADS 8
@@ -30,19 +30,19 @@ static void on_segment(void *arg, const fbw_seg *s)
 static void tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
                 const struct fbw_pkt *p, uint64_t ts_ns)
 {
-    fbw_workload *w = arg;
+    pcaptool_workload *w = arg;
     if (conn_id >= 1 && conn_id <= MAX_WORKLOADS)
-        fbw_workload_packet(&w[conn_id - 1], d, from_client, p, ts_ns);
+        pcaptool_workload_packet(&w[conn_id - 1], d, from_client, p, ts_ns);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *sink_out;
-    static fbw_pcap_keys *keys;
+    static pcaptool_keys *keys;
     if (!sink_out) {
         fbw_err err;
         sink_out = fopen("/dev/null", "w");
-        if (fbw_pcap_keys_load(FBW_FUZZ_KEYS, &keys, &err) != FBW_OK)
+        if (pcaptool_keys_load(FBW_FUZZ_KEYS, &keys, &err) != FBW_OK)
             abort(); /* the fuzzer would silently lose the decryption paths */
     }
     if (!sink_out || size == 0)
@@ -50,38 +50,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Every connection is followed, as without --port: Firebird ones are recognised by content
      * (sessions the seeds cut run the lock-on search); 3050 is listed even when not recognised. */
     static const uint16_t ports[] = {3050};
-    static fbw_workload wl[MAX_WORKLOADS];
+    static pcaptool_workload wl[MAX_WORKLOADS];
     for (int i = 0; i < MAX_WORKLOADS; i++)
-        fbw_workload_init(&wl[i]);
-    fbw_report_opts ro = {.mode = FBW_REPORT_STATS, .trips = 1, .out = sink_out, .keys = keys,
+        pcaptool_workload_init(&wl[i]);
+    pcaptool_report_opts ro = {.mode = FBW_REPORT_STATS, .trips = 1, .out = sink_out, .keys = keys,
                           .ports = ports, .nports = 1, .tap = tap, .tap_arg = wl};
-    fbw_report *r = NULL;
-    fbw_tcp *t = NULL;
-    fbw_tcp_sink sink;
-    if (fbw_report_new(&ro, &r) != FBW_OK) {
+    pcaptool_report *r = NULL;
+    pcaptool_tcp *t = NULL;
+    pcaptool_tcp_sink sink;
+    if (pcaptool_report_new(&ro, &r) != FBW_OK) {
         for (int i = 0; i < MAX_WORKLOADS; i++)
-            fbw_workload_free(&wl[i]);
+            pcaptool_workload_free(&wl[i]);
         return 0;
     }
-    fbw_report_sink(r, &sink);
-    if (fbw_tcp_new(&sink, ports, 0, &t) == FBW_OK) {
+    pcaptool_report_sink(r, &sink);
+    if (pcaptool_tcp_new(&sink, ports, 0, &t) == FBW_OK) {
         /* fmemopen with mode "r" never writes through the pointer. */
         FILE *f = fmemopen((void *)(uintptr_t)data, size, "r");
-        fbw_cap_summary sum;
+        pcaptool_cap_summary sum;
         fbw_err err;
         fbw_err_clear(&err);
-        if (f && fbw_cap_read_file(f, "input", on_segment, t, &sum, &err) == FBW_OK) {
-            fbw_tcp_finish(t);
-            fbw_report_finish(r, "input", &sum);
-            for (size_t i = 0; i < fbw_report_count(r); i++) {
-                fbw_report_conn ci;
-                fbw_report_conn_info(r, i, &ci);
+        if (f && pcaptool_cap_read_file(f, "input", on_segment, t, &sum, &err) == FBW_OK) {
+            pcaptool_tcp_finish(t);
+            pcaptool_report_finish(r, "input", &sum);
+            for (size_t i = 0; i < pcaptool_report_count(r); i++) {
+                pcaptool_report_conn ci;
+                pcaptool_report_conn_info(r, i, &ci);
             }
         }
     }
-    fbw_tcp_free(t);
-    fbw_report_free(r);
+    pcaptool_tcp_free(t);
+    pcaptool_report_free(r);
     for (int i = 0; i < MAX_WORKLOADS; i++)
-        fbw_workload_free(&wl[i]);
+        pcaptool_workload_free(&wl[i]);
     return 0;
 }

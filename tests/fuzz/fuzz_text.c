@@ -126,7 +126,7 @@ static void fingerprint(const char *s, size_t n)
 {
     fbw_buf out;
     fbw_buf_init(&out);
-    fbw_fingerprint(s, n, &out);
+    pcaptool_fingerprint(s, n, &out);
     if (fbw_buf_avail(&out) > n + 1)
         abort(); /* never longer than the statement (each literal becomes one ?) */
     fbw_buf_free(&out);

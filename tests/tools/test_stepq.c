@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 /* A step holding n bytes of SQL. */
-static fbw_qstep *step(size_t index, size_t n, int refs)
+static pcaptool_qstep *step(size_t index, size_t n, int refs)
 {
-    fbw_step s;
+    pcaptool_step s;
     memset(&s, 0, sizeof s);
     s.kind = FBW_STEP_PREPARE;
     s.data = malloc(n + 1);
@@ -21,104 +21,104 @@ static fbw_qstep *step(size_t index, size_t n, int refs)
     memset(s.data, 'x', n);
     s.data[n] = 0;
     s.len = n;
-    fbw_qstep *x = fbw_qstep_new(&s, index, refs);
+    pcaptool_qstep *x = pcaptool_qstep_new(&s, index, refs);
     cr_assert(x);
     return x;
 }
 
 Test(stepq, order_limit_deadline_force_and_end)
 {
-    fbw_stepq q;
-    cr_assert_eq(fbw_stepq_init(&q, 2, 0), FBW_OK);
-    uint64_t now = fbw_stepq_now();
-    cr_assert_eq(fbw_stepq_push(&q, step(1, 10, 1), now + 1000000000u, 0), FBW_OK);
-    cr_assert_eq(fbw_stepq_push(&q, step(2, 10, 1), now + 1000000000u, 0), FBW_OK);
-    cr_assert(fbw_stepq_full(&q));
-    fbw_qstep *third = step(3, 10, 1);
-    now = fbw_stepq_now();
-    cr_assert_eq(fbw_stepq_push(&q, third, now + 50000000u, 0), FBW_AGAIN);
-    uint64_t waited = fbw_stepq_now() - now;
+    pcaptool_stepq q;
+    cr_assert_eq(pcaptool_stepq_init(&q, 2, 0), FBW_OK);
+    uint64_t now = pcaptool_stepq_now();
+    cr_assert_eq(pcaptool_stepq_push(&q, step(1, 10, 1), now + 1000000000u, 0), FBW_OK);
+    cr_assert_eq(pcaptool_stepq_push(&q, step(2, 10, 1), now + 1000000000u, 0), FBW_OK);
+    cr_assert(pcaptool_stepq_full(&q));
+    pcaptool_qstep *third = step(3, 10, 1);
+    now = pcaptool_stepq_now();
+    cr_assert_eq(pcaptool_stepq_push(&q, third, now + 50000000u, 0), FBW_AGAIN);
+    uint64_t waited = pcaptool_stepq_now() - now;
     cr_expect(waited >= 50000000u && waited < 1000000000u, "waited %llu ns",
               (unsigned long long)waited);
-    cr_assert_eq(fbw_stepq_push(&q, third, fbw_stepq_now(), 1), FBW_OK);
+    cr_assert_eq(pcaptool_stepq_push(&q, third, pcaptool_stepq_now(), 1), FBW_OK);
     cr_expect_eq(q.overfilled, 1);
     cr_expect_eq(q.peak_items, 3);
-    fbw_qstep *x;
+    pcaptool_qstep *x;
     for (size_t i = 1; i <= 3; i++) {
-        cr_assert_eq(fbw_stepq_pop(&q, &x, fbw_stepq_now() + 1000000000u), FBW_STEPQ_STEP);
+        cr_assert_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 1000000000u), FBW_STEPQ_STEP);
         cr_expect_eq(x->index, i);
-        fbw_qstep_unref(x);
+        pcaptool_qstep_unref(x);
     }
-    cr_expect_eq(fbw_stepq_pop(&q, &x, fbw_stepq_now() + 20000000u), FBW_STEPQ_TIMEOUT);
-    fbw_stepq_close(&q, 42);
-    cr_expect_eq(fbw_stepq_pop(&q, &x, fbw_stepq_now() + 1000000000u), FBW_STEPQ_END);
+    cr_expect_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 20000000u), FBW_STEPQ_TIMEOUT);
+    pcaptool_stepq_close(&q, 42);
+    cr_expect_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 1000000000u), FBW_STEPQ_END);
     cr_expect_eq(q.t_detach, 42);
-    fbw_stepq_destroy(&q);
+    pcaptool_stepq_destroy(&q);
 }
 
 Test(stepq, byte_limit_holds_back_but_never_below_one_step)
 {
-    fbw_stepq q;
-    cr_assert_eq(fbw_stepq_init(&q, 100, 1000), FBW_OK);
+    pcaptool_stepq q;
+    cr_assert_eq(pcaptool_stepq_init(&q, 100, 1000), FBW_OK);
     /* one step larger than the byte limit still goes in an empty queue */
-    cr_assert_eq(fbw_stepq_push(&q, step(1, 5000, 1), fbw_stepq_now(), 0), FBW_OK);
-    fbw_qstep *small = step(2, 10, 1);
-    cr_expect_eq(fbw_stepq_push(&q, small, fbw_stepq_now() + 10000000u, 0), FBW_AGAIN);
-    fbw_qstep *x;
-    cr_assert_eq(fbw_stepq_pop(&q, &x, fbw_stepq_now()), FBW_STEPQ_STEP);
-    fbw_qstep_unref(x);
-    cr_expect_eq(fbw_stepq_push(&q, small, fbw_stepq_now(), 0), FBW_OK);
-    fbw_stepq_destroy(&q); /* drops the queued reference */
+    cr_assert_eq(pcaptool_stepq_push(&q, step(1, 5000, 1), pcaptool_stepq_now(), 0), FBW_OK);
+    pcaptool_qstep *small = step(2, 10, 1);
+    cr_expect_eq(pcaptool_stepq_push(&q, small, pcaptool_stepq_now() + 10000000u, 0), FBW_AGAIN);
+    pcaptool_qstep *x;
+    cr_assert_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now()), FBW_STEPQ_STEP);
+    pcaptool_qstep_unref(x);
+    cr_expect_eq(pcaptool_stepq_push(&q, small, pcaptool_stepq_now(), 0), FBW_OK);
+    pcaptool_stepq_destroy(&q); /* drops the queued reference */
 }
 
 Test(stepq, a_shared_step_lives_until_its_last_queue_lets_go)
 {
-    fbw_stepq a, b;
-    cr_assert_eq(fbw_stepq_init(&a, 4, 0), FBW_OK);
-    cr_assert_eq(fbw_stepq_init(&b, 4, 0), FBW_OK);
-    fbw_qstep *s = step(7, 100, 2);
-    cr_assert_eq(fbw_stepq_push(&a, s, fbw_stepq_now(), 0), FBW_OK);
-    cr_assert_eq(fbw_stepq_push(&b, s, fbw_stepq_now(), 0), FBW_OK);
-    fbw_qstep *x;
-    cr_assert_eq(fbw_stepq_pop(&a, &x, fbw_stepq_now()), FBW_STEPQ_STEP);
-    fbw_qstep_unref(x);
+    pcaptool_stepq a, b;
+    cr_assert_eq(pcaptool_stepq_init(&a, 4, 0), FBW_OK);
+    cr_assert_eq(pcaptool_stepq_init(&b, 4, 0), FBW_OK);
+    pcaptool_qstep *s = step(7, 100, 2);
+    cr_assert_eq(pcaptool_stepq_push(&a, s, pcaptool_stepq_now(), 0), FBW_OK);
+    cr_assert_eq(pcaptool_stepq_push(&b, s, pcaptool_stepq_now(), 0), FBW_OK);
+    pcaptool_qstep *x;
+    cr_assert_eq(pcaptool_stepq_pop(&a, &x, pcaptool_stepq_now()), FBW_STEPQ_STEP);
+    pcaptool_qstep_unref(x);
     cr_expect_eq(atomic_load(&s->refs), 1);
     cr_expect_str_eq((const char *)s->s.data, "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx"
                                               "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx"
                                               "xxxxxxxxxx" "xxxxxxxxxx");
-    fbw_stepq_destroy(&b); /* the last reference: freed (ASan/valgrind would see a leak else) */
-    fbw_stepq_destroy(&a);
+    pcaptool_stepq_destroy(&b); /* the last reference: freed (ASan/valgrind would see a leak else) */
+    pcaptool_stepq_destroy(&a);
 }
 
 static void *consumer(void *arg)
 {
-    fbw_stepq *q = arg;
-    fbw_qstep *x;
-    int got = fbw_stepq_pop(q, &x, fbw_stepq_now() + 5000000000u);
+    pcaptool_stepq *q = arg;
+    pcaptool_qstep *x;
+    int got = pcaptool_stepq_pop(q, &x, pcaptool_stepq_now() + 5000000000u);
     if (got == FBW_STEPQ_STEP)
-        fbw_qstep_unref(x);
+        pcaptool_qstep_unref(x);
     return (void *)(intptr_t)got;
 }
 
 Test(stepq, a_consumer_waiting_on_an_empty_queue_is_starving_until_a_step_comes)
 {
-    fbw_stepq q;
-    cr_assert_eq(fbw_stepq_init(&q, 4, 0), FBW_OK);
-    cr_expect(!fbw_stepq_starving(&q));
+    pcaptool_stepq q;
+    cr_assert_eq(pcaptool_stepq_init(&q, 4, 0), FBW_OK);
+    cr_expect(!pcaptool_stepq_starving(&q));
     pthread_t t;
     cr_assert_eq(pthread_create(&t, NULL, consumer, &q), 0);
-    for (int i = 0; i < 500 && !fbw_stepq_starving(&q); i++)
+    for (int i = 0; i < 500 && !pcaptool_stepq_starving(&q); i++)
         usleep(2000);
-    cr_expect(fbw_stepq_starving(&q));
-    cr_assert_eq(fbw_stepq_push(&q, step(1, 1, 1), fbw_stepq_now(), 0), FBW_OK);
+    cr_expect(pcaptool_stepq_starving(&q));
+    cr_assert_eq(pcaptool_stepq_push(&q, step(1, 1, 1), pcaptool_stepq_now(), 0), FBW_OK);
     void *got;
     pthread_join(t, &got);
     cr_expect_eq((intptr_t)got, FBW_STEPQ_STEP);
-    cr_expect(!fbw_stepq_starving(&q));
+    cr_expect(!pcaptool_stepq_starving(&q));
     cr_expect_eq(atomic_load(&q.popped), 1);
     /* abandoned: pushes drop the step at once, even when the queue would be full */
-    fbw_stepq_abandon(&q);
+    pcaptool_stepq_abandon(&q);
     for (int i = 0; i < 10; i++)
-        cr_assert_eq(fbw_stepq_push(&q, step(2, 1, 1), fbw_stepq_now(), 0), FBW_OK);
-    fbw_stepq_destroy(&q);
+        cr_assert_eq(pcaptool_stepq_push(&q, step(2, 1, 1), pcaptool_stepq_now(), 0), FBW_OK);
+    pcaptool_stepq_destroy(&q);
 }

@@ -28,12 +28,16 @@ foreach(module line fault lead)
   set_tests_properties(${exe} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()
 # fbwire-pcap's statement fingerprints and latency table.
-add_executable(tools_test_fpstats ${CMAKE_CURRENT_LIST_DIR}/test_fpstats.c
-                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/fpstats.c)
-target_include_directories(tools_test_fpstats PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
-target_link_libraries(tools_test_fpstats PRIVATE fbwire_testsupport)
-add_test(NAME tools_test_fpstats COMMAND tools_test_fpstats)
-set_tests_properties(tools_test_fpstats PROPERTIES LABELS unit TIMEOUT 120)
+pkg_check_modules(JANSSON IMPORTED_TARGET jansson) # fbwire-pcap's JSON (tools/fbwire-pcap/jsonout.h)
+if(TARGET fbwire-pcap AND JANSSON_FOUND)
+  add_executable(tools_test_fpstats ${CMAKE_CURRENT_LIST_DIR}/test_fpstats.c
+                                    ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/fpstats.c
+                                    ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/jsonout.c)
+  target_include_directories(tools_test_fpstats PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+  target_link_libraries(tools_test_fpstats PRIVATE fbwire_testsupport PkgConfig::JANSSON m)
+  add_test(NAME tools_test_fpstats COMMAND tools_test_fpstats)
+  set_tests_properties(tools_test_fpstats PROPERTIES LABELS unit TIMEOUT 120)
+endif()
 # The streaming replay's step queue (tools/fbwire-pcap/stepq.c).
 if(TARGET fbwire-pcap)
   add_executable(tools_test_stepq ${CMAKE_CURRENT_LIST_DIR}/test_stepq.c

@@ -141,7 +141,7 @@ static void clip(frame *f, size_t announced)
 }
 
 /* Returns 1 with f at the TCP header, 0 to skip the frame, -1 when it is malformed. */
-static int ipv4(frame *f, fbw_seg *s)
+static int ipv4(frame *f, pcaptool_seg *s)
 {
     if (f->caplen < 20 || (f->p[0] >> 4) != 4)
         return -1;
@@ -159,7 +159,7 @@ static int ipv4(frame *f, fbw_seg *s)
     return 1;
 }
 
-static int ipv6(frame *f, fbw_seg *s)
+static int ipv6(frame *f, pcaptool_seg *s)
 {
     if (f->caplen < 40 || (f->p[0] >> 4) != 6)
         return -1;
@@ -181,7 +181,7 @@ static int ipv6(frame *f, fbw_seg *s)
     return next == 6 ? 1 : 0; /* fragments (44) and everything else are skipped */
 }
 
-static int tcp(frame *f, fbw_seg *s)
+static int tcp(frame *f, pcaptool_seg *s)
 {
     if (f->caplen < 20)
         return -1;
@@ -200,7 +200,7 @@ static int tcp(frame *f, fbw_seg *s)
     return 1;
 }
 
-static int one_frame(int linktype, const struct pcap_pkthdr *h, const uint8_t *bytes, fbw_seg *s)
+static int one_frame(int linktype, const struct pcap_pkthdr *h, const uint8_t *bytes, pcaptool_seg *s)
 {
     frame f = {bytes, h->caplen, h->len > h->caplen ? h->len : h->caplen};
     int v = link_to_ip(linktype, &f);
@@ -208,7 +208,7 @@ static int one_frame(int linktype, const struct pcap_pkthdr *h, const uint8_t *b
     return rc == 1 ? tcp(&f, s) : rc;
 }
 
-static int read_all(pcap_t *pc, const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum,
+static int read_all(pcap_t *pc, const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
                     fbw_err *err)
 {
     int rc = FBW_OK;
@@ -230,7 +230,7 @@ static int read_all(pcap_t *pc, const char *path, fbw_seg_fn fn, void *arg, fbw_
             break;
         }
         sum->frames++;
-        fbw_seg s;
+        pcaptool_seg s;
         memset(&s, 0, sizeof s);
         s.frame = sum->frames;
         s.ts_ns =
@@ -250,7 +250,7 @@ done:
     return rc;
 }
 
-int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum, fbw_err *err)
+int pcaptool_cap_read(const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum, fbw_err *err)
 {
     char errbuf[PCAP_ERRBUF_SIZE] = "";
     memset(sum, 0, sizeof *sum);
@@ -260,7 +260,7 @@ int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *su
     return read_all(pc, path, fn, arg, sum, err);
 }
 
-int fbw_cap_read_file(FILE *f, const char *name, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum,
+int pcaptool_cap_read_file(FILE *f, const char *name, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
                       fbw_err *err)
 {
     char errbuf[PCAP_ERRBUF_SIZE] = "";

@@ -7,6 +7,8 @@
  * for the tens of distinct statements a workload has. */
 #include "fpstats.h"
 
+#include "jsonout.h"
+
 #include "sqltok.h"
 
 #include <inttypes.h>
@@ -35,7 +37,7 @@ typedef struct group {
     uint64_t rep_total, cap_total;
 } group;
 
-struct fbw_fpstats {
+struct pcaptool_fpstats {
     group *g;
     size_t n, cap;
 };
@@ -49,7 +51,7 @@ static int leading_point(const char *sql, const fbw_tok *t, size_t n, int after_
 
 /* On the one SQL tokenizer (wire/sqltok.h), so quotes, q'...' strings and comments are read the
  * way the driver and fbwire-sql read them. */
-void fbw_fingerprint(const char *sql, size_t n, fbw_buf *out)
+void pcaptool_fingerprint(const char *sql, size_t n, fbw_buf *out)
 {
     fbw_sqltok t;
     fbw_sqltok_init(&t, sql, n);
@@ -76,12 +78,12 @@ void fbw_fingerprint(const char *sql, size_t n, fbw_buf *out)
     }
 }
 
-fbw_fpstats *fbw_fpstats_new(void)
+pcaptool_fpstats *pcaptool_fpstats_new(void)
 {
-    return calloc(1, sizeof(fbw_fpstats));
+    return calloc(1, sizeof(pcaptool_fpstats));
 }
 
-void fbw_fpstats_free(fbw_fpstats *f)
+void pcaptool_fpstats_free(pcaptool_fpstats *f)
 {
     if (!f)
         return;
@@ -96,7 +98,7 @@ void fbw_fpstats_free(fbw_fpstats *f)
     free(f);
 }
 
-size_t fbw_fpstats_count(const fbw_fpstats *f)
+size_t pcaptool_fpstats_count(const pcaptool_fpstats *f)
 {
     return f->n;
 }
@@ -151,7 +153,7 @@ static int push(lat *l, uint64_t n, uint64_t v)
     return 0;
 }
 
-static group *find(fbw_fpstats *f, const char *key, size_t len)
+static group *find(pcaptool_fpstats *f, const char *key, size_t len)
 {
     for (size_t i = 0; i < f->n; i++)
         if (f->g[i].len == len && !memcmp(f->g[i].key, key, len))
@@ -176,7 +178,7 @@ static group *find(fbw_fpstats *f, const char *key, size_t len)
     return g;
 }
 
-int fbw_fpstats_add(fbw_fpstats *f, const char *key, size_t len, const fbw_fp_exec *e)
+int pcaptool_fpstats_add(pcaptool_fpstats *f, const char *key, size_t len, const pcaptool_fp_exec *e)
 {
     group *g = find(f, key, len);
     if (!g || push(&g->cap, g->count, e->capture_ns))
@@ -238,7 +240,7 @@ static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, con
         qsort(base, n, size, cmp);
 }
 
-static void prepare(fbw_fpstats *f)
+static void prepare(pcaptool_fpstats *f)
 {
     for (size_t i = 0; i < f->n; i++) {
         if (!f->g[i].cap.hist)
@@ -257,7 +259,7 @@ static void ms_text(fbw_buf *b, double v)
         fbw_buf_printf(b, " %9.3f", v);
 }
 
-void fbw_fpstats_text(fbw_fpstats *f, fbw_buf *b, size_t limit)
+void pcaptool_fpstats_text(pcaptool_fpstats *f, fbw_buf *b, size_t limit)
 {
     prepare(f);
     fbw_buf_printf(b, "%7s %9s %9s %9s %9s %6s %6s %6s %9s  %s\n", "count", "cap_p50", "cap_p95",
@@ -294,60 +296,39 @@ void fbw_fpstats_text(fbw_fpstats *f, fbw_buf *b, size_t limit)
         fbw_buf_printf(b, "(%zu more statements: --json lists all)\n", f->n - shown);
 }
 
-static void ms_json(fbw_buf *b, const char *name, double v)
+/* A latency in ms to 6 decimals, null when there is none. */
+static json_t *ms_json(double v)
 {
-    if (v < 0)
-        fbw_buf_printf(b, "\"%s\":null", name);
-    else
-        fbw_buf_printf(b, "\"%s\":%.6f", name, v);
+    return v < 0 ? json_null() : pcaptool_json_fixed(v, 6);
 }
 
-/* A JSON string of key (fingerprints are SQL: quotes, backslashes and control bytes escaped). */
-static void key_json(fbw_buf *b, const char *k, size_t n)
+static json_t *group_json(const group *g)
 {
-    fbw_buf_append(b, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)k[i];
-        if (c == '"' || c == '\\')
-            fbw_buf_printf(b, "\\%c", c);
-        else if (c < 0x20 || c == 0x7F)
-            fbw_buf_printf(b, "\\u%04x", c);
-        else
-            fbw_buf_append(b, (const char *)&c, 1);
-    }
-    fbw_buf_append(b, "\"", 1);
+    double c50 = pct(&g->cap, g->count, 50), r50 = pct(&g->rep, g->replayed, 50);
+    json_t *rep_rt = g->replayed ? pcaptool_json_fixed((double)g->rep_rt / (double)g->replayed, 4)
+                                 : json_null();
+    json_t *ratio = c50 > 0 && r50 >= 0 ? pcaptool_json_fixed(r50 / c50, 4) : json_null();
+    /* fingerprints are SQL: any bytes, shown as the text report quotes them */
+    return json_pack("{s:o,s:I,s:I,s:{s:o,s:o,s:o},s:{s:o,s:o,s:o},s:o,s:{s:I,s:I}}", "statement",
+                     pcaptool_json_bytes(g->key, g->len, 0), "count", (json_int_t)g->count,
+                     "replayed", (json_int_t)g->replayed, "capture", "p50_ms", ms_json(c50),
+                     "p95_ms", ms_json(pct(&g->cap, g->count, 95)), "round_trips",
+                     pcaptool_json_fixed((double)g->cap_rt / (double)g->count, 4), "replay",
+                     "p50_ms", ms_json(r50), "p95_ms", ms_json(pct(&g->rep, g->replayed, 95)),
+                     "round_trips", rep_rt, "ratio", ratio, "results", "compared",
+                     (json_int_t)g->compared, "matched", (json_int_t)g->matched);
 }
 
-void fbw_fpstats_json(fbw_fpstats *f, fbw_buf *b)
+json_t *pcaptool_fpstats_json(pcaptool_fpstats *f)
 {
     prepare(f);
-    fbw_buf_puts(b, "[");
-    for (size_t i = 0; i < f->n; i++) {
-        const group *g = &f->g[i];
-        double c50 = pct(&g->cap, g->count, 50), r50 = pct(&g->rep, g->replayed, 50);
-        fbw_buf_puts(b, i ? ",{\"statement\":" : "{\"statement\":");
-        key_json(b, g->key, g->len);
-        fbw_buf_printf(b, ",\"count\":%" PRIu64 ",\"replayed\":%" PRIu64 ",\"capture\":{", g->count,
-                       g->replayed);
-        ms_json(b, "p50_ms", c50);
-        fbw_buf_puts(b, ",");
-        ms_json(b, "p95_ms", pct(&g->cap, g->count, 95));
-        fbw_buf_printf(b, ",\"round_trips\":%.4f},\"replay\":{",
-                       (double)g->cap_rt / (double)g->count);
-        ms_json(b, "p50_ms", r50);
-        fbw_buf_puts(b, ",");
-        ms_json(b, "p95_ms", pct(&g->rep, g->replayed, 95));
-        if (g->replayed)
-            fbw_buf_printf(b, ",\"round_trips\":%.4f},",
-                           (double)g->rep_rt / (double)g->replayed);
-        else
-            fbw_buf_puts(b, ",\"round_trips\":null},");
-        if (c50 > 0 && r50 >= 0)
-            fbw_buf_printf(b, "\"ratio\":%.4f", r50 / c50);
-        else
-            fbw_buf_puts(b, "\"ratio\":null");
-        fbw_buf_printf(b, ",\"results\":{\"compared\":%" PRIu64 ",\"matched\":%" PRIu64 "}}",
-                       g->compared, g->matched);
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < f->n; i++) {
+        json_t *g = group_json(&f->g[i]);
+        if (!g || json_array_append_new(a, g)) {
+            json_decref(a);
+            a = NULL;
+        }
     }
-    fbw_buf_puts(b, "]");
+    return a;
 }

@@ -12,13 +12,13 @@
 #define MAX_LINE 4096
 #define MAX_ENTRIES (1u << 20)
 
-struct fbw_pcap_keys {
+struct pcaptool_keys {
     fbw_keylog_entry *e;
     unsigned *line; /* line number of e[i] */
     size_t n, cap;
 };
 
-static int add(fbw_pcap_keys *k, const fbw_keylog_entry *e, unsigned line, fbw_err *err)
+static int add(pcaptool_keys *k, const fbw_keylog_entry *e, unsigned line, fbw_err *err)
 {
     if (k->n == k->cap) {
         size_t cap = k->cap ? k->cap * 2 : 16;
@@ -38,7 +38,7 @@ static int add(fbw_pcap_keys *k, const fbw_keylog_entry *e, unsigned line, fbw_e
     return FBW_OK;
 }
 
-static int load(FILE *f, const char *path, fbw_pcap_keys *k, fbw_err *err)
+static int load(FILE *f, const char *path, pcaptool_keys *k, fbw_err *err)
 {
     char *buf = malloc(MAX_LINE);
     fbw_keylog_entry e;
@@ -64,10 +64,10 @@ static int load(FILE *f, const char *path, fbw_pcap_keys *k, fbw_err *err)
     return rc;
 }
 
-int fbw_pcap_keys_load(const char *path, fbw_pcap_keys **out, fbw_err *err)
+int pcaptool_keys_load(const char *path, pcaptool_keys **out, fbw_err *err)
 {
     *out = NULL;
-    fbw_pcap_keys *k = calloc(1, sizeof *k);
+    pcaptool_keys *k = calloc(1, sizeof *k);
     if (!k)
         return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
     FILE *f = fopen(path, "r");
@@ -78,14 +78,14 @@ int fbw_pcap_keys_load(const char *path, fbw_pcap_keys **out, fbw_err *err)
     int rc = load(f, path, k, err);
     fclose(f);
     if (rc) {
-        fbw_pcap_keys_free(k);
+        pcaptool_keys_free(k);
         return rc;
     }
     *out = k;
     return FBW_OK;
 }
 
-const fbw_keylog_entry *fbw_pcap_keys_find(const fbw_pcap_keys *k, const char *client,
+const fbw_keylog_entry *pcaptool_keys_find(const pcaptool_keys *k, const char *client,
                                            const char *server, unsigned *line)
 {
     /* The last line wins: a client port reused later belongs to a later connection. */
@@ -97,7 +97,7 @@ const fbw_keylog_entry *fbw_pcap_keys_find(const fbw_pcap_keys *k, const char *c
     return NULL;
 }
 
-void fbw_pcap_keys_free(fbw_pcap_keys *k)
+void pcaptool_keys_free(pcaptool_keys *k)
 {
     if (!k)
         return;

@@ -91,34 +91,34 @@ static int parse_port(const char *s, uint16_t *out)
 }
 
 /* rp: replay (the report decodes quietly and taps every packet into it), else dump or stats. */
-static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, size_t nports,
-               int explicit_ports, fbw_replay *rp, const char *keylog)
+static int run(const char *file, pcaptool_report_opts *ro, const uint16_t *ports, size_t nports,
+               int explicit_ports, pcaptool_replay *rp, const char *keylog)
 {
-    fbw_report *r = NULL;
-    fbw_cap_summary sum;
+    pcaptool_report *r = NULL;
+    pcaptool_cap_summary sum;
     fbw_err err;
     fbw_err_clear(&err);
     int status = 2;
-    fbw_pcap_keys *keys = NULL;
-    if (keylog && fbw_pcap_keys_load(keylog, &keys, &err) != FBW_OK) {
+    pcaptool_keys *keys = NULL;
+    if (keylog && pcaptool_keys_load(keylog, &keys, &err) != FBW_OK) {
         fprintf(stderr, "fbwire-pcap: %s\n", err.msg);
         goto done;
     }
     ro->keys = keys;
     ro->ports = ports;
     ro->nports = nports;
-    if (fbw_report_new(ro, &r) != FBW_OK)
+    if (pcaptool_report_new(ro, &r) != FBW_OK)
         goto done;
     /* Without --port every TCP connection is followed and recognised by content. */
-    if (fbw_report_read(r, file, ports, nports, explicit_ports, &sum, &err) != FBW_OK) {
+    if (pcaptool_report_read(r, file, ports, nports, explicit_ports, &sum, &err) != FBW_OK) {
         if (err.code)
             fprintf(stderr, "fbwire-pcap: %s\n", err.msg);
         goto done;
     }
-    int problems = fbw_report_finish(r, file, &sum);
+    int problems = pcaptool_report_finish(r, file, &sum);
     if (rp)
-        fbw_replay_source(rp, file, keys, ports, nports, explicit_ports);
-    if (rp && fbw_replay_finish(rp, r, &sum))
+        pcaptool_replay_source(rp, file, keys, ports, nports, explicit_ports);
+    if (rp && pcaptool_replay_finish(rp, r, &sum))
         problems = problems ? problems : 1;
     fflush(ro->out);
     if (sum.truncated[0])
@@ -134,8 +134,8 @@ static int run(const char *file, fbw_report_opts *ro, const uint16_t *ports, siz
 done:
     if (status == 2 && !err.code)
         fprintf(stderr, "fbwire-pcap: out of memory\n");
-    fbw_report_free(r);
-    fbw_pcap_keys_free(keys);
+    pcaptool_report_free(r);
+    pcaptool_keys_free(keys);
     return status;
 }
 
@@ -155,7 +155,7 @@ static int parse_connection(const char *s, int *out)
 }
 
 /* Replay needs --db unless it only lists; dump and stats take none of replay's options. */
-static int check_mode(int mode, const fbw_replay_opts *po, int replay_opts)
+static int check_mode(int mode, const pcaptool_replay_opts *po, int replay_opts)
 {
     if (mode != FBW_REPORT_QUIET && replay_opts) {
         fprintf(stderr, "fbwire-pcap: --db, --user, --password, --wire-crypt, --connection and "
@@ -181,20 +181,20 @@ static int mode_of(const char *cmd)
                                     : -1;
 }
 
-static int run_replay(const char *file, fbw_report_opts *ro, const uint16_t *ports, size_t nports,
-                      fbw_replay_opts *po, const char *keylog)
+static int run_replay(const char *file, pcaptool_report_opts *ro, const uint16_t *ports, size_t nports,
+                      pcaptool_replay_opts *po, const char *keylog)
 {
-    fbw_replay *rp = NULL;
+    pcaptool_replay *rp = NULL;
     po->json = ro->json;
     po->out = ro->out;
-    if (fbw_replay_new(po, &rp) != FBW_OK) {
+    if (pcaptool_replay_new(po, &rp) != FBW_OK) {
         fprintf(stderr, "fbwire-pcap: out of memory\n");
         return 2;
     }
-    ro->tap = fbw_replay_tap;
+    ro->tap = pcaptool_replay_tap;
     ro->tap_arg = rp;
     int status = run(file, ro, ports, nports, nports > 1, rp, keylog);
-    fbw_replay_free(rp);
+    pcaptool_replay_free(rp);
     return status;
 }
 
@@ -218,7 +218,7 @@ enum {
     O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS, O_ROWFORMAT
 };
 
-static int parse_replay_opt(int ch, const char *arg, fbw_replay_opts *po)
+static int parse_replay_opt(int ch, const char *arg, pcaptool_replay_opts *po)
 {
     char *end;
     errno = 0;
@@ -290,8 +290,8 @@ int main(int argc, char **argv)
                                              {0, 0, 0, 0}};
     uint16_t ports[MAX_PORTS] = {DEFAULT_PORT};
     size_t nports = 1;
-    fbw_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
-    fbw_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1,
+    pcaptool_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
+    pcaptool_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1,
                           .row_format = FBW_REPLAY_ROWS_CAPTURED};
     int replay_opts = 0;
     const char *keylog = NULL;
@@ -300,7 +300,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "turns"))
-        return fbw_turns_main(argc - 1, argv + 1);
+        return pcaptool_turns_main(argc - 1, argv + 1);
     if (argc < 2 || mode_of(argv[1]) < 0) {
         usage(stderr);
         return 2;

@@ -25,7 +25,7 @@
 #define FBW_TCP_ACK 0x10
 
 /* One TCP segment as the capture holds it. */
-typedef struct fbw_seg {
+typedef struct pcaptool_seg {
     uint64_t frame; /* 1-based frame number in the file (Wireshark's numbering) */
     uint64_t ts_ns; /* capture timestamp */
     int family;     /* 4 or 6 */
@@ -36,39 +36,39 @@ typedef struct fbw_seg {
     const uint8_t *data; /* captured payload, valid during the callback */
     size_t len;          /* captured payload bytes */
     size_t wire_len; /* payload bytes the IP header announces; > len when snaplen cut the frame */
-} fbw_seg;
+} pcaptool_seg;
 
-typedef void (*fbw_seg_fn)(void *arg, const fbw_seg *s);
+typedef void (*pcaptool_seg_fn)(void *arg, const pcaptool_seg *s);
 
-typedef struct fbw_cap_summary {
+typedef struct pcaptool_cap_summary {
     uint64_t frames;    /* frames read */
     uint64_t tcp;       /* TCP segments handed on */
     uint64_t skipped;   /* not IP/TCP, fragments, unknown link type */
     uint64_t malformed; /* headers that do not fit the frame */
     int linktype;
     char truncated[256]; /* "" or why reading stopped early (libpcap's message) */
-} fbw_cap_summary;
+} pcaptool_cap_summary;
 
 /* Read every frame of a pcap or pcapng file and call fn for each TCP segment. FBW_OK also when
  * the file ends early (then sum->truncated says so); FBW_E_IO when it cannot be opened or is not
  * a capture; FBW_E_UNSUPPORTED for a link type other than Ethernet, Linux cooked (SLL, SLL2),
  * BSD loopback/null or raw IP. */
-int fbw_cap_read(const char *path, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum, fbw_err *err);
+int pcaptool_cap_read(const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum, fbw_err *err);
 /* The same from an open stream (the fuzz target reads memory through fmemopen); f is closed
  * in every case. name is for messages. */
-int fbw_cap_read_file(FILE *f, const char *name, fbw_seg_fn fn, void *arg, fbw_cap_summary *sum,
+int pcaptool_cap_read_file(FILE *f, const char *name, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
                       fbw_err *err);
 /* "127.0.0.1:3050" or "[::1]:3050" */
 void fbw_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size);
 
 /* ---- tcp.c ---- */
 
-typedef struct fbw_tcp fbw_tcp;
+typedef struct pcaptool_tcp pcaptool_tcp;
 
-enum fbw_tcp_end { FBW_TCP_END_FIN, FBW_TCP_END_RST, FBW_TCP_END_CAPTURE };
+enum pcaptool_tcp_end { FBW_TCP_END_FIN, FBW_TCP_END_RST, FBW_TCP_END_CAPTURE };
 
 /* What reassembly hands to its user, per connection. conn is what open() returned. */
-typedef struct fbw_tcp_sink {
+typedef struct pcaptool_tcp_sink {
     /* A new connection; client/server as seen from the SYN (else from the server port). saw_syn is
      * 0 when the capture started after the connection did. Return NULL to ignore the connection. */
     void *(*open)(void *arg, const char *client, const char *server, int saw_syn, uint64_t frame);
@@ -78,79 +78,79 @@ typedef struct fbw_tcp_sink {
     /* The stream cannot be followed any more (gap, snaplen cut): no more data() calls follow. */
     void (*broken)(void *conn, const char *why);
     /* The connection ended (or the capture did). Called once per open(). */
-    void (*close)(void *conn, enum fbw_tcp_end how);
+    void (*close)(void *conn, enum pcaptool_tcp_end how);
     void *arg;
-} fbw_tcp_sink;
+} pcaptool_tcp_sink;
 
 /* Connections whose client or server port is in ports[0..nports) are followed; every TCP
  * connection when nports is 0. Without a SYN, the side on a listed port is the server, else the
  * side with the lower port (servers listen below the ephemeral range). */
-int fbw_tcp_new(const fbw_tcp_sink *sink, const uint16_t *ports, size_t nports, fbw_tcp **out);
-void fbw_tcp_segment(fbw_tcp *t, const fbw_seg *s);
+int pcaptool_tcp_new(const pcaptool_tcp_sink *sink, const uint16_t *ports, size_t nports, pcaptool_tcp **out);
+void pcaptool_tcp_segment(pcaptool_tcp *t, const pcaptool_seg *s);
 /* End of capture: report held segments as gaps and close every open connection. */
-void fbw_tcp_finish(fbw_tcp *t);
-void fbw_tcp_free(fbw_tcp *t);
+void pcaptool_tcp_finish(pcaptool_tcp *t);
+void pcaptool_tcp_free(pcaptool_tcp *t);
 
 /* ---- keys.c ---- */
 
 /* A key log (FBWIRE_KEYLOGFILE, wire/keylog.h) read whole. */
-typedef struct fbw_pcap_keys fbw_pcap_keys;
+typedef struct pcaptool_keys pcaptool_keys;
 
 /* FBW_E_IO when unreadable; FBW_E_BADVALUE "FILE:LINE: why" for the first malformed line. */
-int fbw_pcap_keys_load(const char *path, fbw_pcap_keys **out, fbw_err *err);
+int pcaptool_keys_load(const char *path, pcaptool_keys **out, fbw_err *err);
 /* The line for a connection (addresses as fbw_cap_endpoint prints them; the last such line wins)
  * and its line number; NULL when there is none. NULL k is allowed. */
-const fbw_keylog_entry *fbw_pcap_keys_find(const fbw_pcap_keys *k, const char *client,
+const fbw_keylog_entry *pcaptool_keys_find(const pcaptool_keys *k, const char *client,
                                            const char *server, unsigned *line);
-void fbw_pcap_keys_free(fbw_pcap_keys *k);
+void pcaptool_keys_free(pcaptool_keys *k);
 
 /* ---- report.c ---- */
 
 /* QUIET decodes and keeps the statistics but prints nothing (replay.c prints its own report). */
-enum fbw_report_mode { FBW_REPORT_DUMP, FBW_REPORT_STATS, FBW_REPORT_QUIET };
+enum pcaptool_report_mode { FBW_REPORT_DUMP, FBW_REPORT_STATS, FBW_REPORT_QUIET };
 
 struct fbw_dec;
 struct fbw_pkt;
 /* Every decoded packet of connection conn_id (numbered as `stats` numbers them), with the decoder
  * that produced it (for fbw_dec_answering, fbw_dec_message_format, fbw_dec_protocol) and the
  * capture time of the packet's bytes. */
-typedef void (*fbw_report_tap)(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
+typedef void (*pcaptool_report_tap)(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
                                const struct fbw_pkt *p, uint64_t ts_ns);
 
-typedef struct fbw_report_opts {
-    int mode; /* enum fbw_report_mode */
+typedef struct pcaptool_report_opts {
+    int mode; /* enum pcaptool_report_mode */
     int json;
     int trips; /* stats: list each round trip's ops */
     FILE *out;
-    fbw_report_tap tap; /* optional */
+    pcaptool_report_tap tap; /* optional */
     void *tap_arg;
-    const fbw_pcap_keys *keys; /* optional: encrypted connections with a line are decrypted */
+    const pcaptool_keys *keys; /* optional: encrypted connections with a line are decrypted */
     /* Connections to these server ports are reported even when nothing in them is recognised as
      * Firebird; connections on other ports only when the decoder recognised them (an op_connect,
      * or packets it locked on to mid-session). */
     const uint16_t *ports;
     size_t nports;
-} fbw_report_opts;
+} pcaptool_report_opts;
 
-typedef struct fbw_report fbw_report;
+typedef struct pcaptool_report pcaptool_report;
 
-int fbw_report_new(const fbw_report_opts *o, fbw_report **out);
+int pcaptool_report_new(const pcaptool_report_opts *o, pcaptool_report **out);
 /* The reassembly callbacks that feed this report (sink.arg is set to r). */
-void fbw_report_sink(fbw_report *r, fbw_tcp_sink *sink);
+void pcaptool_report_sink(pcaptool_report *r, pcaptool_tcp_sink *sink);
 /* Print what the mode asks for at the end (stats tables, problems); returns the number of
  * connections that could not be decoded to their end. */
-int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *sum);
+int pcaptool_report_finish(pcaptool_report *r, const char *file, const pcaptool_cap_summary *sum);
 /* Read a capture file into r: TCP reassembly (restricted to ports when explicit_ports, else every
  * connection, recognised by content) feeding the report. FBW_OK; FBW_E_NOMEM (err clear) when
  * reassembly cannot start; else the reader's error in err. What `dump`, `stats`, `replay --list`
  * and the streaming replay's reader share. */
-int fbw_report_read(fbw_report *r, const char *file, const uint16_t *ports, size_t nports,
-                    int explicit_ports, fbw_cap_summary *sum, fbw_err *err);
-void fbw_report_free(fbw_report *r);
+int pcaptool_report_read(pcaptool_report *r, const char *file, const uint16_t *ports, size_t nports,
+                    int explicit_ports, pcaptool_cap_summary *sum, fbw_err *err);
+void pcaptool_report_free(pcaptool_report *r);
 
-/* After fbw_report_finish: connection i (0-based; id is i + 1) as `stats` reports it. Pointers
- * stay valid until fbw_report_free. */
-typedef struct fbw_report_conn {
+/* After pcaptool_report_finish: connection i (0-based; id is i + 1) as `stats` reports it. Pointers
+ * stay valid until pcaptool_report_free. */
+typedef struct pcaptool_report_conn {
     int id;
     const char *client, *server;
     const fbw_stats *stats; /* the capture's round trips, packets and bytes */
@@ -158,12 +158,12 @@ typedef struct fbw_report_conn {
     const char *encrypted;  /* NULL, or the wire crypt plugin after which nothing decodes (NULL
                              * when the key log decrypted it) */
     int open_at_end;        /* the capture ended before the connection did */
-} fbw_report_conn;
-size_t fbw_report_count(const fbw_report *r);
-void fbw_report_conn_info(const fbw_report *r, size_t i, fbw_report_conn *out);
+} pcaptool_report_conn;
+size_t pcaptool_report_count(const pcaptool_report *r);
+void pcaptool_report_conn_info(const pcaptool_report *r, size_t i, pcaptool_report_conn *out);
 
 /* A JSON string literal of p[0..n) (also for text output: control bytes never reach a
  * terminal), cut with "..." after limit bytes (0: no limit). */
-void fbw_pcap_quote(fbw_buf *b, const uint8_t *p, size_t n, size_t limit);
+void pcaptool_quote(fbw_buf *b, const uint8_t *p, size_t n, size_t limit);
 
 #endif

@@ -22,7 +22,7 @@
  * formats (wire/msg.h). */
 enum { FBW_REPLAY_ROWS_CAPTURED = -1 };
 
-typedef struct fbw_replay_opts {
+typedef struct pcaptool_replay_opts {
     const char *dsn;      /* --db; NULL only with list */
     const char *user;     /* NULL: ISC_USER */
     const char *password; /* NULL: ISC_PASSWORD; never printed */
@@ -39,24 +39,24 @@ typedef struct fbw_replay_opts {
     FILE *out;
     /* the capture again, for the streaming reader (stream.h) */
     const char *file;
-    const fbw_pcap_keys *keys;
+    const pcaptool_keys *keys;
     const uint16_t *ports;
     size_t nports;
     int explicit_ports;
-} fbw_replay_opts;
+} pcaptool_replay_opts;
 
-typedef struct fbw_replay fbw_replay;
+typedef struct pcaptool_replay pcaptool_replay;
 
-int fbw_replay_new(const fbw_replay_opts *o, fbw_replay **out);
-void fbw_replay_free(fbw_replay *rp);
-/* The report tap (fbw_report_opts.tap, tap_arg = rp). */
-void fbw_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
+int pcaptool_replay_new(const pcaptool_replay_opts *o, pcaptool_replay **out);
+void pcaptool_replay_free(pcaptool_replay *rp);
+/* The report tap (pcaptool_report_opts.tap, tap_arg = rp). */
+void pcaptool_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
                     const struct fbw_pkt *p, uint64_t ts_ns);
 /* The capture file and how main.c decoded it, for the streaming pass. */
-void fbw_replay_source(fbw_replay *rp, const char *file, const fbw_pcap_keys *keys,
+void pcaptool_replay_source(pcaptool_replay *rp, const char *file, const pcaptool_keys *keys,
                        const uint16_t *ports, size_t nports, int explicit_ports);
 /* After the report finished: list or replay, print, and return the exit status (0 every step
  * replayed and everything decoded, 1 otherwise). */
-int fbw_replay_finish(fbw_replay *rp, const fbw_report *r, const fbw_cap_summary *sum);
+int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r, const pcaptool_cap_summary *sum);
 
 #endif

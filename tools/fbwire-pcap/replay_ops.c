@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* replay_ops.c - the replay's steps beyond prepare/execute/fetch (replay_run.h): blob reads on the
+/* replay_ops.c - the replay's steps beyond prepare/execute/fetch (replay_step.h): blob reads on the
  * ids the replay fetched at the capture's rows and columns, op_exec_immediate2 with the client's
  * message formats, and info requests with the client's items. Blob reads and execute immediate with
  * an output are executions that end at once: compared and counted when they end. */
-#include "replay_run.h"
+#include "replay_step.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,31 +13,31 @@
 /* ---- blob ids of the replay's rows ---- */
 
 /* The blob ids of a row (its blob columns) for later blob reads. */
-void rp_keep_row_blobs(run *r, size_t step, uint32_t row, const fbw_value *v,
+void rp_keep_row_blobs(rp_step *r, size_t step, uint32_t row, const fbw_value *v,
                            const fbw_msgfmt *out)
 {
     for (uint16_t k = 0; k < out->n; k++) {
         if ((out->cols[k].type != FBW_SQL_BLOB && out->cols[k].type != FBW_SQL_QUAD) ||
             v[k].is_null)
             continue;
-        if (r->nrblobs < REPLAY_ROW_BLOBS_MAX && r->nrblobs == r->rblobs_cap) {
-            size_t cap = r->rblobs_cap ? r->rblobs_cap * 2 : 16;
-            rowblob *n = realloc(r->rblobs, cap * sizeof *n);
+        if (r->rows.n < REPLAY_ROW_BLOBS_MAX && r->rows.n == r->rows.cap) {
+            size_t cap = r->rows.cap ? r->rows.cap * 2 : 16;
+            rp_rowblob *n = realloc(r->rows.v, cap * sizeof *n);
             if (!n) {
-                rp_nomem(r);
+                r->nomem = 1;
                 return;
             }
-            r->rblobs = n;
-            r->rblobs_cap = cap;
+            r->rows.v = n;
+            r->rows.cap = cap;
         }
-        rowblob *b;
-        if (r->nrblobs < REPLAY_ROW_BLOBS_MAX) {
-            b = &r->rblobs[r->nrblobs++];
+        rp_rowblob *b;
+        if (r->rows.n < REPLAY_ROW_BLOBS_MAX) {
+            b = &r->rows.v[r->rows.n++];
         } else { /* full: the oldest goes */
-            b = &r->rblobs[r->rblobs_next];
-            r->rblobs_next = (r->rblobs_next + 1) % REPLAY_ROW_BLOBS_MAX;
-            if (b->step > r->rblobs_gone)
-                r->rblobs_gone = b->step;
+            b = &r->rows.v[r->rows.next];
+            r->rows.next = (r->rows.next + 1) % REPLAY_ROW_BLOBS_MAX;
+            if (b->step > r->rows.gone)
+                r->rows.gone = b->step;
         }
         b->step = step;
         b->row = row;
@@ -48,10 +48,10 @@ void rp_keep_row_blobs(run *r, size_t step, uint32_t row, const fbw_value *v,
 }
 
 /* The replay's blob id at the row and column of an execution, newest first; NULL if none. */
-static const fbw_value *row_blob(const run *r, size_t step, uint32_t row, uint16_t col)
+static const fbw_value *row_blob(const rp_step *r, size_t step, uint32_t row, uint16_t col)
 {
-    for (size_t j = r->nrblobs; j-- > 0;) {
-        const rowblob *b = &r->rblobs[(r->rblobs_next + j) % (r->nrblobs ? r->nrblobs : 1)];
+    for (size_t j = r->rows.n; j-- > 0;) {
+        const rp_rowblob *b = &r->rows.v[(r->rows.next + j) % (r->rows.n ? r->rows.n : 1)];
         if (b->step == step && b->row == row && b->col == col)
             return &b->id;
     }
@@ -61,10 +61,10 @@ static const fbw_value *row_blob(const run *r, size_t step, uint32_t row, uint16
 
 /* A blob read or an execute immediate with an output: an execution that ends at once, compared
  * and counted now (its latency goes with the step: account). */
-static void once_end(run *r, size_t i, const fbw_result *rep)
+static void once_end(rp_step *r, size_t i, const pcaptool_result *rep)
 {
-    const fbw_step *s = r->s;
-    xacc x;
+    const pcaptool_step *s = r->s;
+    rp_exec x;
     memset(&x, 0, sizeof x);
     x.step = i;
     x.stmt = s->stmt;
@@ -76,43 +76,45 @@ static void once_end(run *r, size_t i, const fbw_result *rep)
     x.read_row = s->read_row;
     x.read_col = s->read_col;
     x.sql = s->kind == FBW_STEP_IMMEDIATE ? (char *)s->data : NULL;
-    r->once_result = rp_count_once(r, &x);
+    int res = rp_compare(&x, r->results_ignore);
+    rp_tally_result(r->tally, &x, res);
+    r->once_result = res;
 }
 
 static int q_immediate2(void *arg)
 {
-    run *r = arg;
-    const fbw_step *s = r->s;
+    rp_step *r = arg;
+    const pcaptool_step *s = r->s;
     fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
-    r->imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
-    return fbw_exec_immediate2(r->c, rp_tx_of(r, s->tx), (const char *)s->data, s->len, &in, r->vals,
-                               &r->imm_out, &r->res2);
+    r->rq.imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
+    return fbw_exec_immediate2(r->c, rp_slots_tx(r->sl, s->tx), (const char *)s->data, s->len, &in, r->rq.vals,
+                               &r->rq.imm_out, &r->rq.res2);
 }
 
 /* op_exec_immediate2: the captured input message decoded in the client's format and sent in it;
  * the output row in the client's format, hashed like a fetched row. */
-void rp_do_immediate2(run *r, size_t i)
+void rp_do_immediate2(rp_step *r, size_t i)
 {
-    const fbw_step *s = r->s;
+    const pcaptool_step *s = r->s;
     if (s->msg_n && rp_decode_as_sent(r, i))
         return;
     fbw_err e;
     fbw_err_clear(&e);
     int rc = rp_run_step(r, q_immediate2, &e);
-    rp_check(r, i, rc, &e, &r->res2.err, "execute immediate failed");
-    if (rc || r->res2.err.code || !s->out_n)
+    rp_check(r, i, rc, &e, &r->rq.res2.err, "execute immediate failed");
+    if (rc || r->rq.res2.err.code || !s->out_n)
         return;
-    fbw_result res = {.rows = r->res2.has_row ? 1 : 0, .affected = -1, .eof = 1};
-    if (r->res2.has_row) {
+    pcaptool_result res = {.rows = r->rq.res2.has_row ? 1 : 0, .affected = -1, .eof = 1};
+    if (r->rq.res2.has_row) {
         fbw_msgfmt out = {s->out_cols, s->out_n, s->out_n};
         fbw_value *v = calloc(out.n, sizeof *v);
         if (!v) {
-            rp_nomem(r);
+            r->nomem = 1;
             return;
         }
-        fbw_bytes raw = {fbw_buf_head(&r->res2.row), fbw_buf_avail(&r->res2.row)};
+        fbw_bytes raw = {fbw_buf_head(&r->rq.res2.row), fbw_buf_avail(&r->rq.res2.row)};
         if (fbw_msg_decode(raw, &out, fbw_conn_get_info(r->c)->protocol, v, &e) == FBW_OK) {
-            res.hash = fbw_row_hash(v, &out);
+            res.hash = pcaptool_row_hash(v, &out);
             rp_keep_row_blobs(r, i, 0, v, &out); /* blob ids it returned (RETURNING): readable */
         } else {
             res.unknown = 1;
@@ -126,41 +128,41 @@ void rp_do_immediate2(run *r, size_t i)
 
 static int q_info(void *arg)
 {
-    run *r = arg;
-    const fbw_step *s = r->s;
+    rp_step *r = arg;
+    const pcaptool_step *s = r->s;
     uint16_t h = 0;
     int32_t op = FBW_OP_INFO_DATABASE;
     int rc = FBW_OK;
     if (s->kind == FBW_STEP_INFO_SQL) {
         op = FBW_OP_INFO_SQL;
-        rc = fbw_stmt_handle(r->st[s->stmt], &h);
+        rc = fbw_stmt_handle(r->sl->st[s->stmt], &h);
     } else if (s->kind == FBW_STEP_INFO_TRANSACTION) {
         op = FBW_OP_INFO_TRANSACTION;
-        rc = fbw_tx_handle(r->tx[s->tx], &h);
+        rc = fbw_tx_handle(r->sl->tx[s->tx], &h);
     }
-    return rc ? rc : fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->info);
+    return rc ? rc : fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->rq.info);
 }
 
 /* The reply is not compared (ids, page counts and sizes differ between servers); an error is a
  * failure. Asked for the affected rows after an execution, they are that execution's result. */
-void rp_do_info(run *r, size_t i)
+void rp_do_info(rp_step *r, size_t i)
 {
-    const fbw_step *s = r->s;
+    const pcaptool_step *s = r->s;
     if (s->kind == FBW_STEP_INFO_SQL && !rp_need_stmt(r, i, 0))
         return;
     fbw_err e;
     fbw_err_clear(&e);
     int rc = rp_run_step(r, q_info, &e);
-    rp_check(r, i, rc, &e, &r->info.err, "info request failed");
+    rp_check(r, i, rc, &e, &r->rq.info.err, "info request failed");
     /* Records asked for: the affected rows of the statement's execution being measured, when it
      * is the one the capture asked about (owner). The capture's execution may have been handed on
      * before this reply came (streaming): then its affected rows are unknown and not compared. */
-    xacc *x = s->owner && s->stmt > 0 && (size_t)s->stmt <= r->nst ? r->ex[s->stmt] : NULL;
-    if (rc || r->info.err.code || s->kind != FBW_STEP_INFO_SQL || !x || x->step != s->owner ||
+    rp_exec *x = s->owner && s->stmt > 0 && (size_t)s->stmt <= r->sl->nst ? r->sl->ex[s->stmt] : NULL;
+    if (rc || r->rq.info.err.code || s->kind != FBW_STEP_INFO_SQL || !x || x->step != s->owner ||
         !s->len || !memchr(s->data, FBW_INFO_SQL_RECORDS, s->len))
         return;
     uint64_t affected = 0, selected = 0;
-    if (fbw_info_records(fbw_buf_head(&r->info.data), fbw_buf_avail(&r->info.data), &affected,
+    if (fbw_info_records(fbw_buf_head(&r->rq.info.data), fbw_buf_avail(&r->rq.info.data), &affected,
                          &selected, &e) == FBW_OK)
         x->rep.affected = (int64_t)affected;
     else
@@ -171,31 +173,31 @@ void rp_do_info(run *r, size_t i)
 
 static int q_blob_read(void *arg)
 {
-    run *r = arg;
-    const fbw_step *s = r->s;
+    rp_step *r = arg;
+    const pcaptool_step *s = r->s;
     int rc = FBW_OK;
-    if (!r->opened) {
-        rc = fbw_blob_open(r->blob, rp_tx_of(r, s->tx), &r->read_id, s->bpb, s->bpb_len);
+    if (!r->rd.opened) {
+        rc = fbw_blob_open(r->rq.blob, rp_slots_tx(r->sl, s->tx), &r->rd.id, s->bpb, s->bpb_len);
         if (rc)
             return rc;
-        r->opened = 1;
-        r->act_end = 0; /* the acts the client sent in the same write as the open */
-        while (r->act_end < r->acts_n && !s->acts[r->act_end].burst)
-            r->act_end++;
+        r->rd.opened = 1;
+        r->rd.act_end = 0; /* the acts the client sent in the same write as the open */
+        while (r->rd.act_end < r->rd.acts_n && !s->acts[r->rd.act_end].burst)
+            r->rd.act_end++;
     }
-    for (; r->act < r->act_end && rc == FBW_OK; r->act += rc == FBW_OK) {
-        const fbw_blob_act *a = &s->acts[r->act];
+    for (; r->rd.act < r->rd.act_end && rc == FBW_OK; r->rd.act += rc == FBW_OK) {
+        const pcaptool_blob_act *a = &s->acts[r->rd.act];
         uint16_t h;
         if (a->op == FBW_OP_GET_SEGMENT) {
             uint32_t len = a->buflen < 3 ? 3 : a->buflen > FBW_BLOB_READ_MAX ? FBW_BLOB_READ_MAX
                                                                               : a->buflen;
-            r->more_len = len;
-            rc = fbw_blob_read(r->blob, len);
+            r->rd.more_len = len;
+            rc = fbw_blob_read(r->rq.blob, len);
         } else if (a->op == FBW_OP_SEEK_BLOB) {
-            rc = fbw_blob_seek(r->blob, a->mode, a->offset);
-        } else if ((rc = fbw_blob_handle(r->blob, &h)) == FBW_OK) {
+            rc = fbw_blob_seek(r->rq.blob, a->mode, a->offset);
+        } else if ((rc = fbw_blob_handle(r->rq.blob, &h)) == FBW_OK) {
             rc = fbw_conn_info_request(r->c, FBW_OP_INFO_BLOB, h, a->items, a->nitems, a->buflen,
-                                       &r->info);
+                                       &r->rq.info);
         }
     }
     return rc;
@@ -203,23 +205,23 @@ static int q_blob_read(void *arg)
 
 static int q_blob_more(void *arg)
 {
-    run *r = arg;
-    return fbw_blob_read(r->blob, r->more_len);
+    rp_step *r = arg;
+    return fbw_blob_read(r->rq.blob, r->rd.more_len);
 }
 
 static int q_blob_close(void *arg)
 {
-    run *r = arg;
-    return fbw_blob_close(r->blob);
+    rp_step *r = arg;
+    return fbw_blob_close(r->rq.blob);
 }
 
-void rp_do_blob_read(run *r, size_t i)
+void rp_do_blob_read(rp_step *r, size_t i)
 {
-    const fbw_step *s = r->s;
+    const pcaptool_step *s = r->s;
     const fbw_value *id = row_blob(r, s->read_exec, s->read_row, s->read_col);
     if (!id) {
         char msg[200];
-        if (s->read_exec <= r->rblobs_gone)
+        if (s->read_exec <= r->rows.gone)
             snprintf(msg, sizeof msg,
                      "not replayable: the replay's blob id at row %" PRIu32 " column %u of step "
                      "%zu is forgotten (a connection keeps the latest %d blob ids of its rows)",
@@ -231,56 +233,56 @@ void rp_do_blob_read(run *r, size_t i)
         rp_add_failure(r, i, s, NULL, msg);
         return;
     }
-    r->read_id = *id;
+    r->rd.id = *id;
     fbw_err e;
     fbw_err_clear(&e);
-    if (fbw_blob_new(r->c, &r->blob, &e)) {
+    if (fbw_blob_new(r->c, &r->rq.blob, &e)) {
         rp_add_failure(r, i, s, &e, "cannot make a blob");
         return;
     }
-    fbw_err_clear(&r->info.err);
-    r->opened = 0;
-    r->act = 0;
-    r->more_len = FBW_BLOB_READ_MAX;
-    r->acts_n = 0;
-    while (r->acts_n < s->nacts && s->acts[r->acts_n].op != FBW_OP_CLOSE_BLOB &&
-           s->acts[r->acts_n].op != FBW_OP_CANCEL_BLOB)
-        r->acts_n++;
+    fbw_err_clear(&r->rq.info.err);
+    r->rd.opened = 0;
+    r->rd.act = 0;
+    r->rd.more_len = FBW_BLOB_READ_MAX;
+    r->rd.acts_n = 0;
+    while (r->rd.acts_n < s->nacts && s->acts[r->rd.acts_n].op != FBW_OP_CLOSE_BLOB &&
+           s->acts[r->rd.acts_n].op != FBW_OP_CANCEL_BLOB)
+        r->rd.acts_n++;
     int rc = rp_run_step(r, q_blob_read, &e);
-    while (!rc && !fbw_blob_error(r->blob)->code && r->act < r->acts_n) {
-        r->act_end = r->act + 1; /* the client waited here: the next write */
-        while (r->act_end < r->acts_n && !s->acts[r->act_end].burst)
-            r->act_end++;
+    while (!rc && !fbw_blob_error(r->rq.blob)->code && r->rd.act < r->rd.acts_n) {
+        r->rd.act_end = r->rd.act + 1; /* the client waited here: the next write */
+        while (r->rd.act_end < r->rd.acts_n && !s->acts[r->rd.act_end].burst)
+            r->rd.act_end++;
         rc = rp_run_step(r, q_blob_read, &e);
     }
-    const fbw_result *cap = &s->result;
+    const pcaptool_result *cap = &s->result;
     size_t n = 0;
     /* beyond the client's reads: to the end when it read to the end, else to as many bytes */
-    while (!rc && !fbw_blob_error(r->blob)->code && !fbw_blob_eof(r->blob) &&
-           (cap->eof || (fbw_blob_data(r->blob, &n), (int64_t)n < cap->rows)))
+    while (!rc && !fbw_blob_error(r->rq.blob)->code && !fbw_blob_eof(r->rq.blob) &&
+           (cap->eof || (fbw_blob_data(r->rq.blob, &n), (int64_t)n < cap->rows)))
         rc = rp_run_step(r, q_blob_more, &e);
-    const uint8_t *data = fbw_blob_data(r->blob, &n);
-    if (fbw_blob_error(r->blob)->code)
-        rp_add_failure(r, i, s, fbw_blob_error(r->blob), "blob read failed");
+    const uint8_t *data = fbw_blob_data(r->rq.blob, &n);
+    if (fbw_blob_error(r->rq.blob)->code)
+        rp_add_failure(r, i, s, fbw_blob_error(r->rq.blob), "blob read failed");
     else if (rc)
         rp_add_failure(r, i, s, &e, "blob read failed");
-    else if (r->info.err.code)
-        rp_add_failure(r, i, s, &r->info.err, "blob info request failed");
+    else if (r->rq.info.err.code)
+        rp_add_failure(r, i, s, &r->rq.info.err, "blob info request failed");
     else {
-        fbw_result res = {.affected = -1};
+        pcaptool_result res = {.affected = -1};
         if (!cap->eof && (int64_t)n > cap->rows)
             n = (size_t)cap->rows; /* the capture read a prefix: compare as much */
         res.rows = (int64_t)n;
-        res.hash = fbw_fnv(FBW_FNV_BASIS, data, n);
-        res.eof = fbw_blob_eof(r->blob);
+        res.hash = pcaptool_fnv(FBW_FNV_BASIS, data, n);
+        res.eof = fbw_blob_eof(r->rq.blob);
         once_end(r, i, &res);
     }
     /* closed as the client did: waiting for the reply when it waited, else the close rides with
      * the next request (fbw_blob_free queues it) */
-    if (!rc && r->acts_n < s->nacts && s->acts[r->acts_n].burst &&
+    if (!rc && r->rd.acts_n < s->nacts && s->acts[r->rd.acts_n].burst &&
         rp_run_step(r, q_blob_close, &e) != FBW_OK)
         rp_add_failure(r, i, s, &e, "blob close failed");
-    fbw_blob_free(r->blob);
-    r->blob = NULL;
+    fbw_blob_free(r->rq.blob);
+    r->rq.blob = NULL;
 }
 

@@ -4,6 +4,8 @@
  * gaps, truncation, undecodable bytes) end the decoding of that connection only. */
 #include "pcaptool.h"
 
+#include "jsonout.h"
+
 #include "dec.h"
 #include "info.h"
 #include "status.h"
@@ -15,7 +17,7 @@
 #define MAX_TEXT 4096 /* longest string field printed (SQL text is cut with "...") */
 
 typedef struct pconn {
-    fbw_report *r;
+    pcaptool_report *r;
     int id;
     char client[64], server[64];
     int saw_syn;
@@ -37,7 +39,7 @@ typedef struct pconn {
     int stopped; /* no more decoding (problem recorded) */
     int problem;
     char why[700];
-    enum fbw_tcp_end end;
+    enum pcaptool_tcp_end end;
     int ended;
     uint64_t rows; /* rows in the fetch batch being received */
     fbw_buf trips; /* --trips text, one line per round trip */
@@ -47,8 +49,8 @@ typedef struct pconn {
     uint64_t run_n;
 } pconn;
 
-struct fbw_report {
-    fbw_report_opts o;
+struct pcaptool_report {
+    pcaptool_report_opts o;
     pconn **c;        /* every connection followed, in the order it opened */
     size_t n, cap;
     pconn **list;     /* the ones reported (Firebird, or on a listed port), numbered in order */
@@ -71,25 +73,13 @@ static void emit_buf(const fbw_buf *b, FILE *out)
         fwrite(fbw_buf_head(b), 1, fbw_buf_avail(b), out);
 }
 
-/* Length of a valid UTF-8 sequence at p (1..4), or 0. */
-static size_t utf8_len(const uint8_t *p, size_t n)
-{
-    size_t len = p[0] >= 0xF0 && p[0] <= 0xF4 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
-    if (len == 0 || len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    return len;
-}
-
-void fbw_pcap_quote(fbw_buf *b, const uint8_t *p, size_t n, size_t limit)
+void pcaptool_quote(fbw_buf *b, const uint8_t *p, size_t n, size_t limit)
 {
     size_t max = limit && n > limit ? limit : n;
     put(b, "\"");
     for (size_t i = 0; i < max;) {
         uint8_t ch = p[i];
-        size_t u = ch >= 0x80 ? utf8_len(p + i, max - i) : 0;
+        size_t u = ch >= 0x80 ? pcaptool_utf8_len(p + i, max - i) : 0;
         if (u) {
             fbw_buf_append(b, p + i, u);
             i += u;
@@ -114,39 +104,49 @@ void fbw_pcap_quote(fbw_buf *b, const uint8_t *p, size_t n, size_t limit)
 
 static void put_str(fbw_buf *b, const uint8_t *p, size_t n)
 {
-    fbw_pcap_quote(b, p, n, MAX_TEXT);
+    pcaptool_quote(b, p, n, MAX_TEXT);
 }
 
-/* Fields of one dump line: key=value in text, "key":value in JSON. */
+/* Fields of one dump line: key=value in text (b), keys of a JSON object (obj, when not NULL;
+ * NULL again once a value could not be made: the line is lost for want of memory). */
 typedef struct emit {
     fbw_buf *b;
-    int json;
+    json_t *obj;
 } emit;
 
-static void key(emit *e, const char *k)
+static void e_json(emit *e, const char *k, json_t *v)
 {
-    if (e->json)
-        putf(e->b, ",\"%s\":", k);
-    else
-        putf(e->b, " %s=", k);
+    if (e->obj && v && json_object_set_new(e->obj, k, v) == 0)
+        return;
+    json_decref(v);
+    json_decref(e->obj);
+    e->obj = NULL;
 }
 
 static void e_num(emit *e, const char *k, uint64_t v)
 {
-    key(e, k);
-    putf(e->b, "%" PRIu64, v);
+    if (e->b)
+        putf(e->b, " %s=%" PRIu64, k, v);
+    else
+        e_json(e, k, json_integer((json_int_t)v));
 }
 
 static void e_int(emit *e, const char *k, int64_t v)
 {
-    key(e, k);
-    putf(e->b, "%" PRId64, v);
+    if (e->b)
+        putf(e->b, " %s=%" PRId64, k, v);
+    else
+        e_json(e, k, json_integer((json_int_t)v));
 }
 
 static void e_str(emit *e, const char *k, const void *p, size_t n)
 {
-    key(e, k);
-    put_str(e->b, p, n);
+    if (e->b) {
+        putf(e->b, " %s=", k);
+        put_str(e->b, p, n);
+    } else {
+        e_json(e, k, pcaptool_json_bytes(p, n, MAX_TEXT));
+    }
 }
 
 static void e_cstr(emit *e, const char *k, const char *s)
@@ -372,16 +372,54 @@ static void trip_note(pconn *pc, int from_client, int32_t op)
 static void list_conn(pconn *pc);
 static void sync_notes(pconn *pc);
 
-static void print_time(fbw_report *r, fbw_buf *b, uint64_t ts)
+/* Time since the capture's first packet, to the microsecond. */
+static uint64_t rel_us(const pcaptool_report *r, uint64_t ts)
 {
-    uint64_t rel = ts >= r->t0 ? ts - r->t0 : 0;
-    putf(b, "%" PRIu64 ".%06" PRIu64, rel / 1000000000u, (rel % 1000000000u) / 1000u);
+    return (ts >= r->t0 ? ts - r->t0 : 0) / 1000u;
+}
+
+static void print_time(pcaptool_report *r, fbw_buf *b, uint64_t ts)
+{
+    uint64_t us = rel_us(r, ts);
+    putf(b, "%" PRIu64 ".%06" PRIu64, us / 1000000u, us % 1000000u);
+}
+
+/* One dump line: time, connection, direction, op and size, then what describe() finds. */
+static void dump_line(pconn *pc, int from_client, const fbw_pkt *p, size_t bytes, uint64_t ts_ns)
+{
+    pcaptool_report *r = pc->r;
+    fbw_buf line;
+    fbw_buf_init(&line);
+    emit e = {NULL, NULL};
+    char nb[24];
+    const char *dir = from_client ? "C>S" : "S>C";
+    if (r->o.json) {
+        e.obj = json_pack("{s:o,s:i,s:I,s:s,s:s,s:I}", "time",
+                          pcaptool_json_fixed((double)rel_us(r, ts_ns) / 1e6, 6), "conn", pc->id,
+                          "frame", (json_int_t)pc->frame, "dir", dir, "op",
+                          op_name(p->op, nb, sizeof nb), "bytes", (json_int_t)bytes);
+    } else {
+        e.b = &line;
+        print_time(r, &line, ts_ns);
+        putf(&line, " c%d %s %s %zu", pc->id, dir, op_name(p->op, nb, sizeof nb), bytes);
+    }
+    if (fbw_dec_format_unknown(pc->dec))
+        e_cstr(&e, "format", "unknown (prepared before the capture)");
+    else
+        describe(pc, &e, from_client, p);
+    if (r->o.json) {
+        (void)pcaptool_json_print(e.obj, r->o.out);
+    } else {
+        put(&line, "\n");
+        emit_buf(&line, r->o.out);
+    }
+    fbw_buf_free(&line);
 }
 
 static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes, uint64_t ts_ns)
 {
     pconn *pc = arg;
-    fbw_report *r = pc->r;
+    pcaptool_report *r = pc->r;
     list_conn(pc);
     if (pc->sync.how != fbw_dec_sync_info(pc->dec)->how ||
         pc->relocks_noted != fbw_dec_sync_info(pc->dec)->relocks)
@@ -409,30 +447,8 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
         trip_note(pc, from_client, p->op);
     if (r->o.tap)
         r->o.tap(r->o.tap_arg, pc->id, pc->dec, from_client, p, ts_ns);
-    if (r->o.mode == FBW_REPORT_DUMP) {
-        fbw_buf line;
-        fbw_buf_init(&line);
-        emit e = {&line, r->o.json};
-        char nb[24];
-        const char *dir = from_client ? "C>S" : "S>C";
-        if (r->o.json) {
-            put(&line, "{\"time\":");
-            print_time(r, &line, ts_ns);
-            putf(&line,
-                 ",\"conn\":%d,\"frame\":%" PRIu64 ",\"dir\":\"%s\",\"op\":\"%s\",\"bytes\":%zu",
-                 pc->id, pc->frame, dir, op_name(p->op, nb, sizeof nb), bytes);
-        } else {
-            print_time(r, &line, ts_ns);
-            putf(&line, " c%d %s %s %zu", pc->id, dir, op_name(p->op, nb, sizeof nb), bytes);
-        }
-        if (fbw_dec_format_unknown(pc->dec))
-            e_cstr(&e, "format", "unknown (prepared before the capture)");
-        else
-            describe(pc, &e, from_client, p);
-        put(&line, r->o.json ? "}\n" : "\n");
-        emit_buf(&line, r->o.out);
-        fbw_buf_free(&line);
-    }
+    if (r->o.mode == FBW_REPORT_DUMP)
+        dump_line(pc, from_client, p, bytes, ts_ns);
     if (p->op == FBW_OP_FETCH_RESPONSE)
         pc->rows = p->u.sqldata.messages ? pc->rows + 1 : 0;
 }
@@ -441,20 +457,20 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
 
 static void note(pconn *pc, const char *what)
 {
-    fbw_report *r = pc->r;
+    pcaptool_report *r = pc->r;
     if (r->o.mode != FBW_REPORT_DUMP)
         return;
+    if (r->o.json) {
+        (void)pcaptool_json_print(json_pack("{s:i,s:o}", "conn", pc->id, "event",
+                                            pcaptool_json_bytes(what, strlen(what), MAX_TEXT)),
+                                  r->o.out);
+        return;
+    }
     fbw_buf line;
     fbw_buf_init(&line);
-    if (r->o.json) {
-        putf(&line, "{\"conn\":%d,\"event\":", pc->id);
-        put_str(&line, (const uint8_t *)what, strlen(what));
-        put(&line, "}\n");
-    } else {
-        putf(&line, "c%d ", pc->id);
-        put(&line, what);
-        put(&line, "\n");
-    }
+    putf(&line, "c%d ", pc->id);
+    put(&line, what);
+    put(&line, "\n");
     emit_buf(&line, r->o.out);
     fbw_buf_free(&line);
 }
@@ -463,7 +479,7 @@ static void note(pconn *pc, const char *what)
  * memory) needs nothing more. */
 static void list_conn(pconn *pc)
 {
-    fbw_report *r = pc->r;
+    pcaptool_report *r = pc->r;
     if (pc->id)
         return;
     pconn **n = realloc(r->list, (r->nlist + 1) * sizeof *n);
@@ -517,7 +533,7 @@ static void sync_notes(pconn *pc)
 
 static void *on_open(void *arg, const char *client, const char *server, int saw_syn, uint64_t frame)
 {
-    fbw_report *r = arg;
+    pcaptool_report *r = arg;
     if (r->n == r->cap) {
         size_t cap = r->cap ? r->cap * 2 : 16;
         pconn **n = realloc(r->c, cap * sizeof *n);
@@ -549,7 +565,7 @@ static void *on_open(void *arg, const char *client, const char *server, int saw_
         if (r->o.ports[i] == port)
             pc->on_port = 1;
     unsigned line = 0;
-    const fbw_keylog_entry *k = fbw_pcap_keys_find(r->o.keys, client, server, &line);
+    const fbw_keylog_entry *k = pcaptool_keys_find(r->o.keys, client, server, &line);
     if (k && fbw_dec_set_key(pc->dec, k->plugin, k->key, k->key_len, k->iv, k->iv_len) == FBW_OK)
         pc->key_line = line;
     if (pc->on_port)
@@ -597,7 +613,7 @@ static void on_broken(void *conn, const char *why)
     stop(conn, why);
 }
 
-static void on_close(void *conn, enum fbw_tcp_end how)
+static void on_close(void *conn, enum pcaptool_tcp_end how)
 {
     pconn *pc = conn;
     pc->end = how;
@@ -659,7 +675,7 @@ static void on_close(void *conn, enum fbw_tcp_end how)
     pc->dec = NULL;
 }
 
-void fbw_report_sink(fbw_report *r, fbw_tcp_sink *sink)
+void pcaptool_report_sink(pcaptool_report *r, pcaptool_tcp_sink *sink)
 {
     sink->open = on_open;
     sink->data = on_data;
@@ -703,28 +719,39 @@ static void stats_text(fbw_buf *b, const fbw_stats *s, const char *label)
     }
 }
 
-static void stats_json(fbw_buf *b, const fbw_stats *s)
+/* The figures of fbw_stats (wire/stats.h) added as keys of o; NULL (o released) when out of
+ * memory or o is NULL. */
+static json_t *stats_json(json_t *o, const fbw_stats *s)
 {
-    putf(b,
-         "\"round_trips\":%" PRIu64 ",\"packets_sent\":%" PRIu64 ",\"packets_received\":%" PRIu64
-         ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64 ",\"wire_bytes_sent\":%" PRIu64
-         ",\"wire_bytes_received\":%" PRIu64 ",\"wait_ms\":%.3f,\"ops\":{",
-         s->round_trips, s->packets_sent, s->packets_received, s->bytes_sent, s->bytes_received,
-         s->wire_bytes_sent, s->wire_bytes_received, (double)s->wait_ns / 1e6);
-    int first = 1;
-    for (int op = 0; op <= FBW_OP_MAX; op++) {
-        const fbw_op_stats *o = &s->op[op];
+    json_t *ops = json_object();
+    for (int op = 0; ops && op <= FBW_OP_MAX; op++) {
+        const fbw_op_stats *x = &s->op[op];
         char nb[24];
-        if (!o->packets_sent && !o->packets_received)
+        if (!x->packets_sent && !x->packets_received)
             continue;
-        putf(b,
-             "%s\"%s\":{\"packets_sent\":%" PRIu64 ",\"bytes_sent\":%" PRIu64
-             ",\"packets_received\":%" PRIu64 ",\"bytes_received\":%" PRIu64 "}",
-             first ? "" : ",", op_name(op, nb, sizeof nb), o->packets_sent, o->bytes_sent,
-             o->packets_received, o->bytes_received);
-        first = 0;
+        json_t *v = json_pack("{s:I,s:I,s:I,s:I}", "packets_sent", (json_int_t)x->packets_sent,
+                              "bytes_sent", (json_int_t)x->bytes_sent, "packets_received",
+                              (json_int_t)x->packets_received, "bytes_received",
+                              (json_int_t)x->bytes_received);
+        if (!v || json_object_set_new(ops, op_name(op, nb, sizeof nb), v)) {
+            json_decref(ops);
+            ops = NULL;
+        }
     }
-    put(b, "}");
+    json_t *f = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "round_trips",
+                          (json_int_t)s->round_trips, "packets_sent", (json_int_t)s->packets_sent,
+                          "packets_received", (json_int_t)s->packets_received, "bytes_sent",
+                          (json_int_t)s->bytes_sent, "bytes_received",
+                          (json_int_t)s->bytes_received, "wire_bytes_sent",
+                          (json_int_t)s->wire_bytes_sent, "wire_bytes_received",
+                          (json_int_t)s->wire_bytes_received, "wait_ms",
+                          pcaptool_json_fixed((double)s->wait_ns / 1e6, 3), "ops", ops);
+    if (!o || !f || json_object_update(o, f)) {
+        json_decref(o);
+        o = NULL;
+    }
+    json_decref(f);
+    return o;
 }
 
 /* The key log line decrypted the connection: it decoded past op_crypt with no key problem. */
@@ -758,22 +785,32 @@ static void recognition_text(fbw_buf *b, const pconn *pc)
              s->unknown_rows, s->unknown_msgs);
 }
 
-static void recognition_json(fbw_buf *b, const pconn *pc)
+/* How the session was found, as keys added to o (NULL when out of memory). */
+static json_t *recognition_json(json_t *o, const pconn *pc)
 {
     const fbw_dec_sync *s = &pc->sync;
     const char *how = s->how == FBW_DEC_CONNECT     ? "op_connect"
                       : s->how == FBW_DEC_LOCKED_ON ? "mid-session"
                                                     : "none";
-    putf(b, ",\"recognised\":\"%s\"", how);
-    if (s->how != FBW_DEC_LOCKED_ON)
-        return;
-    putf(b,
-         ",\"lock_offset\":{\"client\":%" PRIu64 ",\"server\":%" PRIu64
-         "},\"skipped_bytes\":{\"client\":%" PRIu64 ",\"server\":%" PRIu64
-         "},\"relocks\":%" PRIu64 ",\"protocol_range\":[%d,%d],\"format_unknown\":{\"rows\":%" PRIu64
-         ",\"messages\":%" PRIu64 "}",
-         s->lock_offset[1], s->lock_offset[0], s->skipped[1], s->skipped[0], s->relocks,
-         s->protocol_lo, s->protocol_hi, s->unknown_rows, s->unknown_msgs);
+    json_t *r = json_pack("{s:s}", "recognised", how);
+    if (r && s->how == FBW_DEC_LOCKED_ON &&
+        json_object_update_new(
+            r, json_pack("{s:{s:I,s:I},s:{s:I,s:I},s:I,s:[i,i],s:{s:I,s:I}}", "lock_offset",
+                         "client", (json_int_t)s->lock_offset[1], "server",
+                         (json_int_t)s->lock_offset[0], "skipped_bytes", "client",
+                         (json_int_t)s->skipped[1], "server", (json_int_t)s->skipped[0],
+                         "relocks", (json_int_t)s->relocks, "protocol_range", s->protocol_lo,
+                         s->protocol_hi, "format_unknown", "rows", (json_int_t)s->unknown_rows,
+                         "messages", (json_int_t)s->unknown_msgs))) {
+        json_decref(r);
+        r = NULL;
+    }
+    if (!o || !r || json_object_update(o, r)) {
+        json_decref(o);
+        o = NULL;
+    }
+    json_decref(r);
+    return o;
 }
 
 static void conn_text(fbw_buf *b, const pconn *pc, int trips)
@@ -799,40 +836,71 @@ static void conn_text(fbw_buf *b, const pconn *pc, int trips)
     }
 }
 
-static void conn_json(fbw_buf *b, const pconn *pc, int trips)
+/* The --trips lines of a connection, one string each. */
+static json_t *trips_json(const pconn *pc)
 {
-    putf(b,
-         "{\"id\":%d,\"client\":\"%s\",\"server\":\"%s\",\"saw_syn\":%s,\"protocol\":%d,"
-         "\"compression\":\"%s\",\"wire_crypt\":",
-         pc->id, pc->client, pc->server, pc->saw_syn ? "true" : "false", pc->protocol,
-         pc->compressed ? "zlib" : "none");
-    const char *crypt = pc->crypt[0] ? pc->crypt : "none"; /* from the capture: escaped */
-    put_str(b, (const uint8_t *)crypt, strlen(crypt));
-    putf(b, ",\"decrypted\":%s", decrypted(pc) ? "true" : "false");
-    recognition_json(b, pc);
-    putf(b, ",\"end\":\"%s\",\"problem\":", end_name(pc));
-    if (pc->problem)
-        put_str(b, (const uint8_t *)pc->why, strlen(pc->why));
-    else
-        put(b, "null");
-    put(b, ",");
-    stats_json(b, &pc->stats);
-    if (trips) {
-        put(b, ",\"trips\":[");
-        const uint8_t *t = fbw_buf_head(&pc->trips), *end = t + fbw_buf_avail(&pc->trips);
-        for (int first = 1; t < end; first = 0) {
-            const uint8_t *nl = memchr(t, '\n', (size_t)(end - t));
-            size_t n = nl ? (size_t)(nl - t) : (size_t)(end - t);
-            put(b, first ? "" : ",");
-            put_str(b, t, n);
-            t += n + (nl ? 1 : 0);
+    json_t *a = json_array();
+    const uint8_t *t = fbw_buf_head(&pc->trips), *end = t + fbw_buf_avail(&pc->trips);
+    while (a && t < end) {
+        const uint8_t *nl = memchr(t, '\n', (size_t)(end - t));
+        size_t n = nl ? (size_t)(nl - t) : (size_t)(end - t);
+        json_t *line = pcaptool_json_bytes(t, n, MAX_TEXT);
+        if (!line || json_array_append_new(a, line)) {
+            json_decref(a);
+            a = NULL;
         }
-        put(b, "]");
+        t += n + (nl ? 1 : 0);
     }
-    put(b, "}");
+    return a;
 }
 
-int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *sum)
+static json_t *conn_json(const pconn *pc, int trips)
+{
+    const char *crypt = pc->crypt[0] ? pc->crypt : "none"; /* from the capture */
+    json_t *o = json_pack("{s:i,s:s,s:s,s:b,s:i,s:s,s:o,s:b}", "id", pc->id, "client", pc->client,
+                          "server", pc->server, "saw_syn", pc->saw_syn, "protocol", pc->protocol,
+                          "compression", pc->compressed ? "zlib" : "none", "wire_crypt",
+                          pcaptool_json_bytes(crypt, strlen(crypt), MAX_TEXT), "decrypted",
+                          decrypted(pc));
+    o = recognition_json(o, pc);
+    if (o && json_object_update_new(
+                 o, json_pack("{s:s,s:o}", "end", end_name(pc), "problem",
+                              pc->problem ? pcaptool_json_bytes(pc->why, strlen(pc->why), MAX_TEXT)
+                                          : json_null()))) {
+        json_decref(o);
+        o = NULL;
+    }
+    o = stats_json(o, &pc->stats);
+    if (o && trips && json_object_set_new(o, "trips", trips_json(pc))) {
+        json_decref(o);
+        o = NULL;
+    }
+    return o;
+}
+
+/* `stats --json`: the whole report as one document (NULL when out of memory). */
+static json_t *stats_doc(const pcaptool_report *r, const pcaptool_cap_summary *sum,
+                         const fbw_stats *total, int problems)
+{
+    json_t *conns = json_array();
+    for (size_t i = 0; conns && i < r->nlist; i++) {
+        json_t *c = conn_json(r->list[i], r->o.trips);
+        if (!c || json_array_append_new(conns, c)) {
+            json_decref(conns);
+            conns = NULL;
+        }
+    }
+    json_t *t = stats_json(json_pack("{s:I,s:I,s:i}", "connections", (json_int_t)r->nlist,
+                                     "ignored", (json_int_t)(r->n - r->nlist), "problems",
+                                     problems),
+                           total);
+    return json_pack("{s:I,s:I,s:o,s:o,s:o}", "frames", (json_int_t)sum->frames, "tcp_segments",
+                     (json_int_t)sum->tcp, "truncated",
+                     sum->truncated[0] ? pcaptool_json_str(sum->truncated) : json_null(),
+                     "connections", conns, "total", t);
+}
+
+int pcaptool_report_finish(pcaptool_report *r, const char *file, const pcaptool_cap_summary *sum)
 {
     int problems = 0;
     fbw_stats total;
@@ -845,21 +913,7 @@ int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *su
     fbw_buf_init(&b);
     (void)file;
     if (r->o.mode == FBW_REPORT_STATS && r->o.json) {
-        putf(&b, "{\"frames\":%" PRIu64 ",\"tcp_segments\":%" PRIu64 ",\"truncated\":", sum->frames,
-             sum->tcp);
-        if (sum->truncated[0])
-            put_str(&b, (const uint8_t *)sum->truncated, strlen(sum->truncated));
-        else
-            put(&b, "null");
-        put(&b, ",\"connections\":[");
-        for (size_t i = 0; i < r->nlist; i++) {
-            put(&b, i ? "," : "");
-            conn_json(&b, r->list[i], r->o.trips);
-        }
-        putf(&b, "],\"total\":{\"connections\":%zu,\"ignored\":%zu,\"problems\":%d,", r->nlist,
-             r->n - r->nlist, problems);
-        stats_json(&b, &total);
-        put(&b, "}}\n");
+        (void)pcaptool_json_print(stats_doc(r, sum, &total, problems), r->o.out);
     } else if (r->o.mode == FBW_REPORT_STATS) {
         putf(&b, "capture: %" PRIu64 " frames, %" PRIu64 " TCP segments, %zu connections",
              sum->frames, sum->tcp, r->nlist);
@@ -878,9 +932,10 @@ int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *su
         stats_text(&b, &total, "total");
     } else if (r->o.mode == FBW_REPORT_DUMP && sum->truncated[0]) {
         if (r->o.json) {
-            putf(&b, "{\"event\":\"truncated\",\"frame\":%" PRIu64 ",\"message\":", sum->frames);
-            put_str(&b, (const uint8_t *)sum->truncated, strlen(sum->truncated));
-            put(&b, "}\n");
+            (void)pcaptool_json_print(json_pack("{s:s,s:I,s:o}", "event", "truncated", "frame",
+                                                (json_int_t)sum->frames, "message",
+                                                pcaptool_json_str(sum->truncated)),
+                                      r->o.out);
         } else {
             putf(&b, "capture truncated after frame %" PRIu64 ": %s\n", sum->frames,
                  sum->truncated);
@@ -891,12 +946,12 @@ int fbw_report_finish(fbw_report *r, const char *file, const fbw_cap_summary *su
     return problems + (r->failed ? 1 : 0);
 }
 
-size_t fbw_report_count(const fbw_report *r)
+size_t pcaptool_report_count(const pcaptool_report *r)
 {
     return r->nlist;
 }
 
-void fbw_report_conn_info(const fbw_report *r, size_t i, fbw_report_conn *out)
+void pcaptool_report_conn_info(const pcaptool_report *r, size_t i, pcaptool_report_conn *out)
 {
     const pconn *pc = r->list[i];
     out->id = pc->id;
@@ -909,9 +964,9 @@ void fbw_report_conn_info(const fbw_report *r, size_t i, fbw_report_conn *out)
     out->open_at_end = pc->end == FBW_TCP_END_CAPTURE;
 }
 
-int fbw_report_new(const fbw_report_opts *o, fbw_report **out)
+int pcaptool_report_new(const pcaptool_report_opts *o, pcaptool_report **out)
 {
-    fbw_report *r = calloc(1, sizeof *r);
+    pcaptool_report *r = calloc(1, sizeof *r);
     if (!r)
         return FBW_E_NOMEM;
     r->o = *o;
@@ -919,7 +974,7 @@ int fbw_report_new(const fbw_report_opts *o, fbw_report **out)
     return FBW_OK;
 }
 
-void fbw_report_free(fbw_report *r)
+void pcaptool_report_free(pcaptool_report *r)
 {
     if (!r)
         return;
@@ -933,22 +988,22 @@ void fbw_report_free(fbw_report *r)
     free(r);
 }
 
-static void on_segment(void *arg, const fbw_seg *s)
+static void on_segment(void *arg, const pcaptool_seg *s)
 {
-    fbw_tcp_segment(arg, s);
+    pcaptool_tcp_segment(arg, s);
 }
 
-int fbw_report_read(fbw_report *r, const char *file, const uint16_t *ports, size_t nports,
-                    int explicit_ports, fbw_cap_summary *sum, fbw_err *err)
+int pcaptool_report_read(pcaptool_report *r, const char *file, const uint16_t *ports, size_t nports,
+                    int explicit_ports, pcaptool_cap_summary *sum, fbw_err *err)
 {
-    fbw_tcp_sink sink;
-    fbw_tcp *t = NULL;
-    fbw_report_sink(r, &sink);
-    if (fbw_tcp_new(&sink, ports, explicit_ports ? nports : 0, &t) != FBW_OK)
+    pcaptool_tcp_sink sink;
+    pcaptool_tcp *t = NULL;
+    pcaptool_report_sink(r, &sink);
+    if (pcaptool_tcp_new(&sink, ports, explicit_ports ? nports : 0, &t) != FBW_OK)
         return FBW_E_NOMEM;
-    int rc = fbw_cap_read(file, on_segment, t, sum, err);
+    int rc = pcaptool_cap_read(file, on_segment, t, sum, err);
     if (rc == FBW_OK)
-        fbw_tcp_finish(t);
-    fbw_tcp_free(t);
+        pcaptool_tcp_finish(t);
+    pcaptool_tcp_free(t);
     return rc;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-uint64_t fbw_stepq_now(void)
+uint64_t pcaptool_stepq_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -22,12 +22,12 @@ static struct timespec abs_time(uint64_t ns)
     return ts;
 }
 
-int fbw_stepq_init(fbw_stepq *q, size_t max_items, size_t max_bytes)
+int pcaptool_stepq_init(pcaptool_stepq *q, size_t max_items, size_t max_bytes)
 {
     memset(q, 0, sizeof *q);
     q->max_items = max_items ? max_items : 1;
     q->max_bytes = max_bytes;
-    fbw_ring_init(&q->items, sizeof(fbw_qstep *), 0);
+    fbw_ring_init(&q->items, sizeof(pcaptool_qstep *), 0);
     pthread_condattr_t ca;
     if (pthread_condattr_init(&ca))
         return FBW_E_NOMEM;
@@ -43,15 +43,15 @@ int fbw_stepq_init(fbw_stepq *q, size_t max_items, size_t max_bytes)
     return rc ? FBW_E_NOMEM : FBW_OK;
 }
 
-static void drop_all(fbw_stepq *q)
+static void drop_all(pcaptool_stepq *q)
 {
-    fbw_qstep *x;
+    pcaptool_qstep *x;
     while (fbw_ring_pop(&q->items, &x))
-        fbw_qstep_unref(x);
+        pcaptool_qstep_unref(x);
     q->bytes = 0;
 }
 
-void fbw_stepq_destroy(fbw_stepq *q)
+void pcaptool_stepq_destroy(pcaptool_stepq *q)
 {
     drop_all(q);
     fbw_ring_free(&q->items);
@@ -60,7 +60,7 @@ void fbw_stepq_destroy(fbw_stepq *q)
     pthread_mutex_destroy(&q->mu);
 }
 
-static size_t step_bytes(const fbw_step *s)
+static size_t step_bytes(const pcaptool_step *s)
 {
     size_t n = sizeof *s + s->len + s->msg_len + s->bpb_len + (s->problem ? strlen(s->problem) : 0);
     n += s->nparams * sizeof *s->params + s->msg_n * sizeof *s->msg_cols;
@@ -74,11 +74,11 @@ static size_t step_bytes(const fbw_step *s)
     return n;
 }
 
-fbw_qstep *fbw_qstep_new(fbw_step *s, size_t index, int refs)
+pcaptool_qstep *pcaptool_qstep_new(pcaptool_step *s, size_t index, int refs)
 {
-    fbw_qstep *x = malloc(sizeof *x);
+    pcaptool_qstep *x = malloc(sizeof *x);
     if (!x) {
-        fbw_step_free(s);
+        pcaptool_step_free(s);
         return NULL;
     }
     x->s = *s;
@@ -88,36 +88,36 @@ fbw_qstep *fbw_qstep_new(fbw_step *s, size_t index, int refs)
     return x;
 }
 
-void fbw_qstep_unref(fbw_qstep *x)
+void pcaptool_qstep_unref(pcaptool_qstep *x)
 {
     if (x && atomic_fetch_sub(&x->refs, 1) == 1) {
-        fbw_step_free(&x->s);
+        pcaptool_step_free(&x->s);
         free(x);
     }
 }
 
-static int is_full(const fbw_stepq *q)
+static int is_full(const pcaptool_stepq *q)
 {
     size_t n = fbw_ring_len(&q->items);
     return n >= q->max_items || (q->max_bytes && n && q->bytes >= q->max_bytes);
 }
 
-int fbw_stepq_push(fbw_stepq *q, fbw_qstep *x, uint64_t deadline_ns, int force)
+int pcaptool_stepq_push(pcaptool_stepq *q, pcaptool_qstep *x, uint64_t deadline_ns, int force)
 {
     pthread_mutex_lock(&q->mu);
     if (q->abandoned) {
         pthread_mutex_unlock(&q->mu);
-        fbw_qstep_unref(x);
+        pcaptool_qstep_unref(x);
         return FBW_OK;
     }
     while (!force && is_full(q) && !q->abandoned) {
         struct timespec ts = abs_time(deadline_ns);
-        if (pthread_cond_timedwait(&q->room, &q->mu, &ts) && fbw_stepq_now() >= deadline_ns)
+        if (pthread_cond_timedwait(&q->room, &q->mu, &ts) && pcaptool_stepq_now() >= deadline_ns)
             break;
     }
     if (q->abandoned) {
         pthread_mutex_unlock(&q->mu);
-        fbw_qstep_unref(x);
+        pcaptool_qstep_unref(x);
         return FBW_OK;
     }
     if (!force && is_full(q)) {
@@ -134,11 +134,11 @@ int fbw_stepq_push(fbw_stepq *q, fbw_qstep *x, uint64_t deadline_ns, int force)
     }
     pthread_mutex_unlock(&q->mu);
     if (rc != FBW_OK)
-        fbw_qstep_unref(x);
+        pcaptool_qstep_unref(x);
     return rc;
 }
 
-void fbw_stepq_close(fbw_stepq *q, uint64_t t_detach)
+void pcaptool_stepq_close(pcaptool_stepq *q, uint64_t t_detach)
 {
     pthread_mutex_lock(&q->mu);
     q->closed = 1;
@@ -147,7 +147,7 @@ void fbw_stepq_close(fbw_stepq *q, uint64_t t_detach)
     pthread_mutex_unlock(&q->mu);
 }
 
-int fbw_stepq_pop(fbw_stepq *q, fbw_qstep **out, uint64_t deadline_ns)
+int pcaptool_stepq_pop(pcaptool_stepq *q, pcaptool_qstep **out, uint64_t deadline_ns)
 {
     int rc = FBW_STEPQ_TIMEOUT;
     pthread_mutex_lock(&q->mu);
@@ -167,14 +167,14 @@ int fbw_stepq_pop(fbw_stepq *q, fbw_qstep **out, uint64_t deadline_ns)
         struct timespec ts = abs_time(deadline_ns);
         int w = pthread_cond_timedwait(&q->more, &q->mu, &ts);
         q->waiting = 0;
-        if (w && fbw_stepq_now() >= deadline_ns && !fbw_ring_len(&q->items) && !q->closed)
+        if (w && pcaptool_stepq_now() >= deadline_ns && !fbw_ring_len(&q->items) && !q->closed)
             break;
     }
     pthread_mutex_unlock(&q->mu);
     return rc;
 }
 
-void fbw_stepq_abandon(fbw_stepq *q)
+void pcaptool_stepq_abandon(pcaptool_stepq *q)
 {
     pthread_mutex_lock(&q->mu);
     q->abandoned = 1;
@@ -183,7 +183,7 @@ void fbw_stepq_abandon(fbw_stepq *q)
     pthread_mutex_unlock(&q->mu);
 }
 
-int fbw_stepq_full(fbw_stepq *q)
+int pcaptool_stepq_full(pcaptool_stepq *q)
 {
     pthread_mutex_lock(&q->mu);
     int full = is_full(q) && !q->abandoned;
@@ -191,7 +191,7 @@ int fbw_stepq_full(fbw_stepq *q)
     return full;
 }
 
-int fbw_stepq_starving(fbw_stepq *q)
+int pcaptool_stepq_starving(pcaptool_stepq *q)
 {
     pthread_mutex_lock(&q->mu);
     int s = q->waiting && !fbw_ring_len(&q->items) && !q->closed;

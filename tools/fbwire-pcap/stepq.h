@@ -17,17 +17,17 @@
 #include <stdint.h>
 
 /* One completed step, shared by the queues of a connection's copies. */
-typedef struct fbw_qstep {
-    fbw_step s;       /* owned: its buffers go with the last reference */
+typedef struct pcaptool_qstep {
+    pcaptool_step s;       /* owned: its buffers go with the last reference */
     size_t index;     /* its number in the connection (1-based) */
     size_t bytes;     /* what it holds, for the byte limit */
     atomic_int refs;
-} fbw_qstep;
+} pcaptool_qstep;
 
-typedef struct fbw_stepq {
+typedef struct pcaptool_stepq {
     pthread_mutex_t mu;
     pthread_cond_t more, room;
-    fbw_ring items;        /* fbw_qstep * */
+    fbw_ring items;        /* pcaptool_qstep * */
     size_t bytes, max_items, max_bytes;
     int closed;            /* the reader delivered the connection's last step */
     int abandoned;         /* the consumer stopped: pushes drop the step at once */
@@ -38,32 +38,32 @@ typedef struct fbw_stepq {
                             * by itself, the reader may wait for it as long as that takes */
     uint64_t overfilled;   /* pushes past the limit */
     size_t peak_items;     /* most steps held at once */
-} fbw_stepq;
+} pcaptool_stepq;
 
 /* max_items >= 1; max_bytes 0: no byte limit. FBW_OK or FBW_E_NOMEM. */
-int fbw_stepq_init(fbw_stepq *q, size_t max_items, size_t max_bytes);
+int pcaptool_stepq_init(pcaptool_stepq *q, size_t max_items, size_t max_bytes);
 /* Drops the references still held. */
-void fbw_stepq_destroy(fbw_stepq *q);
+void pcaptool_stepq_destroy(pcaptool_stepq *q);
 /* A step and its size for the byte limit; refs references (one per queue it goes to). NULL when
  * out of memory (s is then freed). */
-fbw_qstep *fbw_qstep_new(fbw_step *s, size_t index, int refs);
-void fbw_qstep_unref(fbw_qstep *x);
+pcaptool_qstep *pcaptool_qstep_new(pcaptool_step *s, size_t index, int refs);
+void pcaptool_qstep_unref(pcaptool_qstep *x);
 /* Append x (taking one of its references). FBW_OK; FBW_AGAIN when the queue is still full at
  * deadline_ns (then nothing changed). force: append past the limit. */
-int fbw_stepq_push(fbw_stepq *q, fbw_qstep *x, uint64_t deadline_ns, int force);
+int pcaptool_stepq_push(pcaptool_stepq *q, pcaptool_qstep *x, uint64_t deadline_ns, int force);
 /* No more steps will come. */
-void fbw_stepq_close(fbw_stepq *q, uint64_t t_detach);
+void pcaptool_stepq_close(pcaptool_stepq *q, uint64_t t_detach);
 enum { FBW_STEPQ_END = 0, FBW_STEPQ_STEP = 1, FBW_STEPQ_TIMEOUT = 2 };
 /* FBW_STEPQ_STEP: *out is the next step (the caller owns that reference); FBW_STEPQ_END: closed
  * and empty; FBW_STEPQ_TIMEOUT: nothing by deadline_ns. */
-int fbw_stepq_pop(fbw_stepq *q, fbw_qstep **out, uint64_t deadline_ns);
+int pcaptool_stepq_pop(pcaptool_stepq *q, pcaptool_qstep **out, uint64_t deadline_ns);
 /* The consumer stops taking steps: what is queued and what comes is dropped. */
-void fbw_stepq_abandon(fbw_stepq *q);
+void pcaptool_stepq_abandon(pcaptool_stepq *q);
 /* Holding its limit (locks). */
-int fbw_stepq_full(fbw_stepq *q);
+int pcaptool_stepq_full(pcaptool_stepq *q);
 /* The consumer waits on it, empty, for the reader (locks). */
-int fbw_stepq_starving(fbw_stepq *q);
+int pcaptool_stepq_starving(pcaptool_stepq *q);
 /* The monotonic clock in ns (the clock every deadline here is on). */
-uint64_t fbw_stepq_now(void);
+uint64_t pcaptool_stepq_now(void);
 
 #endif

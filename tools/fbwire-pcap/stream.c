@@ -20,23 +20,23 @@
 #define SLICE_NS 100000000u
 #define STUCK_NS 1000000000u
 
-static int someone_starving(fbw_stream *st, const fbw_stepq *except)
+static int someone_starving(pcaptool_stream *st, const pcaptool_stepq *except)
 {
     for (size_t i = 0; i < st->nall; i++)
-        if (st->all[i] != except && fbw_stepq_starving(st->all[i]))
+        if (st->all[i] != except && pcaptool_stepq_starving(st->all[i]))
             return 1;
     return 0;
 }
 
-static void push(fbw_stream *st, fbw_stepq *q, fbw_qstep *x)
+static void push(pcaptool_stream *st, pcaptool_stepq *q, pcaptool_qstep *x)
 {
-    uint64_t since = fbw_stepq_now();
+    uint64_t since = pcaptool_stepq_now();
     unsigned long popped = atomic_load(&q->popped);
     for (;;) {
-        uint64_t now = fbw_stepq_now();
+        uint64_t now = pcaptool_stepq_now();
         int force = !atomic_load(&q->pacing) && now - since >= STUCK_NS &&
                     someone_starving(st, q);
-        int rc = fbw_stepq_push(q, x, now + SLICE_NS, force);
+        int rc = pcaptool_stepq_push(q, x, now + SLICE_NS, force);
         if (rc == FBW_OK) {
             st->forced += force;
             return;
@@ -47,29 +47,29 @@ static void push(fbw_stream *st, fbw_stepq *q, fbw_qstep *x)
         }
         if (atomic_load(&q->popped) != popped || atomic_load(&q->pacing)) {
             popped = atomic_load(&q->popped);
-            since = fbw_stepq_now(); /* it moves: not stuck */
+            since = pcaptool_stepq_now(); /* it moves: not stuck */
         }
     }
 }
 
 /* Hand the final steps of src on (all of them once it ended). */
-static void deliver(fbw_stream *st, fbw_stream_src *src)
+static void deliver(pcaptool_stream *st, pcaptool_stream_src *src)
 {
-    size_t k = fbw_workload_final(&src->w, src->ended, FBW_STREAM_WINDOW);
+    size_t k = pcaptool_workload_final(&src->w, src->ended, FBW_STREAM_WINDOW);
     size_t held = src->w.n - src->w.base;
     if (held > st->max_window)
         st->max_window = held;
     for (size_t i = 0; i < k; i++) {
-        fbw_step s;
+        pcaptool_step s;
         size_t index = src->w.base + 1;
-        fbw_workload_take(&src->w, &s, 1);
+        pcaptool_workload_take(&src->w, &s, 1);
         if (s.kind >= 0 && s.kind < FBW_STEP_KINDS)
             src->kinds[s.kind]++;
         if (!src->nq) {
-            fbw_step_free(&s);
+            pcaptool_step_free(&s);
             continue;
         }
-        fbw_qstep *x = fbw_qstep_new(&s, index, (int)src->nq);
+        pcaptool_qstep *x = pcaptool_qstep_new(&s, index, (int)src->nq);
         if (!x) {
             atomic_store(&st->nomem, 1);
             continue;
@@ -80,13 +80,13 @@ static void deliver(fbw_stream *st, fbw_stream_src *src)
     if (!src->ended)
         return;
     for (size_t j = 0; j < src->nq; j++)
-        fbw_stepq_close(src->q[j], src->t_detach);
+        pcaptool_stepq_close(src->q[j], src->t_detach);
     /* only the counts of ops not replayed are left for the report */
     uint64_t nr[FBW_OP_MAX + 1];
     memcpy(nr, src->w.not_replayed, sizeof nr);
     uint64_t packets = src->w.packets;
     int nomem = src->w.nomem;
-    fbw_workload_free(&src->w);
+    pcaptool_workload_free(&src->w);
     memcpy(src->w.not_replayed, nr, sizeof nr);
     src->w.packets = packets;
     src->w.nomem = nomem;
@@ -95,14 +95,14 @@ static void deliver(fbw_stream *st, fbw_stream_src *src)
 static void tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
                 const struct fbw_pkt *p, uint64_t ts_ns)
 {
-    fbw_stream *st = arg;
+    pcaptool_stream *st = arg;
     if (conn_id < 1 || (size_t)conn_id > st->n || !st->src[conn_id - 1])
         return;
-    fbw_stream_src *src = st->src[conn_id - 1];
+    pcaptool_stream_src *src = st->src[conn_id - 1];
     if (src->ended)
         return;
     size_t before = src->w.n;
-    fbw_workload_packet(&src->w, d, from_client, p, ts_ns);
+    pcaptool_workload_packet(&src->w, d, from_client, p, ts_ns);
     src->ended = ++src->seen >= src->packets;
     if (src->ended || src->w.n != before)
         deliver(st, src);
@@ -110,27 +110,27 @@ static void tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client
 
 static void *reader(void *arg)
 {
-    fbw_stream *st = arg;
-    fbw_report_opts ro = {.mode = FBW_REPORT_QUIET, .out = stdout, .tap = tap, .tap_arg = st,
+    pcaptool_stream *st = arg;
+    pcaptool_report_opts ro = {.mode = FBW_REPORT_QUIET, .out = stdout, .tap = tap, .tap_arg = st,
                           .keys = st->keys, .ports = st->ports, .nports = st->nports};
-    fbw_report *r = NULL;
-    fbw_cap_summary sum;
+    pcaptool_report *r = NULL;
+    pcaptool_cap_summary sum;
     fbw_err err;
     fbw_err_clear(&err);
     st->status = FBW_E_NOMEM;
-    if (fbw_report_new(&ro, &r) == FBW_OK)
-        st->status = fbw_report_read(r, st->file, st->ports, st->nports, st->explicit_ports, &sum, &err);
+    if (pcaptool_report_new(&ro, &r) == FBW_OK)
+        st->status = pcaptool_report_read(r, st->file, st->ports, st->nports, st->explicit_ports, &sum, &err);
     /* Connections the first pass saw end but this one did not (out of memory): end them now. */
     for (size_t i = 0; i < st->n; i++)
         if (st->src[i] && !st->src[i]->ended) {
             st->src[i]->ended = 1;
             deliver(st, st->src[i]);
         }
-    fbw_report_free(r);
+    pcaptool_report_free(r);
     return NULL;
 }
 
-int fbw_stream_start(fbw_stream *st)
+int pcaptool_stream_start(pcaptool_stream *st)
 {
     atomic_init(&st->nomem, 0);
     if (pthread_create(&st->thread, NULL, reader, st))
@@ -138,7 +138,7 @@ int fbw_stream_start(fbw_stream *st)
     return FBW_OK;
 }
 
-void fbw_stream_join(fbw_stream *st)
+void pcaptool_stream_join(pcaptool_stream *st)
 {
     pthread_join(st->thread, NULL);
 }

@@ -16,27 +16,27 @@
 #include <stdatomic.h>
 
 /* One replayed captured connection, as the reader feeds it. */
-typedef struct fbw_stream_src {
-    fbw_workload w;      /* the window; freed when the connection ends, but for not_replayed */
+typedef struct pcaptool_stream_src {
+    pcaptool_workload w;      /* the window; freed when the connection ends, but for not_replayed */
     uint64_t packets;    /* decoded packets the first pass counted: the last one ends it */
     uint64_t seen;       /* decoded so far */
     uint64_t t_detach;   /* given to the queues with their end */
-    fbw_stepq **q;       /* its replays' queues: the captured one, then fan-out copies; none:
+    pcaptool_stepq **q;       /* its replays' queues: the captured one, then fan-out copies; none:
                           * not replayed, its steps are only counted */
     size_t nq;
     uint64_t kinds[FBW_STEP_KINDS]; /* steps handed on, by kind */
     int ended;
-} fbw_stream_src;
+} pcaptool_stream_src;
 
-typedef struct fbw_stream {
+typedef struct pcaptool_stream {
     const char *file;
-    const fbw_pcap_keys *keys;
+    const pcaptool_keys *keys;
     const uint16_t *ports;
     size_t nports;
     int explicit_ports;
-    fbw_stream_src **src; /* by connection id - 1; NULL: not replayed */
+    pcaptool_stream_src **src; /* by connection id - 1; NULL: not replayed */
     size_t n;
-    fbw_stepq **all;      /* every queue (for the deadlock check) */
+    pcaptool_stepq **all;      /* every queue (for the deadlock check) */
     size_t nall;
     /* results */
     pthread_t thread;
@@ -44,15 +44,15 @@ typedef struct fbw_stream {
     atomic_int nomem;
     uint64_t forced;      /* pushes past a queue's limit to avoid a deadlock */
     uint64_t max_window;  /* most steps a connection's window held */
-} fbw_stream;
+} pcaptool_stream;
 
 /* Queue limits and the window of one connection (documented in docs/fbwire-pcap.md). */
 #define FBW_STREAM_QUEUE_STEPS 256
 #define FBW_STREAM_QUEUE_BYTES (4u << 20)
 #define FBW_STREAM_WINDOW 4096
 
-int fbw_stream_start(fbw_stream *st);
+int pcaptool_stream_start(pcaptool_stream *st);
 /* Waits for the reader to finish; every queue is closed by then. */
-void fbw_stream_join(fbw_stream *st);
+void pcaptool_stream_join(pcaptool_stream *st);
 
 #endif

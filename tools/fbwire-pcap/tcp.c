@@ -39,8 +39,8 @@ typedef struct conn {
     int open, broken;
 } conn;
 
-struct fbw_tcp {
-    fbw_tcp_sink sink;
+struct pcaptool_tcp {
+    pcaptool_tcp_sink sink;
     uint16_t *ports;
     size_t nports;
     conn **conns;
@@ -52,7 +52,7 @@ static int seq_before(uint32_t a, uint32_t b)
     return (int32_t)(a - b) < 0;
 }
 
-static int is_port(const fbw_tcp *t, uint16_t p)
+static int is_port(const pcaptool_tcp *t, uint16_t p)
 {
     for (size_t i = 0; i < t->nports; i++)
         if (t->ports[i] == p)
@@ -71,7 +71,7 @@ static void free_held(half *h)
 }
 
 /* Which side of c the segment comes from: 1 client, 0 server, -1 another connection. */
-static int side(const conn *c, const fbw_seg *s)
+static int side(const conn *c, const pcaptool_seg *s)
 {
     size_t al = s->family == 6 ? 16 : 4;
     if (c->family != s->family)
@@ -86,7 +86,7 @@ static int side(const conn *c, const fbw_seg *s)
 }
 
 /* Newest connection with this 4-tuple (port reuse makes older closed ones irrelevant). */
-static conn *find(fbw_tcp *t, const fbw_seg *s, int *from_client)
+static conn *find(pcaptool_tcp *t, const pcaptool_seg *s, int *from_client)
 {
     for (size_t i = t->nconns; i-- > 0;) {
         int d = side(t->conns[i], s);
@@ -98,7 +98,7 @@ static conn *find(fbw_tcp *t, const fbw_seg *s, int *from_client)
     return NULL;
 }
 
-static void end_conn(fbw_tcp *t, conn *c, enum fbw_tcp_end how)
+static void end_conn(pcaptool_tcp *t, conn *c, enum pcaptool_tcp_end how)
 {
     if (!c->open)
         return;
@@ -109,7 +109,7 @@ static void end_conn(fbw_tcp *t, conn *c, enum fbw_tcp_end how)
     free_held(&c->h[1]);
 }
 
-static void break_conn(fbw_tcp *t, conn *c, const char *why)
+static void break_conn(pcaptool_tcp *t, conn *c, const char *why)
 {
     if (c->broken)
         return;
@@ -120,7 +120,7 @@ static void break_conn(fbw_tcp *t, conn *c, const char *why)
     free_held(&c->h[1]);
 }
 
-static conn *add_conn(fbw_tcp *t, const fbw_seg *s, int from_client, int saw_syn)
+static conn *add_conn(pcaptool_tcp *t, const pcaptool_seg *s, int from_client, int saw_syn)
 {
     if (t->nconns == MAX_CONNS)
         return NULL;
@@ -150,7 +150,7 @@ static conn *add_conn(fbw_tcp *t, const fbw_seg *s, int from_client, int saw_syn
     return c;
 }
 
-static void deliver(fbw_tcp *t, conn *c, int d, const uint8_t *p, size_t n, uint64_t ts,
+static void deliver(pcaptool_tcp *t, conn *c, int d, const uint8_t *p, size_t n, uint64_t ts,
                     uint64_t frame)
 {
     half *h = &c->h[d];
@@ -161,7 +161,7 @@ static void deliver(fbw_tcp *t, conn *c, int d, const uint8_t *p, size_t n, uint
 }
 
 /* Deliver the part of [seq, seq+n) at or after h->next; returns 0 when it starts after a hole. */
-static int take(fbw_tcp *t, conn *c, int d, uint32_t seq, const uint8_t *p, size_t n, uint64_t ts,
+static int take(pcaptool_tcp *t, conn *c, int d, uint32_t seq, const uint8_t *p, size_t n, uint64_t ts,
                 uint64_t frame)
 {
     half *h = &c->h[d];
@@ -173,7 +173,7 @@ static int take(fbw_tcp *t, conn *c, int d, uint32_t seq, const uint8_t *p, size
     return 1;
 }
 
-static void drain(fbw_tcp *t, conn *c, int d)
+static void drain(pcaptool_tcp *t, conn *c, int d)
 {
     half *h = &c->h[d];
     while (h->held && !c->broken && !seq_before(h->next, h->held->seq)) {
@@ -186,7 +186,7 @@ static void drain(fbw_tcp *t, conn *c, int d)
     }
 }
 
-static void hold(fbw_tcp *t, conn *c, int d, const fbw_seg *s, size_t n)
+static void hold(pcaptool_tcp *t, conn *c, int d, const pcaptool_seg *s, size_t n)
 {
     half *h = &c->h[d];
     /* The peer already acknowledged bytes before this segment that the capture never had: they
@@ -220,7 +220,7 @@ static void hold(fbw_tcp *t, conn *c, int d, const fbw_seg *s, size_t n)
     h->held_segs++;
 }
 
-static void payload(fbw_tcp *t, conn *c, int d, const fbw_seg *s)
+static void payload(pcaptool_tcp *t, conn *c, int d, const pcaptool_seg *s)
 {
     half *h = &c->h[d];
     uint32_t seq = s->seq + ((s->flags & FBW_TCP_SYN) ? 1u : 0u);
@@ -229,7 +229,7 @@ static void payload(fbw_tcp *t, conn *c, int d, const fbw_seg *s)
         h->next = seq;
     }
     if (s->len) {
-        fbw_seg copy = *s;
+        pcaptool_seg copy = *s;
         copy.seq = seq;
         if (!take(t, c, d, seq, s->data, s->len, s->ts_ns, s->frame))
             hold(t, c, d, &copy, s->len);
@@ -248,7 +248,7 @@ static void payload(fbw_tcp *t, conn *c, int d, const fbw_seg *s)
     }
 }
 
-void fbw_tcp_segment(fbw_tcp *t, const fbw_seg *s)
+void pcaptool_tcp_segment(pcaptool_tcp *t, const pcaptool_seg *s)
 {
     int cs = is_port(t, s->sport), cd = is_port(t, s->dport);
     if (t->nports && !cs && !cd)
@@ -295,7 +295,7 @@ void fbw_tcp_segment(fbw_tcp *t, const fbw_seg *s)
         end_conn(t, c, FBW_TCP_END_FIN);
 }
 
-void fbw_tcp_finish(fbw_tcp *t)
+void pcaptool_tcp_finish(pcaptool_tcp *t)
 {
     for (size_t i = 0; i < t->nconns; i++) {
         conn *c = t->conns[i];
@@ -316,9 +316,9 @@ void fbw_tcp_finish(fbw_tcp *t)
     }
 }
 
-int fbw_tcp_new(const fbw_tcp_sink *sink, const uint16_t *ports, size_t nports, fbw_tcp **out)
+int pcaptool_tcp_new(const pcaptool_tcp_sink *sink, const uint16_t *ports, size_t nports, pcaptool_tcp **out)
 {
-    fbw_tcp *t = calloc(1, sizeof *t);
+    pcaptool_tcp *t = calloc(1, sizeof *t);
     if (!t)
         return FBW_E_NOMEM;
     t->sink = *sink;
@@ -333,7 +333,7 @@ int fbw_tcp_new(const fbw_tcp_sink *sink, const uint16_t *ports, size_t nports, 
     return FBW_OK;
 }
 
-void fbw_tcp_free(fbw_tcp *t)
+void pcaptool_tcp_free(pcaptool_tcp *t)
 {
     if (!t)
         return;

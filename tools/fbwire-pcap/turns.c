@@ -16,7 +16,7 @@ typedef struct tconn {
     int id;
     char client[64], server[64];
     int saw_syn, ended, last_from_client;
-    enum fbw_tcp_end end;
+    enum pcaptool_tcp_end end;
     uint64_t turns, bytes_sent, bytes_received; /* sent/received as the client sees it */
     char problem[200];                          /* "" or why the stream could not be followed */
 } tconn;
@@ -78,7 +78,7 @@ static void on_broken(void *conn, const char *why)
         snprintf(c->problem, sizeof c->problem, "%s", why);
 }
 
-static void on_close(void *conn, enum fbw_tcp_end how)
+static void on_close(void *conn, enum pcaptool_tcp_end how)
 {
     tconn *c = conn;
     c->ended = 1;
@@ -118,14 +118,14 @@ static void print_text(FILE *out, const turns *t, const char *file)
             incomplete ? " (lower bounds: see incomplete connections)" : "");
 }
 
-static void print_json(FILE *out, const turns *t, const char *file, const fbw_cap_summary *sum)
+static void print_json(FILE *out, const turns *t, const char *file, const pcaptool_cap_summary *sum)
 {
     uint64_t turns_ = 0, sent = 0, received = 0;
     size_t incomplete = 0;
     fbw_buf b;
     fbw_buf_init(&b);
     fbw_buf_puts(&b, "{\"file\":");
-    fbw_pcap_quote(&b, (const uint8_t *)file, strlen(file), 0);
+    pcaptool_quote(&b, (const uint8_t *)file, strlen(file), 0);
     fbw_buf_puts(&b, ",\"connections\":[");
     for (size_t i = 0; i < t->n; i++) {
         const tconn *c = t->c[i];
@@ -136,7 +136,7 @@ static void print_json(FILE *out, const turns *t, const char *file, const fbw_ca
                        i ? "," : "", c->id, c->client, c->server, c->turns, c->bytes_sent,
                        c->bytes_received, c->saw_syn ? "true" : "false", end_name(c));
         if (c->problem[0])
-            fbw_pcap_quote(&b, (const uint8_t *)c->problem, strlen(c->problem), 0);
+            pcaptool_quote(&b, (const uint8_t *)c->problem, strlen(c->problem), 0);
         else
             fbw_buf_puts(&b, "null");
         fbw_buf_puts(&b, "}");
@@ -151,7 +151,7 @@ static void print_json(FILE *out, const turns *t, const char *file, const fbw_ca
                    ",\"incomplete\":%zu},\"frames\":%" PRIu64 ",\"truncated\":",
                    t->n, turns_, sent, received, incomplete, sum->frames);
     if (sum->truncated[0])
-        fbw_pcap_quote(&b, (const uint8_t *)sum->truncated, strlen(sum->truncated), 0);
+        pcaptool_quote(&b, (const uint8_t *)sum->truncated, strlen(sum->truncated), 0);
     else
         fbw_buf_puts(&b, "null");
     fbw_buf_puts(&b, "}\n");
@@ -159,29 +159,29 @@ static void print_json(FILE *out, const turns *t, const char *file, const fbw_ca
     fbw_buf_free(&b);
 }
 
-static void on_segment(void *arg, const fbw_seg *s)
+static void on_segment(void *arg, const pcaptool_seg *s)
 {
-    fbw_tcp_segment(arg, s);
+    pcaptool_tcp_segment(arg, s);
 }
 
 static int count(const char *file, const uint16_t *ports, size_t nports, int json)
 {
     turns t = {0};
-    fbw_tcp *tcp = NULL;
-    fbw_tcp_sink sink = {on_open, on_data, on_broken, on_close, &t};
-    fbw_cap_summary sum;
+    pcaptool_tcp *tcp = NULL;
+    pcaptool_tcp_sink sink = {on_open, on_data, on_broken, on_close, &t};
+    pcaptool_cap_summary sum;
     fbw_err err;
     fbw_err_clear(&err);
     int status = 2;
-    if (fbw_tcp_new(&sink, ports, nports, &tcp) != FBW_OK) {
+    if (pcaptool_tcp_new(&sink, ports, nports, &tcp) != FBW_OK) {
         fprintf(stderr, "fbwire-pcap: out of memory\n");
         goto done;
     }
-    if (fbw_cap_read(file, on_segment, tcp, &sum, &err) != FBW_OK) {
+    if (pcaptool_cap_read(file, on_segment, tcp, &sum, &err) != FBW_OK) {
         fprintf(stderr, "fbwire-pcap: %s\n", err.msg);
         goto done;
     }
-    fbw_tcp_finish(tcp);
+    pcaptool_tcp_finish(tcp);
     if (t.failed) {
         fprintf(stderr, "fbwire-pcap: out of memory\n");
         goto done;
@@ -201,7 +201,7 @@ static int count(const char *file, const uint16_t *ports, size_t nports, int jso
         status = 1;
     }
 done:
-    fbw_tcp_free(tcp);
+    pcaptool_tcp_free(tcp);
     for (size_t i = 0; i < t.n; i++)
         free(t.c[i]);
     free(t.c);
@@ -216,7 +216,7 @@ static void usage(FILE *f)
             "  the round-trip definition of `stats`) and payload bytes each way; any protocol\n");
 }
 
-int fbw_turns_main(int argc, char **argv)
+int pcaptool_turns_main(int argc, char **argv)
 {
     static const struct option longopts[] = {{"port", required_argument, 0, 'p'},
                                              {"json", no_argument, 0, 'j'},

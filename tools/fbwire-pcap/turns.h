@@ -12,6 +12,6 @@
 /* argv[0] is "turns"; the rest are its arguments. Returns the exit status: 0 every connection was
  * followed to its end, 1 a connection had a gap or the capture was truncated (the figures are then
  * lower bounds, and say so), 2 usage or unreadable file. */
-int fbw_turns_main(int argc, char **argv);
+int pcaptool_turns_main(int argc, char **argv);
 
 #endif

@@ -19,14 +19,14 @@
 
 /* A request whose reply binds a handle to slot (op_transaction, op_allocate_statement,
  * op_exec_immediate sent without a transaction). */
-typedef struct fbw_wl_wait {
+typedef struct pcaptool_wl_wait {
     int32_t op;
     int slot;
 } wl_wait;
 
 /* Per statement slot: its prepare and current execute steps (1-based) and the row format the
  * client last gave in an op_fetch or op_execute2 BLR. */
-typedef struct fbw_wl_slot {
+typedef struct pcaptool_wl_slot {
     size_t prepare, exec;
     fbw_col *cols;
     uint16_t n;
@@ -45,26 +45,26 @@ static const char *const step_names[FBW_STEP_KINDS] = {
 };
 
 /* A blob id seen in a fetched row: where it was (execute step, row, column). */
-typedef struct fbw_wl_bid {
+typedef struct pcaptool_wl_bid {
     uint32_t hi, lo;
     size_t exec; /* 1-based; 0: empty entry */
     uint32_t row;
     uint16_t col;
 } wl_bid;
 
-uint64_t fbw_fnv(uint64_t h, const uint8_t *p, size_t n)
+uint64_t pcaptool_fnv(uint64_t h, const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         h = (h ^ p[i]) * 1099511628211u;
     return h;
 }
 
-const char *fbw_step_name(int kind)
+const char *pcaptool_step_name(int kind)
 {
     return kind >= 0 && kind < FBW_STEP_KINDS ? step_names[kind] : "?";
 }
 
-void fbw_workload_init(fbw_workload *w)
+void pcaptool_workload_init(pcaptool_workload *w)
 {
     memset(w, 0, sizeof *w);
     fbw_ring_init(&w->wait, sizeof(wl_wait), 0);
@@ -73,7 +73,7 @@ void fbw_workload_init(fbw_workload *w)
     fbw_ring_init(&w->imm_wait, sizeof(size_t), 0);
 }
 
-void fbw_step_free(fbw_step *s)
+void pcaptool_step_free(pcaptool_step *s)
 {
     free(s->data);
     for (uint16_t i = 0; i < s->nparams; i++)
@@ -91,10 +91,10 @@ void fbw_step_free(fbw_step *s)
     free(s->row_cols);
 }
 
-void fbw_workload_free(fbw_workload *w)
+void pcaptool_workload_free(pcaptool_workload *w)
 {
     for (size_t i = 0; i < w->n - w->base; i++)
-        fbw_step_free(&w->steps[i]);
+        pcaptool_step_free(&w->steps[i]);
     free(w->steps);
     free(w->txh);
     free(w->sth);
@@ -115,7 +115,7 @@ void fbw_workload_free(fbw_workload *w)
 
 /* ---- growing arrays (every failure is remembered in w->nomem; the report says so) ---- */
 
-static int grow(fbw_workload *w, void **arr, size_t *cap, size_t need, size_t size)
+static int grow(pcaptool_workload *w, void **arr, size_t *cap, size_t need, size_t size)
 {
     if (need <= *cap)
         return 0;
@@ -134,16 +134,16 @@ static int grow(fbw_workload *w, void **arr, size_t *cap, size_t need, size_t si
 }
 
 /* Step k (1-based, counting released ones); NULL when it was released (streaming) or is none. */
-static fbw_step *at(fbw_workload *w, size_t k)
+static pcaptool_step *at(pcaptool_workload *w, size_t k)
 {
     return k > w->base && k <= w->n ? &w->steps[k - w->base - 1] : NULL;
 }
 
-static fbw_step *add_step(fbw_workload *w, int kind, uint64_t packet)
+static pcaptool_step *add_step(pcaptool_workload *w, int kind, uint64_t packet)
 {
     if (grow(w, (void **)&w->steps, &w->cap, w->n - w->base + 1, sizeof *w->steps))
         return NULL;
-    fbw_step *s = &w->steps[w->n++ - w->base];
+    pcaptool_step *s = &w->steps[w->n++ - w->base];
     memset(s, 0, sizeof *s);
     s->kind = kind;
     s->packet = packet;
@@ -155,8 +155,8 @@ static fbw_step *add_step(fbw_workload *w, int kind, uint64_t packet)
     return s;
 }
 
-static void set_problem(fbw_workload *w, fbw_step *s, const char *fmt, ...) FBW_PRINTF(3, 4);
-static void set_problem(fbw_workload *w, fbw_step *s, const char *fmt, ...)
+static void set_problem(pcaptool_workload *w, pcaptool_step *s, const char *fmt, ...) FBW_PRINTF(3, 4);
+static void set_problem(pcaptool_workload *w, pcaptool_step *s, const char *fmt, ...)
 {
     if (s->problem)
         return; /* the first reason is the one that matters */
@@ -170,7 +170,7 @@ static void set_problem(fbw_workload *w, fbw_step *s, const char *fmt, ...)
         w->nomem = 1;
 }
 
-static int copy_bytes(fbw_workload *w, fbw_step *s, fbw_bytes b)
+static int copy_bytes(pcaptool_workload *w, pcaptool_step *s, fbw_bytes b)
 {
     s->data = malloc(b.n + 1);
     if (!s->data) {
@@ -186,7 +186,7 @@ static int copy_bytes(fbw_workload *w, fbw_step *s, fbw_bytes b)
 
 /* ---- handles and slots ---- */
 
-static int new_stmt_slot(fbw_workload *w)
+static int new_stmt_slot(pcaptool_workload *w)
 {
     int slot = w->nstmt + 1;
     if (grow(w, (void **)&w->fetch_step, &w->fetch_cap, (size_t)slot + 1, sizeof *w->fetch_step) ||
@@ -196,7 +196,7 @@ static int new_stmt_slot(fbw_workload *w)
     return slot;
 }
 
-static void bind(fbw_workload *w, fbw_handle_slot **map, size_t *n, size_t *cap, uint16_t handle,
+static void bind(pcaptool_workload *w, pcaptool_handle_slot **map, size_t *n, size_t *cap, uint16_t handle,
                  int slot)
 {
     for (size_t i = 0; i < *n; i++)
@@ -206,12 +206,12 @@ static void bind(fbw_workload *w, fbw_handle_slot **map, size_t *n, size_t *cap,
         }
     if (grow(w, (void **)map, cap, *n + 1, sizeof **map))
         return;
-    (*map)[(*n)++] = (fbw_handle_slot){handle, slot};
+    (*map)[(*n)++] = (pcaptool_handle_slot){handle, slot};
 }
 
 /* The slot a handle in a client packet names: 0xFFFF is the object allocated last. Returns 0
  * (none) for handle 0 and -1 for a handle the capture never bound. */
-static int lookup(const fbw_handle_slot *map, size_t n, uint16_t handle, int last)
+static int lookup(const pcaptool_handle_slot *map, size_t n, uint16_t handle, int last)
 {
     if (handle == FBW_INVALID_OBJECT)
         return last ? last : -1;
@@ -221,14 +221,14 @@ static int lookup(const fbw_handle_slot *map, size_t n, uint16_t handle, int las
     return -1;
 }
 
-static void wait_push(fbw_workload *w, int32_t op, int slot)
+static void wait_push(pcaptool_workload *w, int32_t op, int slot)
 {
     if (fbw_ring_push(&w->wait, &(wl_wait){op, slot}) != FBW_OK)
         w->nomem = 1;
 }
 
 /* A step's transaction: handle 0 is none; an unknown handle is a problem of the step. */
-static void step_tx(fbw_workload *w, fbw_step *s, uint16_t tr)
+static void step_tx(pcaptool_workload *w, pcaptool_step *s, uint16_t tr)
 {
     if (tr == 0)
         return;
@@ -239,7 +239,7 @@ static void step_tx(fbw_workload *w, fbw_step *s, uint16_t tr)
         s->tx = slot;
 }
 
-static void step_stmt(fbw_workload *w, fbw_step *s, uint16_t handle)
+static void step_stmt(pcaptool_workload *w, pcaptool_step *s, uint16_t handle)
 {
     int slot = lookup(w->sth, w->nsth, handle, w->last_stmt);
     if (slot <= 0)
@@ -257,10 +257,10 @@ static int blobish(uint16_t type)
 
 /* A blob id parameter: the blob step that created it (the latest with that id), remembered so the
  * replay sends the id of the blob it created from the same contents. */
-static int blob_param(fbw_workload *w, fbw_step *s, uint16_t k, const fbw_value *v)
+static int blob_param(pcaptool_workload *w, pcaptool_step *s, uint16_t k, const fbw_value *v)
 {
     for (size_t i = w->n; i-- > w->base;) {
-        const fbw_step *b = at(w, i + 1);
+        const pcaptool_step *b = at(w, i + 1);
         if (b->kind != FBW_STEP_BLOB || b->cancelled || b->blob_hi != v->u.quad.high ||
             b->blob_lo != v->u.quad.low)
             continue;
@@ -278,15 +278,15 @@ static int blob_param(fbw_workload *w, fbw_step *s, uint16_t k, const fbw_value 
 
 /* Decode the execute message with the format the decoder framed it with; each value becomes its
  * canonical text (replay parses it again for the type the replayed statement describes). */
-static void take_params_fmt(fbw_workload *w, fbw_step *s, const fbw_msgfmt *f, int protocol,
+static void take_params_fmt(pcaptool_workload *w, pcaptool_step *s, const fbw_msgfmt *f, int protocol,
                             fbw_bytes msg);
 
-static void take_params(fbw_workload *w, fbw_step *s, const fbw_dec *d, fbw_bytes msg)
+static void take_params(pcaptool_workload *w, pcaptool_step *s, const fbw_dec *d, fbw_bytes msg)
 {
     take_params_fmt(w, s, fbw_dec_message_format(d), fbw_dec_protocol(d), msg);
 }
 
-static void take_params_fmt(fbw_workload *w, fbw_step *s, const fbw_msgfmt *f, int protocol,
+static void take_params_fmt(pcaptool_workload *w, pcaptool_step *s, const fbw_msgfmt *f, int protocol,
                             fbw_bytes msg)
 {
     if (!f) {
@@ -324,7 +324,7 @@ static void take_params_fmt(fbw_workload *w, fbw_step *s, const fbw_msgfmt *f, i
         return;
     }
     for (uint16_t i = 0; i < f->n; i++) {
-        fbw_param *pa = &s->params[i];
+        pcaptool_param *pa = &s->params[i];
         pa->col = f->cols[i];
         pa->is_null = v[i].is_null || f->cols[i].type == FBW_SQL_NULL;
         if (pa->is_null)
@@ -355,9 +355,9 @@ static void take_params_fmt(fbw_workload *w, fbw_step *s, const fbw_msgfmt *f, i
 
 /* ---- client packets ---- */
 
-static void on_transaction(fbw_workload *w, const fbw_pkt *p)
+static void on_transaction(pcaptool_workload *w, const fbw_pkt *p)
 {
-    fbw_step *s = add_step(w, FBW_STEP_START, w->packets);
+    pcaptool_step *s = add_step(w, FBW_STEP_START, w->packets);
     if (!s)
         return;
     s->tx = ++w->ntx;
@@ -368,16 +368,16 @@ static void on_transaction(fbw_workload *w, const fbw_pkt *p)
     wait_push(w, FBW_OP_TRANSACTION, s->tx);
 }
 
-static void on_tx_end(fbw_workload *w, int kind, const fbw_pkt *p)
+static void on_tx_end(pcaptool_workload *w, int kind, const fbw_pkt *p)
 {
-    fbw_step *s = add_step(w, kind, w->packets);
+    pcaptool_step *s = add_step(w, kind, w->packets);
     if (s)
         step_tx(w, s, p->u.rlse.object);
     if (s && !s->tx && !s->problem)
         set_problem(w, s, "no transaction named");
 }
 
-static void on_allocate(fbw_workload *w)
+static void on_allocate(pcaptool_workload *w)
 {
     int slot = new_stmt_slot(w);
     if (!slot)
@@ -388,9 +388,9 @@ static void on_allocate(fbw_workload *w)
     wait_push(w, FBW_OP_ALLOCATE_STATEMENT, slot);
 }
 
-static void on_prepare(fbw_workload *w, const fbw_pkt *p)
+static void on_prepare(pcaptool_workload *w, const fbw_pkt *p)
 {
-    fbw_step *s = add_step(w, FBW_STEP_PREPARE, w->packets);
+    pcaptool_step *s = add_step(w, FBW_STEP_PREPARE, w->packets);
     if (!s)
         return;
     step_stmt(w, s, p->u.sqlst.stmt);
@@ -406,7 +406,7 @@ static void on_prepare(fbw_workload *w, const fbw_pkt *p)
 
 /* The row format the client asks for in a BLR (op_fetch, op_execute2): rows are decoded with it. */
 /* The execute step x asks for rows as the slot's format says (a copy). */
-static void step_row_format(fbw_workload *w, fbw_step *x, const wl_slot *sl)
+static void step_row_format(pcaptool_workload *w, pcaptool_step *x, const wl_slot *sl)
 {
     free(x->row_cols);
     x->row_cols = NULL;
@@ -422,7 +422,7 @@ static void step_row_format(fbw_workload *w, fbw_step *x, const wl_slot *sl)
     x->row_n = sl->n;
 }
 
-static void take_format(fbw_workload *w, int slot, fbw_bytes blr)
+static void take_format(pcaptool_workload *w, int slot, fbw_bytes blr)
 {
     if (slot <= 0 || blr.n == 0)
         return;
@@ -445,14 +445,14 @@ static void take_format(fbw_workload *w, int slot, fbw_bytes blr)
     sl->cols = cols;
     sl->n = f.n;
     sl->have_fmt = 1;
-    fbw_step *x = at(w, sl->exec);
+    pcaptool_step *x = at(w, sl->exec);
     if (x && x->kind == FBW_STEP_EXECUTE)
         step_row_format(w, x, sl);
 }
 
-static void on_execute(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+static void on_execute(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
-    fbw_step *s = add_step(w, FBW_STEP_EXECUTE, w->packets);
+    pcaptool_step *s = add_step(w, FBW_STEP_EXECUTE, w->packets);
     if (!s)
         return;
     step_stmt(w, s, p->u.sqldata.stmt);
@@ -472,7 +472,7 @@ static void on_execute(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 }
 
 /* Consecutive op_fetch of one cursor are one step: the replay fetches to the end anyway. */
-static void on_fetch(fbw_workload *w, const fbw_pkt *p)
+static void on_fetch(pcaptool_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.sqldata.stmt, w->last_stmt);
     if (slot > 0) {
@@ -484,7 +484,7 @@ static void on_fetch(fbw_workload *w, const fbw_pkt *p)
         w->cur = (size_t)w->fetch_step[slot];
         return;
     }
-    fbw_step *s = add_step(w, FBW_STEP_FETCH, w->packets);
+    pcaptool_step *s = add_step(w, FBW_STEP_FETCH, w->packets);
     if (!s)
         return;
     s->fetches = 1;
@@ -498,7 +498,7 @@ static void on_fetch(fbw_workload *w, const fbw_pkt *p)
     }
 }
 
-static int copy_info(fbw_workload *w, fbw_step *s, const fbw_pkt *p)
+static int copy_info(pcaptool_workload *w, pcaptool_step *s, const fbw_pkt *p)
 {
     s->info_buflen = p->u.info.buffer_length;
     return copy_bytes(w, s, p->u.info.items);
@@ -508,7 +508,7 @@ static int copy_info(fbw_workload *w, fbw_step *s, const fbw_pkt *p)
  * affected rows of the statement's current execution. Sent in the same write as the execution
  * (as fbwire does) it is part of the execute step (the replay asks the same way); otherwise it is
  * an info_sql step of its own, replayed with the client's items on the replayed statement. */
-static void on_info_sql(fbw_workload *w, const fbw_pkt *p)
+static void on_info_sql(pcaptool_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.info.object, w->last_stmt);
     int records = p->u.info.items.n && memchr(p->u.info.items.p, FBW_INFO_SQL_RECORDS,
@@ -526,7 +526,7 @@ static void on_info_sql(fbw_workload *w, const fbw_pkt *p)
         w->cur = exec;
         return;
     }
-    fbw_step *s = add_step(w, FBW_STEP_INFO_SQL, w->packets);
+    pcaptool_step *s = add_step(w, FBW_STEP_INFO_SQL, w->packets);
     if (!s)
         return;
     step_stmt(w, s, p->u.info.object);
@@ -539,9 +539,9 @@ static void on_info_sql(fbw_workload *w, const fbw_pkt *p)
     }
 }
 
-static void on_info_other(fbw_workload *w, const fbw_pkt *p)
+static void on_info_other(pcaptool_workload *w, const fbw_pkt *p)
 {
-    fbw_step *s = add_step(w, p->op == FBW_OP_INFO_DATABASE ? FBW_STEP_INFO_DATABASE
+    pcaptool_step *s = add_step(w, p->op == FBW_OP_INFO_DATABASE ? FBW_STEP_INFO_DATABASE
                                                             : FBW_STEP_INFO_TRANSACTION,
                            w->packets);
     if (!s)
@@ -554,10 +554,10 @@ static void on_info_other(fbw_workload *w, const fbw_pkt *p)
     copy_info(w, s, p);
 }
 
-static void on_free(fbw_workload *w, const fbw_pkt *p)
+static void on_free(pcaptool_workload *w, const fbw_pkt *p)
 {
     int drop = p->u.sqlfree.option == 2; /* DSQL_drop; close (1) and unprepare (4) keep it */
-    fbw_step *s = add_step(w, drop ? FBW_STEP_DROP : FBW_STEP_CLOSE, w->packets);
+    pcaptool_step *s = add_step(w, drop ? FBW_STEP_DROP : FBW_STEP_CLOSE, w->packets);
     if (!s)
         return;
     step_stmt(w, s, p->u.sqlfree.stmt);
@@ -567,9 +567,9 @@ static void on_free(fbw_workload *w, const fbw_pkt *p)
 
 /* SET TRANSACTION (and COMMIT) can be SQL: without a transaction the step gets a fresh slot the
  * reply may start; with one, a reply object 0 means the SQL ended it. */
-static void on_immediate(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+static void on_immediate(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
-    fbw_step *s = add_step(w, FBW_STEP_IMMEDIATE, w->packets);
+    pcaptool_step *s = add_step(w, FBW_STEP_IMMEDIATE, w->packets);
     if (!s)
         return;
     step_tx(w, s, p->u.sqlst.tr);
@@ -605,9 +605,9 @@ static void on_immediate(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 
 /* ---- blobs written by the client ---- */
 
-static void on_create_blob(fbw_workload *w, const fbw_pkt *p)
+static void on_create_blob(pcaptool_workload *w, const fbw_pkt *p)
 {
-    fbw_step *s = add_step(w, FBW_STEP_BLOB, w->packets);
+    pcaptool_step *s = add_step(w, FBW_STEP_BLOB, w->packets);
     if (!s)
         return;
     step_tx(w, s, p->u.blob.tr);
@@ -625,13 +625,13 @@ static void on_create_blob(fbw_workload *w, const fbw_pkt *p)
     wait_push(w, p->op, (int)w->n);
 }
 
-static fbw_step *blob_step(fbw_workload *w, uint16_t handle)
+static pcaptool_step *blob_step(pcaptool_workload *w, uint16_t handle)
 {
     int i = lookup(w->blh, w->nblh, handle, w->last_blob);
     return i > 0 ? at(w, (size_t)i) : NULL;
 }
 
-static void blob_append(fbw_workload *w, fbw_step *s, const uint8_t *p, size_t n)
+static void blob_append(pcaptool_workload *w, pcaptool_step *s, const uint8_t *p, size_t n)
 {
     if (s->len + n + 1 > s->data_cap) {
         size_t cap = s->data_cap ? s->data_cap : 256;
@@ -652,9 +652,9 @@ static void blob_append(fbw_workload *w, fbw_step *s, const uint8_t *p, size_t n
 }
 
 /* op_put_segment carries one segment; op_batch_segments several, each with its 2-byte length. */
-static void on_segment(fbw_workload *w, const fbw_pkt *p)
+static void on_segment(pcaptool_workload *w, const fbw_pkt *p)
 {
-    fbw_step *s = blob_step(w, p->u.sgmt.blob);
+    pcaptool_step *s = blob_step(w, p->u.sgmt.blob);
     if (!s) {
         w->not_replayed[p->op]++;
         return;
@@ -673,11 +673,11 @@ static void on_segment(fbw_workload *w, const fbw_pkt *p)
     fbw_buf_free(&out);
 }
 
-static fbw_blob_act *add_act(fbw_workload *w, fbw_step *s, int32_t op);
+static pcaptool_blob_act *add_act(pcaptool_workload *w, pcaptool_step *s, int32_t op);
 
-static void on_blob_end(fbw_workload *w, const fbw_pkt *p)
+static void on_blob_end(pcaptool_workload *w, const fbw_pkt *p)
 {
-    fbw_step *s = blob_step(w, p->u.rlse.object);
+    pcaptool_step *s = blob_step(w, p->u.rlse.object);
     if (s && s->kind == FBW_STEP_BLOB_READ) {
         add_act(w, s, p->op); /* the replay closes it the same way: waiting or not */
         w->close_step = (size_t)(s - w->steps) + w->base + 1;
@@ -703,7 +703,7 @@ static wl_bid *bid_slot(wl_bid *t, size_t cap, uint32_t hi, uint32_t lo)
 
 /* Remember where a blob id was fetched; a later row with the same id wins (the client opens the
  * id it fetched last). */
-static void bid_put(fbw_workload *w, uint32_t hi, uint32_t lo, size_t exec, uint32_t row,
+static void bid_put(pcaptool_workload *w, uint32_t hi, uint32_t lo, size_t exec, uint32_t row,
                     uint16_t col)
 {
     if (w->nbids >= FBW_WL_BIDS_MAX) { /* bounded (streaming): the oldest ids are forgotten */
@@ -730,7 +730,7 @@ static void bid_put(fbw_workload *w, uint32_t hi, uint32_t lo, size_t exec, uint
     *e = (wl_bid){hi, lo, exec, row, col};
 }
 
-static const wl_bid *bid_get(const fbw_workload *w, uint32_t hi, uint32_t lo)
+static const wl_bid *bid_get(const pcaptool_workload *w, uint32_t hi, uint32_t lo)
 {
     if (!w->bids_cap)
         return NULL;
@@ -740,9 +740,9 @@ static const wl_bid *bid_get(const fbw_workload *w, uint32_t hi, uint32_t lo)
 
 /* op_open_blob(2): a blob read step, replayed on the id the replay fetched at the same row and
  * column of the same execution. */
-static void on_open_blob(fbw_workload *w, const fbw_pkt *p)
+static void on_open_blob(pcaptool_workload *w, const fbw_pkt *p)
 {
-    fbw_step *s = add_step(w, FBW_STEP_BLOB_READ, w->packets);
+    pcaptool_step *s = add_step(w, FBW_STEP_BLOB_READ, w->packets);
     if (!s)
         return;
     s->result.rows = 0;
@@ -768,7 +768,7 @@ static void on_open_blob(fbw_workload *w, const fbw_pkt *p)
     } else {
         /* the replay keeps the ids of its executions' rows (replay.c): the execution may have
          * been handed on already (streaming), its step is not needed here */
-        const fbw_step *x = at(w, b->exec);
+        const pcaptool_step *x = at(w, b->exec);
         s->read_exec = b->exec;
         s->read_row = b->row;
         s->read_col = b->col;
@@ -783,17 +783,17 @@ static void on_open_blob(fbw_workload *w, const fbw_pkt *p)
     wait_push(w, p->op, (int)w->n);
 }
 
-static fbw_step *read_step(fbw_workload *w, uint16_t handle)
+static pcaptool_step *read_step(pcaptool_workload *w, uint16_t handle)
 {
-    fbw_step *s = blob_step(w, handle);
+    pcaptool_step *s = blob_step(w, handle);
     return s && s->kind == FBW_STEP_BLOB_READ ? s : NULL;
 }
 
-static fbw_blob_act *add_act(fbw_workload *w, fbw_step *s, int32_t op)
+static pcaptool_blob_act *add_act(pcaptool_workload *w, pcaptool_step *s, int32_t op)
 {
     if (grow(w, (void **)&s->acts, &s->acts_cap, s->nacts + 1, sizeof *s->acts))
         return NULL;
-    fbw_blob_act *a = &s->acts[s->nacts++];
+    pcaptool_blob_act *a = &s->acts[s->nacts++];
     memset(a, 0, sizeof *a);
     a->op = op;
     a->burst = !w->last_from_client;
@@ -803,13 +803,13 @@ static fbw_blob_act *add_act(fbw_workload *w, fbw_step *s, int32_t op)
 
 /* op_get_segment, op_seek_blob, op_info_blob on a blob: an act of its read step. Every
  * op_get_segment's reply is awaited in order (seg_wait), also those on blobs not replayed. */
-static void on_blob_op(fbw_workload *w, const fbw_pkt *p)
+static void on_blob_op(pcaptool_workload *w, const fbw_pkt *p)
 {
     uint16_t h = p->op == FBW_OP_GET_SEGMENT ? p->u.sgmt.blob
                  : p->op == FBW_OP_SEEK_BLOB ? p->u.seek.blob
                                              : p->u.info.object;
-    fbw_step *s = read_step(w, h);
-    fbw_blob_act *a = s ? add_act(w, s, p->op) : NULL;
+    pcaptool_step *s = read_step(w, h);
+    pcaptool_blob_act *a = s ? add_act(w, s, p->op) : NULL;
     if (p->op == FBW_OP_GET_SEGMENT &&
         fbw_ring_push(&w->seg_wait, &(size_t){a ? (size_t)(s - w->steps) + w->base + 1 : 0}) != FBW_OK)
         w->nomem = 1;
@@ -834,12 +834,12 @@ static void on_blob_op(fbw_workload *w, const fbw_pkt *p)
 }
 
 /* The reply to an op_get_segment: its segments' bytes are what the client read. */
-static void on_segment_reply(fbw_workload *w, const fbw_pkt *p)
+static void on_segment_reply(pcaptool_workload *w, const fbw_pkt *p)
 {
     size_t i;
     if (!fbw_ring_pop(&w->seg_wait, &i) || !i)
         return;
-    fbw_step *s = at(w, i); /* NULL: handed on (forced out of a full window) */
+    pcaptool_step *s = at(w, i); /* NULL: handed on (forced out of a full window) */
     w->late += !s;
     if (!s || !fbw_status_is_success(p->u.resp.status))
         return;
@@ -852,7 +852,7 @@ static void on_segment_reply(fbw_workload *w, const fbw_pkt *p)
     } else {
         s->result.rows += (int64_t)fbw_buf_avail(&out);
         if (fbw_buf_avail(&out))
-            s->result.hash = fbw_fnv(s->result.hash, fbw_buf_head(&out), fbw_buf_avail(&out));
+            s->result.hash = pcaptool_fnv(s->result.hash, fbw_buf_head(&out), fbw_buf_avail(&out));
         if (p->u.resp.object == FBW_SEG_EOF)
             s->result.eof = 1;
     }
@@ -861,7 +861,7 @@ static void on_segment_reply(fbw_workload *w, const fbw_pkt *p)
 
 /* ---- FB4 batches: each message becomes an execute of the statement ---- */
 
-static void on_batch_create(fbw_workload *w, const fbw_pkt *p)
+static void on_batch_create(pcaptool_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.batch_create.stmt, w->last_stmt);
     fbw_bytes blr = p->u.batch_create.blr;
@@ -887,7 +887,7 @@ static void on_batch_create(fbw_workload *w, const fbw_pkt *p)
 }
 
 /* The messages of op_batch_msg, framed one by one with op_batch_create's format. */
-static void on_batch_msg(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+static void on_batch_msg(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.batch_msg.stmt, w->last_stmt);
     if (slot <= 0 || !w->slot[slot].have_batch) {
@@ -900,7 +900,7 @@ static void on_batch_msg(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     fbw_rd_init(&r, p->u.batch_msg.data.p, p->u.batch_msg.data.n, FBW_E_PROTO);
     for (uint32_t i = 0; i < p->u.batch_msg.count; i++) {
         fbw_bytes raw;
-        fbw_step *s = add_step(w, FBW_STEP_EXECUTE, w->packets);
+        pcaptool_step *s = add_step(w, FBW_STEP_EXECUTE, w->packets);
         if (!s)
             return;
         s->stmt = slot;
@@ -917,7 +917,7 @@ static void on_batch_msg(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 }
 
 /* op_batch_exec names the transaction the messages since the last one run in. */
-static void on_batch_exec(fbw_workload *w, const fbw_pkt *p)
+static void on_batch_exec(pcaptool_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.batch_exec.stmt, w->last_stmt);
     if (slot <= 0 || !w->slot[slot].batch_from) {
@@ -925,7 +925,7 @@ static void on_batch_exec(fbw_workload *w, const fbw_pkt *p)
         return;
     }
     for (size_t i = w->slot[slot].batch_from; i <= w->n; i++) {
-        fbw_step *s = at(w, i);
+        pcaptool_step *s = at(w, i);
         if (s && s->kind == FBW_STEP_EXECUTE && s->stmt == slot && !s->tx)
             step_tx(w, s, p->u.batch_exec.tr);
     }
@@ -935,7 +935,7 @@ static void on_batch_exec(fbw_workload *w, const fbw_pkt *p)
 }
 
 /* op_batch_cs: the affected rows of each message, in order (with TAG_RECORD_COUNTS). */
-static void on_batch_cs(fbw_workload *w, const fbw_pkt *p)
+static void on_batch_cs(pcaptool_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.batch_cs.stmt, w->last_stmt);
     if (slot <= 0 || !w->slot[slot].run_from || !at(w, w->slot[slot].run_from))
@@ -946,7 +946,7 @@ static void on_batch_cs(fbw_workload *w, const fbw_pkt *p)
         return;
     uint32_t k = 0;
     for (size_t i = w->slot[slot].run_from; i <= w->slot[slot].run_to && k < cs.nupdates; i++) {
-        fbw_step *s = at(w, i);
+        pcaptool_step *s = at(w, i);
         if (s->kind == FBW_STEP_EXECUTE && s->stmt == slot && cs.updates[k] >= 0)
             s->result.affected = cs.updates[k];
         k += s->kind == FBW_STEP_EXECUTE && s->stmt == slot;
@@ -968,7 +968,7 @@ static int session_op(int32_t op)
     }
 }
 
-static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+static void client_packet(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     switch (p->op) {
     case FBW_OP_TRANSACTION: on_transaction(w, p); break;
@@ -1005,7 +1005,7 @@ static void client_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
 
 /* ---- server packets: results, and the replies that name handles ---- */
 
-uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f)
+uint64_t pcaptool_row_hash(const fbw_value *v, const fbw_msgfmt *f)
 {
     uint64_t h = 1469598103934665603u;
     fbw_buf t;
@@ -1029,11 +1029,11 @@ uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f)
 }
 
 /* A row of the slot's current execution, decoded with the format the client asked for. */
-static void take_row(fbw_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
+static void take_row(pcaptool_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
 {
     if (!at(w, w->slot[slot].exec))
         return; /* released (streaming) */
-    fbw_result *r = &at(w, w->slot[slot].exec)->result;
+    pcaptool_result *r = &at(w, w->slot[slot].exec)->result;
     r->rows = r->rows < 0 ? 1 : r->rows + 1;
     wl_slot *sl = &w->slot[slot];
     if (!sl->have_fmt) {
@@ -1048,7 +1048,7 @@ static void take_row(fbw_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
         return;
     }
     if (fbw_msg_decode(msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK) {
-        r->hash += fbw_row_hash(v, &f);
+        r->hash += pcaptool_row_hash(v, &f);
         for (uint16_t k = 0; k < f.n; k++)
             if (!v[k].is_null && (f.cols[k].type == FBW_SQL_BLOB || f.cols[k].type == FBW_SQL_QUAD))
                 bid_put(w, v[k].u.quad.high, v[k].u.quad.low, sl->exec, (uint32_t)(r->rows - 1), k);
@@ -1059,15 +1059,15 @@ static void take_row(fbw_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
 }
 
 /* op_exec_immediate2's output row (op_sql_response), decoded with the client's output BLR. */
-static void imm_row(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+static void imm_row(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     const size_t *i = fbw_ring_at(&w->imm_wait, 0);
-    fbw_step *s = i && *i ? at(w, *i) : NULL;
+    pcaptool_step *s = i && *i ? at(w, *i) : NULL;
     if (!s) {
         w->late += i && *i; /* handed on already */
         return;
     }
-    fbw_result *r = &s->result;
+    pcaptool_result *r = &s->result;
     if (!s->out_n)
         return; /* no output asked for: nothing to compare (the server answers with none) */
     if (r->rows < 0)
@@ -1084,7 +1084,7 @@ static void imm_row(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         return;
     }
     if (s->out_cols && fbw_msg_decode(p->u.sqldata.msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK) {
-        r->hash += fbw_row_hash(v, &f);
+        r->hash += pcaptool_row_hash(v, &f);
         for (uint16_t k = 0; k < f.n; k++) /* a blob id returned (RETURNING): readable too */
             if (!v[k].is_null && (f.cols[k].type == FBW_SQL_BLOB || f.cols[k].type == FBW_SQL_QUAD))
                 bid_put(w, v[k].u.quad.high, v[k].u.quad.low, *i, 0, k);
@@ -1094,7 +1094,7 @@ static void imm_row(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     free(v);
 }
 
-static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+static void server_result(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     int slot = w->fetching;
     if (slot <= 0 || !w->slot[slot].exec)
@@ -1103,7 +1103,7 @@ static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         w->late++; /* its execution was handed on (streaming) */
         return;
     }
-    fbw_result *r = &at(w, w->slot[slot].exec)->result;
+    pcaptool_result *r = &at(w, w->slot[slot].exec)->result;
     if (p->op == FBW_OP_FETCH_RESPONSE && p->u.sqldata.status == 100) {
         r->eof = 1;
         if (r->rows < 0)
@@ -1120,7 +1120,7 @@ static void server_result(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
     }
 }
 
-static void server_info(fbw_workload *w, const fbw_pkt *p)
+static void server_info(pcaptool_workload *w, const fbw_pkt *p)
 {
     int slot;
     if (!fbw_ring_pop(&w->info_wait, &slot))
@@ -1138,7 +1138,7 @@ static void server_info(fbw_workload *w, const fbw_pkt *p)
         at(w, w->slot[slot].exec)->result.affected = (int64_t)affected;
 }
 
-static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
+static void server_packet(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     int32_t answering = fbw_dec_answering(d);
     if (answering == FBW_OP_EXEC_IMMEDIATE2) {
@@ -1148,7 +1148,7 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         }
         if (p->op == FBW_OP_RESPONSE) {
             size_t i = 0;
-            fbw_step *x = fbw_ring_pop(&w->imm_wait, &i) && i ? at(w, i) : NULL;
+            pcaptool_step *x = fbw_ring_pop(&w->imm_wait, &i) && i ? at(w, i) : NULL;
             w->late += i && !x; /* handed on already */
             if (x && !fbw_status_is_success(p->u.resp.status))
                 x->result.rows = -1; /* failed: nothing to compare */
@@ -1188,7 +1188,7 @@ static void server_packet(fbw_workload *w, const fbw_dec *d, const fbw_pkt *p)
         bind(w, &w->txh, &w->ntxh, &w->txh_cap, obj, x.slot);
 }
 
-void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
+void pcaptool_workload_packet(pcaptool_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
                          uint64_t ts_ns)
 {
     w->packets++;
@@ -1197,7 +1197,7 @@ void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, con
         w->t_first = ts_ns;
     if (w->close_step && from_client && w->last_from_client) {
         /* the close went in the same write as this request: nobody waited for its reply */
-        fbw_step *c = at(w, w->close_step);
+        pcaptool_step *c = at(w, w->close_step);
         if (c && c->nacts)
             c->acts[c->nacts - 1].burst = 0;
     }
@@ -1207,7 +1207,7 @@ void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, con
     } else {
         server_packet(w, d, p);
         if (at(w, w->cur)) {
-            fbw_step *s = at(w, w->cur);
+            pcaptool_step *s = at(w, w->cur);
             if (w->last_from_client)
                 s->round_trips++;
             if (ts_ns >= s->t_req)
@@ -1221,10 +1221,10 @@ void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, con
 /* ---- streaming: handing on the steps that are final ---- */
 
 /* A blob step stays until its transaction ends: an execute of that transaction may send its id. */
-static int blob_live(fbw_workload *w, size_t k, const fbw_step *b)
+static int blob_live(pcaptool_workload *w, size_t k, const pcaptool_step *b)
 {
     for (size_t i = k + 1; i <= w->n; i++) {
-        const fbw_step *s = at(w, i);
+        const pcaptool_step *s = at(w, i);
         if (s->tx == b->tx && (s->kind == FBW_STEP_COMMIT || s->kind == FBW_STEP_ROLLBACK))
             return 0;
     }
@@ -1232,7 +1232,7 @@ static int blob_live(fbw_workload *w, size_t k, const fbw_step *b)
 }
 
 /* A blob read ends with the client's op_close_blob or op_cancel_blob (its last act). */
-static int read_closed(const fbw_step *s)
+static int read_closed(const pcaptool_step *s)
 {
     return s->nacts && (s->acts[s->nacts - 1].op == FBW_OP_CLOSE_BLOB ||
                         s->acts[s->nacts - 1].op == FBW_OP_CANCEL_BLOB);
@@ -1248,7 +1248,7 @@ static int read_closed(const fbw_step *s)
  * latest step, or one a fetch or info request went back to), it is its statement's current
  * execution (rows, affected rows), its open fetch (more op_fetch), part of a batch not yet run or
  * not yet answered, or a blob its transaction may still send. */
-static int pinned(fbw_workload *w, size_t k, const fbw_step *s)
+static int pinned(pcaptool_workload *w, size_t k, const pcaptool_step *s)
 {
     if (k == w->n || k == w->cur)
         return 1;
@@ -1265,7 +1265,7 @@ static int pinned(fbw_workload *w, size_t k, const fbw_step *s)
     return s->kind == FBW_STEP_BLOB && blob_live(w, k, s);
 }
 
-size_t fbw_workload_final(fbw_workload *w, int ended, size_t window_max)
+size_t pcaptool_workload_final(pcaptool_workload *w, int ended, size_t window_max)
 {
     size_t held = w->n - w->base, k = 0;
     if (ended)
@@ -1277,7 +1277,7 @@ size_t fbw_workload_final(fbw_workload *w, int ended, size_t window_max)
     return k;
 }
 
-void fbw_workload_take(fbw_workload *w, fbw_step *out, size_t k)
+void pcaptool_workload_take(pcaptool_workload *w, pcaptool_step *out, size_t k)
 {
     size_t held = w->n - w->base;
     if (k > held)

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum fbw_step_kind {
+enum pcaptool_step_kind {
     FBW_STEP_START,              /* op_transaction: data = TPB */
     FBW_STEP_COMMIT,
     FBW_STEP_COMMIT_RETAINING,
@@ -40,27 +40,27 @@ enum fbw_step_kind {
 };
 
 /* One parameter as the client sent it: its column (from the BLR) and its canonical text. */
-typedef struct fbw_param {
+typedef struct pcaptool_param {
     fbw_col col;
     int is_null;
     char *text; /* NUL-terminated; NULL when is_null */
     size_t len;
-} fbw_param;
+} pcaptool_param;
 
 /* What the capture's own replies said about one execution: rows fetched (count and an
  * order-insensitive hash of their values as text) and affected rows (when the client asked). */
-typedef struct fbw_result {
+typedef struct pcaptool_result {
     int64_t rows;     /* -1: the execution has no rows the capture shows (no cursor, no singleton) */
     uint64_t hash;    /* sum of each row's FNV-1a hash of its values' text */
     int eof;          /* the capture read the cursor to its end */
     int64_t affected; /* -1: the client never asked (isc_info_sql_records) */
     int unknown;      /* rows arrived in a format the capture never showed */
-} fbw_result;
+} pcaptool_result;
 
 /* One request the client sent on a blob it opened for reading, in order: op_get_segment (buflen),
  * op_seek_blob (mode, offset) or op_info_blob (items, buflen). burst: a reply arrived between it
  * and the client's previous packet (the client waited), so the replay waits there too. */
-typedef struct fbw_blob_act {
+typedef struct pcaptool_blob_act {
     int32_t op;
     uint32_t buflen;
     uint16_t mode;
@@ -68,16 +68,16 @@ typedef struct fbw_blob_act {
     uint8_t *items;
     size_t nitems;
     int burst;
-} fbw_blob_act;
+} pcaptool_blob_act;
 
-typedef struct fbw_step {
-    int kind;         /* enum fbw_step_kind */
+typedef struct pcaptool_step {
+    int kind;         /* enum pcaptool_step_kind */
     int tx;           /* transaction slot (1-based), 0: none */
     int stmt;         /* statement slot (1-based), 0: none */
     uint64_t packet;  /* client packet it comes from (1-based, counting every decoded packet) */
     uint8_t *data;    /* SQL text or TPB (NUL-terminated copy) */
     size_t len;
-    fbw_param *params;
+    pcaptool_param *params;
     uint16_t nparams;
     uint32_t fetches; /* op_fetch packets this fetch step stands for */
     char *problem;    /* why the step cannot be replayed as captured, else NULL */
@@ -93,7 +93,7 @@ typedef struct fbw_step {
     uint32_t round_trips;
     size_t owner;       /* the step this one belongs to (1-based): a fetch its execute, else itself */
     size_t sql_step;    /* execute/fetch: the prepare step of its statement (1-based), 0 unknown */
-    fbw_result result;  /* execute steps */
+    pcaptool_result result;  /* execute steps */
     /* execute: per parameter, the blob step (1-based) that created the blob id it sends, or 0 */
     size_t *blob_steps;
     /* blob steps: the BPB, the id the server gave, content capacity, cancelled by the client */
@@ -110,7 +110,7 @@ typedef struct fbw_step {
     size_t counted_by;
     /* blob read steps: what the client did, and where the id came from (result: rows = bytes
      * the capture read, hash = their FNV-1a hash, eof = read to its end) */
-    fbw_blob_act *acts;
+    pcaptool_blob_act *acts;
     size_t nacts, acts_cap;
     size_t read_exec;    /* the execute step whose row held the id (1-based), 0 unknown */
     uint32_t read_row;
@@ -125,26 +125,26 @@ typedef struct fbw_step {
     int imm2;
     fbw_col *out_cols;
     uint16_t out_n;
-} fbw_step;
+} pcaptool_step;
 
-typedef struct fbw_handle_slot {
+typedef struct pcaptool_handle_slot {
     uint16_t handle;
     int slot;
-} fbw_handle_slot;
+} pcaptool_handle_slot;
 
 /* Blob ids of fetched rows the workload remembers for the blob reads that open them. */
 #define FBW_WL_BIDS_MAX 65536
 
-typedef struct fbw_workload {
-    fbw_step *steps;  /* steps base+1 .. n (1-based numbers); base is 0 unless streaming */
+typedef struct pcaptool_workload {
+    pcaptool_step *steps;  /* steps base+1 .. n (1-based numbers); base is 0 unless streaming */
     size_t n, cap;
-    size_t base;      /* steps handed on (fbw_workload_take) */
+    size_t base;      /* steps handed on (pcaptool_workload_take) */
     int ntx, nstmt; /* slots used */
     uint64_t not_replayed[FBW_OP_MAX + 1]; /* client packets per op that no step reproduces */
     uint64_t packets;                      /* decoded packets seen, both directions */
     int nomem;
     /* handle tracking */
-    fbw_handle_slot *txh, *sth, *blh; /* live handle -> slot bindings (blobs: step) */
+    pcaptool_handle_slot *txh, *sth, *blh; /* live handle -> slot bindings (blobs: step) */
     size_t ntxh, nsth, txh_cap, sth_cap, nblh, blh_cap;
     int last_blob;              /* blob step (1-based) 0xFFFF names after a create */
     int last_tx, last_stmt;     /* what 0xFFFF names */
@@ -152,7 +152,7 @@ typedef struct fbw_workload {
     size_t fetch_cap;
     fbw_ring wait;              /* requests whose reply binds a handle, oldest first */
     /* results and timing */
-    struct fbw_wl_slot *slot;   /* per statement slot: prepare, current execute, row format */
+    struct pcaptool_wl_slot *slot;   /* per statement slot: prepare, current execute, row format */
     size_t slot_cap;
     fbw_ring info_wait;         /* op_info_sql requests in flight (int): slot asking, or 0 */
     int fetching;               /* slot of the latest op_fetch / op_execute2 (rows go there) */
@@ -162,7 +162,7 @@ typedef struct fbw_workload {
     uint64_t now;               /* capture time of the packet being handled */
     uint64_t t_detach;          /* capture time of the client's op_detach (0 if none) */
     /* blob ids seen in fetched rows -> execute step, row and column (open addressing) */
-    struct fbw_wl_bid *bids;    /* at most FBW_WL_BIDS_MAX: then it starts over (bids_forgot) */
+    struct pcaptool_wl_bid *bids;    /* at most FBW_WL_BIDS_MAX: then it starts over (bids_forgot) */
     size_t nbids, bids_cap;
     int bids_forgot;
     uint64_t late;              /* streaming: replies about steps already handed on (rows, record
@@ -171,31 +171,31 @@ typedef struct fbw_workload {
     fbw_ring seg_wait;          /* op_get_segment in flight (size_t): its blob read step, or 0 */
     fbw_ring imm_wait;          /* op_exec_immediate2 in flight (size_t): its step */
     size_t close_step;          /* blob read whose op_close_blob was the latest packet, or 0 */
-} fbw_workload;
+} pcaptool_workload;
 
-void fbw_workload_init(fbw_workload *w);
-void fbw_workload_free(fbw_workload *w);
+void pcaptool_workload_init(pcaptool_workload *w);
+void pcaptool_workload_free(pcaptool_workload *w);
 /* What one decoded packet means; call it from the fbw_dec callback for every packet. */
-void fbw_workload_packet(fbw_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
+void pcaptool_workload_packet(pcaptool_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
                          uint64_t ts_ns);
 /* FNV-1a 64 over bytes, continuing from h (start with FBW_FNV_BASIS); the blob contents hash. */
 #define FBW_FNV_BASIS 1469598103934665603u
-uint64_t fbw_fnv(uint64_t h, const uint8_t *p, size_t n);
+uint64_t pcaptool_fnv(uint64_t h, const uint8_t *p, size_t n);
 /* FNV-1a hash of one row: each value's text (value.h) followed by 0x1F, NULL as 0x00 0x1F. The
  * replay hashes its rows the same way. */
-uint64_t fbw_row_hash(const fbw_value *v, const fbw_msgfmt *f);
+uint64_t pcaptool_row_hash(const fbw_value *v, const fbw_msgfmt *f);
 /* Streaming: how many of the oldest held steps are final (nothing later in the capture changes
  * them); every held step when the connection ended. When more than window_max (0: no limit) are
  * held, the oldest are given up as final anyway down to window_max / 2 (a statement executed once
  * and never freed would else hold every step after it); later replies about them are then not
  * counted. */
-size_t fbw_workload_final(fbw_workload *w, int ended, size_t window_max);
-/* Move the k oldest held steps to out[0..k) (the caller owns them: fbw_step_free); they are
+size_t pcaptool_workload_final(pcaptool_workload *w, int ended, size_t window_max);
+/* Move the k oldest held steps to out[0..k) (the caller owns them: pcaptool_step_free); they are
  * steps base+1 .. base+k before the call. */
-void fbw_workload_take(fbw_workload *w, fbw_step *out, size_t k);
+void pcaptool_workload_take(pcaptool_workload *w, pcaptool_step *out, size_t k);
 /* Free what one step holds. */
-void fbw_step_free(fbw_step *s);
+void pcaptool_step_free(pcaptool_step *s);
 /* "start", "commit", "prepare", ... */
-const char *fbw_step_name(int kind);
+const char *pcaptool_step_name(int kind);
 
 #endif
