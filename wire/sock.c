@@ -350,7 +350,7 @@ void fbw_sock_local_identity(char *host, size_t host_size, char *user, size_t us
     user_name(user, user_size);
 }
 
-/* One address as fbwire-pcap's fbw_cap_endpoint prints it, so key log lines match captures. */
+/* One address as fbwire-pcap's pcaptool_cap_endpoint prints it, so key log lines match captures. */
 static int format_endpoint(const struct sockaddr_storage *ss, char *buf, size_t size)
 {
     char a[INET6_ADDRSTRLEN];

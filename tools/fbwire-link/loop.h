@@ -5,6 +5,7 @@
 
 #include "opts.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,9 @@ int fbl_run(const fbl_opts *o, int listen_fd, fbl_summary *sum);
 /* The exit summary: text (report.c) and JSON. */
 void fbl_report_text(const fbl_opts *o, const fbl_summary *s, FILE *f);
 int fbl_report_json(const fbl_opts *o, const fbl_summary *s, const char *path);
+/* Write doc (built with jansson; released here) to the file path: 0, or -1 with a message (NULL
+ * doc: out of memory). The --json files of the summary and of --self-test. */
+int fbl_json_file(json_t *doc, const char *path);
 void fbl_summary_free(fbl_summary *s);
 
 /* --self-test (selftest.c): exit status. */

@@ -2,7 +2,6 @@
 /* report.c - fbwire-link's exit summary: text on stderr and the --json file. */
 #include "loop.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,53 +63,60 @@ void fbl_report_text(const fbl_opts *o, const fbl_summary *s, FILE *f)
                 (unsigned long long)(s->conns - s->nconn));
 }
 
-static void json_dir(FILE *f, const char *name, uint64_t bytes, uint64_t chunks, uint64_t writes)
+static json_t *dir_json(uint64_t bytes, uint64_t chunks, uint64_t writes)
 {
-    fprintf(f, "\"%s\":{\"bytes\":%llu,\"chunks\":%llu,\"writes\":%llu}", name,
-            (unsigned long long)bytes, (unsigned long long)chunks, (unsigned long long)writes);
+    return json_pack("{s:I,s:I,s:I}", "bytes", (json_int_t)bytes, "chunks", (json_int_t)chunks,
+                     "writes", (json_int_t)writes);
 }
 
-/* Every string written is made here or is an address in numeric form: nothing to escape. */
-int fbl_report_json(const fbl_opts *o, const fbl_summary *s, const char *path)
+static json_t *conn_json(const fbl_conn_stats *c)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "fbwire-link: %s: %s\n", path, strerror(errno));
+    return json_pack("{s:i,s:s,s:o,s:o,s:{s:I,s:I},s:i,s:f,s:s}", "conn", (int)c->id, "client",
+                     c->client, "up", dir_json(c->bytes[0], c->chunks[0], c->writes[0]), "down",
+                     dir_json(c->bytes[1], c->chunks[1], c->writes[1]), "dropped", "up",
+                     (json_int_t)c->dropped[0], "down", (json_int_t)c->dropped[1], "faults",
+                     (int)c->faults, "seconds", c->seconds, "end", c->end);
+}
+
+int fbl_json_file(json_t *doc, const char *path)
+{
+    if (!doc) {
+        fprintf(stderr, "fbwire-link: %s: out of memory\n", path);
         return -1;
     }
-    fprintf(f,
-            "{\"tool\":\"fbwire-link\",\"delay_ns\":{\"up\":%llu,\"down\":%llu},\"jitter_ns\":%llu,"
-            "\"rate_bps\":{\"up\":%llu,\"down\":%llu},\"seed\":%llu,\n",
-            (unsigned long long)o->line[0].delay_ns, (unsigned long long)o->line[1].delay_ns,
-            (unsigned long long)o->line[0].jitter_ns, (unsigned long long)o->line[0].rate_bps,
-            (unsigned long long)o->line[1].rate_bps, (unsigned long long)o->seed);
-    fprintf(f, " \"cpu\":{\"user_s\":%.6f,\"sys_s\":%.6f,\"wall_s\":%.6f,\"us_per_chunk\":%.3f},\n",
-            s->user_s, s->sys_s, s->wall_s, cpu_per_chunk_us(s));
-    fprintf(f, " \"late_us\":{\"p50\":%u,\"p99\":%u,\"max\":%.1f},\n", fbl_late_us(s, 0.5),
-            fbl_late_us(s, 0.99), (double)s->late_max_ns / 1e3);
-    fprintf(f, " \"spin\":{\"auto\":%s,\"max_us\":%.1f,\"lead_us\":%.1f},\n",
-            o->spin_auto ? "true" : "false", (double)o->spin_ns / 1e3, (double)s->lead_ns / 1e3);
-    fprintf(f, " \"connections\":%llu,\"max_open\":%llu,\"refused\":%llu,\"faults\":%llu,",
-            (unsigned long long)s->conns, (unsigned long long)s->max_open,
-            (unsigned long long)s->refused, (unsigned long long)s->faults);
-    json_dir(f, "up", s->bytes[0], s->chunks[0], s->writes[0]);
-    fputc(',', f);
-    json_dir(f, "down", s->bytes[1], s->chunks[1], s->writes[1]);
-    fprintf(f, ",\n \"per_connection\":[");
-    for (size_t i = 0; i < s->nconn; i++) {
-        const fbl_conn_stats *c = &s->conn[i];
-        fprintf(f, "%s\n  {\"conn\":%u,\"client\":\"%s\",", i ? "," : "", c->id, c->client);
-        json_dir(f, "up", c->bytes[0], c->chunks[0], c->writes[0]);
-        fputc(',', f);
-        json_dir(f, "down", c->bytes[1], c->chunks[1], c->writes[1]);
-        fprintf(f,
-                ",\"dropped\":{\"up\":%llu,\"down\":%llu},\"faults\":%u,\"seconds\":%.6f,\"end\":"
-                "\"%s\"}",
-                (unsigned long long)c->dropped[0], (unsigned long long)c->dropped[1], c->faults,
-                c->seconds, c->end);
+    int rc = json_dump_file(doc, path, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    json_decref(doc);
+    if (rc)
+        fprintf(stderr, "fbwire-link: %s: cannot write it\n", path);
+    return rc ? -1 : 0;
+}
+
+int fbl_report_json(const fbl_opts *o, const fbl_summary *s, const char *path)
+{
+    json_t *conns = json_array();
+    for (size_t i = 0; conns && i < s->nconn; i++) {
+        json_t *c = conn_json(&s->conn[i]);
+        if (!c || json_array_append_new(conns, c)) {
+            json_decref(conns);
+            conns = NULL;
+        }
     }
-    fprintf(f, "]}\n");
-    return fclose(f) ? -1 : 0;
+    json_t *doc = json_pack(
+        "{s:s,s:{s:I,s:I},s:I,s:{s:I,s:I},s:I,s:{s:f,s:f,s:f,s:f},s:{s:i,s:i,s:f},"
+        "s:{s:b,s:f,s:f},s:I,s:I,s:I,s:I,s:o,s:o,s:o}",
+        "tool", "fbwire-link", "delay_ns", "up", (json_int_t)o->line[0].delay_ns, "down",
+        (json_int_t)o->line[1].delay_ns, "jitter_ns", (json_int_t)o->line[0].jitter_ns,
+        "rate_bps", "up", (json_int_t)o->line[0].rate_bps, "down", (json_int_t)o->line[1].rate_bps,
+        "seed", (json_int_t)o->seed, "cpu", "user_s", s->user_s, "sys_s", s->sys_s, "wall_s",
+        s->wall_s, "us_per_chunk", cpu_per_chunk_us(s), "late_us", "p50",
+        (int)fbl_late_us(s, 0.5), "p99", (int)fbl_late_us(s, 0.99), "max",
+        (double)s->late_max_ns / 1e3, "spin", "auto", o->spin_auto, "max_us",
+        (double)o->spin_ns / 1e3, "lead_us", (double)s->lead_ns / 1e3, "connections",
+        (json_int_t)s->conns, "max_open", (json_int_t)s->max_open, "refused",
+        (json_int_t)s->refused, "faults", (json_int_t)s->faults, "up",
+        dir_json(s->bytes[0], s->chunks[0], s->writes[0]), "down",
+        dir_json(s->bytes[1], s->chunks[1], s->writes[1]), "per_connection", conns);
+    return fbl_json_file(doc, path);
 }
 
 void fbl_summary_free(fbl_summary *s)

@@ -368,33 +368,35 @@ static void print_point(const point *pt)
     fflush(stdout);
 }
 
+static json_t *point_json(const point *pt)
+{
+    return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:{s:i,s:i},s:{s:f,s:f},s:f,s:i,s:b}", "asked_ms",
+                     pt->asked_ms, "median_ms", pt->median_ms, "p99_ms", pt->p99_ms, "error_us",
+                     pt->err_us, "limit_us", pt->limit_us, "cpu_us_per_chunk",
+                     pt->cpu_us_per_chunk, "late_us", "p50", (int)pt->late_p50_us, "p99",
+                     (int)pt->late_p99_us, "sleeping", "median_ms", pt->sleeping_median_ms,
+                     "p99_ms", pt->sleeping_p99_ms, "judged_median_ms", pt->judged_ms, "pings",
+                     pt->pings, "within", pt->within);
+}
+
 /* --json FILE: the same figures, for tools that put the link's measured RTT next to theirs. */
 static int write_json(const char *path, const fbl_opts *o, const figures *direct,
                       const figures *direct_polling, const point *pts, int n)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "fbwire-link: %s: %s\n", path, strerror(errno));
-        return -1;
+    json_t *points = json_array();
+    for (int i = 0; points && i < n; i++) {
+        json_t *p = point_json(&pts[i]);
+        if (!p || json_array_append_new(points, p)) {
+            json_decref(points);
+            points = NULL;
+        }
     }
-    fprintf(f,
-            "{\"direct\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},"
-            "\"direct_polling\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},\"spin_auto\":%s,"
-            "\"spin_ns\":%llu,\"points\":[",
-            direct->median_ms, direct->p99_ms, direct_polling->median_ms, direct_polling->p99_ms,
-            o->spin_auto ? "true" : "false", (unsigned long long)o->spin_ns);
-    for (int i = 0; i < n; i++)
-        fprintf(f,
-                "%s\n {\"asked_ms\":%.6f,\"median_ms\":%.6f,\"p99_ms\":%.6f,\"error_us\":%.1f,"
-                "\"limit_us\":%.1f,\"cpu_us_per_chunk\":%.2f,\"late_us\":{\"p50\":%u,\"p99\":%u},"
-                "\"sleeping\":{\"median_ms\":%.6f,\"p99_ms\":%.6f},\"judged_median_ms\":%.6f,"
-                "\"pings\":%d,\"within\":%s}",
-                i ? "," : "", pts[i].asked_ms, pts[i].median_ms, pts[i].p99_ms, pts[i].err_us,
-                pts[i].limit_us, pts[i].cpu_us_per_chunk, pts[i].late_p50_us, pts[i].late_p99_us,
-                pts[i].sleeping_median_ms, pts[i].sleeping_p99_ms, pts[i].judged_ms, pts[i].pings,
-                pts[i].within ? "true" : "false");
-    fprintf(f, "]}\n");
-    return fclose(f) ? -1 : 0;
+    return fbl_json_file(json_pack("{s:{s:f,s:f},s:{s:f,s:f},s:b,s:I,s:o}", "direct", "median_ms",
+                                   direct->median_ms, "p99_ms", direct->p99_ms, "direct_polling",
+                                   "median_ms", direct_polling->median_ms, "p99_ms",
+                                   direct_polling->p99_ms, "spin_auto", o->spin_auto, "spin_ns",
+                                   (json_int_t)o->spin_ns, "points", points),
+                         path);
 }
 
 int fbl_self_test(const fbl_opts *o)

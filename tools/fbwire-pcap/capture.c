@@ -273,7 +273,7 @@ int pcaptool_cap_read_file(FILE *f, const char *name, pcaptool_seg_fn fn, void *
     return read_all(pc, name, fn, arg, sum, err); /* pcap_close closes f */
 }
 
-void fbw_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size)
+void pcaptool_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size)
 {
     char a[INET6_ADDRSTRLEN] = "?";
     inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, a, sizeof a);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* keys.c - the key log fbwire-pcap --keylog reads (format: wire/keylog.h): every line parsed up
  * front, so a malformed one is an error before anything is decoded; looked up per connection by
- * its client and server address, as fbw_cap_endpoint prints them. */
+ * its client and server address, as pcaptool_cap_endpoint prints them. */
 #include "pcaptool.h"
 
 #include <errno.h>

@@ -59,7 +59,7 @@ int pcaptool_cap_read(const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_
 int pcaptool_cap_read_file(FILE *f, const char *name, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
                       fbw_err *err);
 /* "127.0.0.1:3050" or "[::1]:3050" */
-void fbw_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size);
+void pcaptool_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size);
 
 /* ---- tcp.c ---- */
 
@@ -98,7 +98,7 @@ typedef struct pcaptool_keys pcaptool_keys;
 
 /* FBW_E_IO when unreadable; FBW_E_BADVALUE "FILE:LINE: why" for the first malformed line. */
 int pcaptool_keys_load(const char *path, pcaptool_keys **out, fbw_err *err);
-/* The line for a connection (addresses as fbw_cap_endpoint prints them; the last such line wins)
+/* The line for a connection (addresses as pcaptool_cap_endpoint prints them; the last such line wins)
  * and its line number; NULL when there is none. NULL k is allowed. */
 const fbw_keylog_entry *pcaptool_keys_find(const pcaptool_keys *k, const char *client,
                                            const char *server, unsigned *line);

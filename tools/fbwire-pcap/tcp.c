@@ -144,8 +144,8 @@ static conn *add_conn(pcaptool_tcp *t, const pcaptool_seg *s, int from_client, i
     c->open = 1;
     t->conns[t->nconns++] = c;
     char cl[64], sv[64];
-    fbw_cap_endpoint(c->family, c->caddr, c->cport, cl, sizeof cl);
-    fbw_cap_endpoint(c->family, c->saddr, c->sport, sv, sizeof sv);
+    pcaptool_cap_endpoint(c->family, c->caddr, c->cport, cl, sizeof cl);
+    pcaptool_cap_endpoint(c->family, c->saddr, c->sport, sv, sizeof sv);
     c->user = t->sink.open(t->sink.arg, cl, sv, saw_syn, s->frame);
     return c;
 }

@@ -2,6 +2,8 @@
 /* turns.c - `fbwire-pcap turns FILE --port N... [--json]` (turns.h). */
 #include "turns.h"
 
+#include "jsonout.h"
+
 #include "pcaptool.h"
 
 #include <errno.h>
@@ -118,45 +120,44 @@ static void print_text(FILE *out, const turns *t, const char *file)
             incomplete ? " (lower bounds: see incomplete connections)" : "");
 }
 
-static void print_json(FILE *out, const turns *t, const char *file, const pcaptool_cap_summary *sum)
+static json_t *problem_json(const char *problem)
+{
+    return problem[0] ? pcaptool_json_str(problem) : json_null();
+}
+
+static json_t *turns_doc(const turns *t, const char *file, const pcaptool_cap_summary *sum)
 {
     uint64_t turns_ = 0, sent = 0, received = 0;
     size_t incomplete = 0;
-    fbw_buf b;
-    fbw_buf_init(&b);
-    fbw_buf_puts(&b, "{\"file\":");
-    pcaptool_quote(&b, (const uint8_t *)file, strlen(file), 0);
-    fbw_buf_puts(&b, ",\"connections\":[");
-    for (size_t i = 0; i < t->n; i++) {
+    json_t *conns = json_array();
+    for (size_t i = 0; conns && i < t->n; i++) {
         const tconn *c = t->c[i];
-        fbw_buf_printf(&b,
-                       "%s{\"id\":%d,\"client\":\"%s\",\"server\":\"%s\",\"round_trips\":%" PRIu64
-                       ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64
-                       ",\"saw_syn\":%s,\"end\":\"%s\",\"problem\":",
-                       i ? "," : "", c->id, c->client, c->server, c->turns, c->bytes_sent,
-                       c->bytes_received, c->saw_syn ? "true" : "false", end_name(c));
-        if (c->problem[0])
-            pcaptool_quote(&b, (const uint8_t *)c->problem, strlen(c->problem), 0);
-        else
-            fbw_buf_puts(&b, "null");
-        fbw_buf_puts(&b, "}");
+        json_t *o = json_pack("{s:i,s:s,s:s,s:I,s:I,s:I,s:b,s:s,s:o}", "id", c->id, "client",
+                              c->client, "server", c->server, "round_trips", (json_int_t)c->turns,
+                              "bytes_sent", (json_int_t)c->bytes_sent, "bytes_received",
+                              (json_int_t)c->bytes_received, "saw_syn", c->saw_syn, "end",
+                              end_name(c), "problem", problem_json(c->problem));
+        if (!o || json_array_append_new(conns, o)) {
+            json_decref(conns);
+            conns = NULL;
+        }
         turns_ += c->turns;
         sent += c->bytes_sent;
         received += c->bytes_received;
         incomplete += c->problem[0] != 0;
     }
-    fbw_buf_printf(&b,
-                   "],\"totals\":{\"connections\":%zu,\"round_trips\":%" PRIu64
-                   ",\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64
-                   ",\"incomplete\":%zu},\"frames\":%" PRIu64 ",\"truncated\":",
-                   t->n, turns_, sent, received, incomplete, sum->frames);
-    if (sum->truncated[0])
-        pcaptool_quote(&b, (const uint8_t *)sum->truncated, strlen(sum->truncated), 0);
-    else
-        fbw_buf_puts(&b, "null");
-    fbw_buf_puts(&b, "}\n");
-    fwrite(b.data + b.start, 1, b.len - b.start, out);
-    fbw_buf_free(&b);
+    return json_pack("{s:o,s:o,s:{s:I,s:I,s:I,s:I,s:I},s:I,s:o}", "file", pcaptool_json_str(file),
+                     "connections", conns, "totals", "connections", (json_int_t)t->n,
+                     "round_trips", (json_int_t)turns_, "bytes_sent", (json_int_t)sent,
+                     "bytes_received", (json_int_t)received, "incomplete",
+                     (json_int_t)incomplete, "frames", (json_int_t)sum->frames, "truncated",
+                     problem_json(sum->truncated));
+}
+
+static void print_json(FILE *out, const turns *t, const char *file, const pcaptool_cap_summary *sum)
+{
+    if (pcaptool_json_print(turns_doc(t, file, sum), out))
+        fprintf(stderr, "fbwire-pcap: the JSON report could not be written\n");
 }
 
 static void on_segment(void *arg, const pcaptool_seg *s)
