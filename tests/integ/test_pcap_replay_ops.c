@@ -619,7 +619,7 @@ static void read_blob(sess *x, const fbw_value *id)
     fbw_blob_free(b);
 }
 
-/* The replay keeps the latest 16384 blob ids of a connection's rows (replay_run.h): a blob read of
+/* The replay keeps the latest 16384 blob ids of a connection's rows (replay_step.h): a blob read of
  * the first of 16500 fetched rows fails as forgotten (counted, never skipped), a read of the last
  * row is replayed and matches. */
 Test(pcap_replay_ops, blob_read_past_the_kept_blob_ids_fails_as_forgotten, .timeout = 180)

@@ -37,6 +37,20 @@ if(TARGET fbwire-pcap AND JANSSON_FOUND)
   target_link_libraries(tools_test_fpstats PRIVATE fbwire_testsupport PkgConfig::JANSSON m)
   add_test(NAME tools_test_fpstats COMMAND tools_test_fpstats)
   set_tests_properties(tools_test_fpstats PROPERTIES LABELS unit TIMEOUT 120)
+  # The replay's logic: comparison and tally, slot tables, JSON values, the report model rendered
+  # as text and JSON (tests/tools/test_replay.c); report.c and what it calls for the text quote.
+  set(PCAP_TOOL_DIR ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+  add_executable(tools_test_replay ${CMAKE_CURRENT_LIST_DIR}/test_replay.c
+                 ${PCAP_TOOL_DIR}/replay_results.c ${PCAP_TOOL_DIR}/replay_slots.c
+                 ${PCAP_TOOL_DIR}/replay_text.c ${PCAP_TOOL_DIR}/replay_json.c
+                 ${PCAP_TOOL_DIR}/jsonout.c ${PCAP_TOOL_DIR}/fpstats.c ${PCAP_TOOL_DIR}/workload.c
+                 ${PCAP_TOOL_DIR}/report.c ${PCAP_TOOL_DIR}/tcp.c ${PCAP_TOOL_DIR}/capture.c
+                 ${PCAP_TOOL_DIR}/keys.c)
+  target_include_directories(tools_test_replay PRIVATE ${PCAP_TOOL_DIR})
+  target_link_libraries(tools_test_replay PRIVATE fbwire_testsupport PkgConfig::JANSSON
+                        PkgConfig::PCAP m)
+  add_test(NAME tools_test_replay COMMAND tools_test_replay)
+  set_tests_properties(tools_test_replay PROPERTIES LABELS unit TIMEOUT 120)
 endif()
 # The streaming replay's step queue (tools/fbwire-pcap/stepq.c).
 if(TARGET fbwire-pcap)
@@ -121,6 +135,12 @@ if(TARGET fbwire-link AND TARGET fbwire-sysbench AND TARGET fbwire-sql)
            --sql $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(tools_link_faults PROPERTIES LABELS integ TIMEOUT 300)
 endif()
+
+# No JSON written by hand: every C source of tools/, driver/, measure/ and wire/ builds its JSON
+# with jansson (tests/tools/no_hand_json.py; it checks itself first on lines it must flag).
+add_test(NAME tools_no_hand_json
+         COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/no_hand_json.py ${CMAKE_SOURCE_DIR})
+set_tests_properties(tools_no_hand_json PROPERTIES LABELS unit TIMEOUT 60)
 
 # Licence: LICENSE is MIT and every tracked source file has an SPDX line (tests/tools/spdx.sh).
 add_test(NAME tools_spdx COMMAND ${CMAKE_CURRENT_LIST_DIR}/spdx.sh ${CMAKE_SOURCE_DIR})
