@@ -69,8 +69,8 @@ Test(fpstats, percentiles_ratio_and_order)
     /* COMMIT took 1000 ms in the replay, SELECT 421 ms in all: COMMIT first */
     const char *first = NULL;
     json_int_t count = 0;
-    cr_assert_eq(json_unpack(json_array_get(j, 0), "{s:s,s:I}", "statement", &first, "count",
-                             &count), 0);
+    cr_assert_eq(
+        json_unpack(json_array_get(j, 0), "{s:s,s:I}", "statement", &first, "count", &count), 0);
     cr_expect_str_eq(first, "COMMIT");
     cr_expect_eq(count, 1);
     /* 21 SELECTs: capture 1,1,2..20 ms -> p50 the 11th = 10, p95 the 20th = 19; replay doubled */
@@ -126,9 +126,9 @@ Test(fpstats, many_executions_keep_fixed_memory_and_close_percentiles)
     json_t *j = pcaptool_fpstats_json(f);
     json_int_t count = 0, replayed = 0;
     double c50, c95, r50;
-    cr_assert_eq(json_unpack(json_array_get(j, 0), "{s:I,s:I,s:{s:F,s:F},s:{s:F}}", "count",
-                             &count, "replayed", &replayed, "capture", "p50_ms", &c50, "p95_ms",
-                             &c95, "replay", "p50_ms", &r50),
+    cr_assert_eq(json_unpack(json_array_get(j, 0), "{s:I,s:I,s:{s:F,s:F},s:{s:F}}", "count", &count,
+                             "replayed", &replayed, "capture", "p50_ms", &c50, "p95_ms", &c95,
+                             "replay", "p50_ms", &r50),
                  0);
     cr_expect(count == 20000 && replayed == 20000);
     cr_expect(c50 > 10.0 * 0.984 && c50 < 10.0 * 1.016, "capture p50 %f, exact 10", c50);

@@ -243,8 +243,8 @@ static void model_init(model *x)
     memset(x, 0, sizeof *x);
     x->cap.round_trips = 10;
     x->rep.round_trips = 5;
-    x->ci = (pcaptool_report_conn){.id = 1, .client = "127.0.0.1:40000",
-                                   .server = "127.0.0.1:3050", .stats = &x->cap};
+    x->ci = (pcaptool_report_conn){
+        .id = 1, .client = "127.0.0.1:40000", .server = "127.0.0.1:3050", .stats = &x->cap};
     x->t.kinds[FBW_STEP_EXECUTE] = (rp_kind_count){.steps = 4, .failed = 1, .round_trips = 6};
     rp_tally_failure(&x->t, 2, FBW_STEP_EXECUTE, 1, 1, NULL, "execute failed");
     pcaptool_result cap = {.rows = 2, .hash = 0xab, .affected = -1};
@@ -253,9 +253,16 @@ static void model_init(model *x)
     x->t.keep_all_diffs = 1;
     rp_tally_result(&x->t, &e, rp_compare(&e, 0));
     x->not_replayed[FBW_OP_CANCEL] = 2;
-    x->c = (rp_conn_report){.ci = &x->ci, .id = 1, .run = 1, .replayed = 1, .tally = &x->t,
-                            .replay = &x->rep, .kinds = x->t.kinds, .steps_total = 4,
-                            .failed_total = 1, .not_replayed = x->not_replayed};
+    x->c = (rp_conn_report){.ci = &x->ci,
+                            .id = 1,
+                            .run = 1,
+                            .replayed = 1,
+                            .tally = &x->t,
+                            .replay = &x->rep,
+                            .kinds = x->t.kinds,
+                            .steps_total = 4,
+                            .failed_total = 1,
+                            .not_replayed = x->not_replayed};
     x->m.database = "localhost:/db.fdb";
     x->m.conns = &x->c;
     x->m.nconns = 1;
@@ -287,23 +294,24 @@ Test(replay_report, json_of_a_replay_follows_the_schema_keys)
     double rt_ratio = 0;
     json_int_t nr = 0;
     const char *hash = NULL, *msg = NULL;
-    cr_assert_eq(json_unpack(c, "{s:{s:F},s:{s:I},s:[{s:s}],s:[{s:{s:s}}]}", "ratio",
-                             "round_trips", &rt_ratio, "not_replayed", "op_cancel", &nr,
-                             "failures", "message", &msg, "differences", "capture", "hash", &hash),
+    cr_assert_eq(json_unpack(c, "{s:{s:F},s:{s:I},s:[{s:s}],s:[{s:{s:s}}]}", "ratio", "round_trips",
+                             &rt_ratio, "not_replayed", "op_cancel", &nr, "failures", "message",
+                             &msg, "differences", "capture", "hash", &hash),
                  0, "%s", json_dumps(c, 0));
     cr_expect_eq(rt_ratio, 0.5);
     cr_expect_eq(nr, 2);
     cr_expect_str_eq(msg, "execute failed");
     cr_expect_str_eq(hash, "00000000000000ab");
     /* the keys in the order the report always wrote them */
-    static const char *const order[] = {"id", "client", "server", "encrypted", "problem",
-                                        "open_at_end", "replayed", "error", "failures", "replay",
-                                        "ratio", "late_replies", "capture", "step_counts",
-                                        "not_replayed", "differences"};
+    static const char *const order[] = {"id",       "client",      "server",       "encrypted",
+                                        "problem",  "open_at_end", "replayed",     "error",
+                                        "failures", "replay",      "ratio",        "late_replies",
+                                        "capture",  "step_counts", "not_replayed", "differences"};
     size_t k = 0;
     const char *key;
     json_t *v;
-    json_object_foreach(c, key, v) {
+    json_object_foreach(c, key, v)
+    {
         cr_assert_lt(k, sizeof order / sizeof *order);
         cr_expect_str_eq(key, order[k++]);
     }

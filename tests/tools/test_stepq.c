@@ -45,7 +45,8 @@ Test(stepq, order_limit_deadline_force_and_end)
     cr_expect_eq(q.peak_items, 3);
     pcaptool_qstep *x;
     for (size_t i = 1; i <= 3; i++) {
-        cr_assert_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 1000000000u), FBW_STEPQ_STEP);
+        cr_assert_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 1000000000u),
+                     FBW_STEPQ_STEP);
         cr_expect_eq(x->index, i);
         pcaptool_qstep_unref(x);
     }
@@ -86,7 +87,8 @@ Test(stepq, a_shared_step_lives_until_its_last_queue_lets_go)
     cr_expect_str_eq((const char *)s->s.data, "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx"
                                               "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx"
                                               "xxxxxxxxxx" "xxxxxxxxxx");
-    pcaptool_stepq_destroy(&b); /* the last reference: freed (ASan/valgrind would see a leak else) */
+    pcaptool_stepq_destroy(
+        &b); /* the last reference: freed (ASan/valgrind would see a leak else) */
     pcaptool_stepq_destroy(&a);
 }
 

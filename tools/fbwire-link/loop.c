@@ -328,10 +328,9 @@ static void log_fault(loop *lp, conn *c, int rule, int d, fbl_kind k)
     char spec[160];
     fbl_rule_format(&lp->o->sched.rule[rule], spec, sizeof spec);
     json_t *line = json_pack("{s:f,s:i,s:i,s:s,s:s,s:{s:I,s:I},s:s}", "t_ms",
-                             (double)(now_ns() - lp->t_start) / 1e6, "conn", (int)c->id, "rule", rule,
-                             "fault",
-                             kind_names[k], "dir", d == FBL_UP ? "up" : "down", "delivered", "up",
-                             (json_int_t)c->line[FBL_UP].bytes_out, "down",
+                             (double)(now_ns() - lp->t_start) / 1e6, "conn", (int)c->id, "rule",
+                             rule, "fault", kind_names[k], "dir", d == FBL_UP ? "up" : "down",
+                             "delivered", "up", (json_int_t)c->line[FBL_UP].bytes_out, "down",
                              (json_int_t)c->line[FBL_DOWN].bytes_out, "spec", spec);
     if (line) /* one object a line (JSON Lines) */
         (void)json_dumpf(line, lp->flog, JSON_COMPACT | JSON_REAL_PRECISION(10));

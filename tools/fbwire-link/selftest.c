@@ -372,11 +372,10 @@ static json_t *point_json(const point *pt)
 {
     return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f,s:{s:i,s:i},s:{s:f,s:f},s:f,s:i,s:b}", "asked_ms",
                      pt->asked_ms, "median_ms", pt->median_ms, "p99_ms", pt->p99_ms, "error_us",
-                     pt->err_us, "limit_us", pt->limit_us, "cpu_us_per_chunk",
-                     pt->cpu_us_per_chunk, "late_us", "p50", (int)pt->late_p50_us, "p99",
-                     (int)pt->late_p99_us, "sleeping", "median_ms", pt->sleeping_median_ms,
-                     "p99_ms", pt->sleeping_p99_ms, "judged_median_ms", pt->judged_ms, "pings",
-                     pt->pings, "within", pt->within);
+                     pt->err_us, "limit_us", pt->limit_us, "cpu_us_per_chunk", pt->cpu_us_per_chunk,
+                     "late_us", "p50", (int)pt->late_p50_us, "p99", (int)pt->late_p99_us,
+                     "sleeping", "median_ms", pt->sleeping_median_ms, "p99_ms", pt->sleeping_p99_ms,
+                     "judged_median_ms", pt->judged_ms, "pings", pt->pings, "within", pt->within);
 }
 
 /* --json FILE: the same figures, for tools that put the link's measured RTT next to theirs. */

@@ -200,7 +200,8 @@ static int tcp(frame *f, pcaptool_seg *s)
     return 1;
 }
 
-static int one_frame(int linktype, const struct pcap_pkthdr *h, const uint8_t *bytes, pcaptool_seg *s)
+static int one_frame(int linktype, const struct pcap_pkthdr *h, const uint8_t *bytes,
+                     pcaptool_seg *s)
 {
     frame f = {bytes, h->caplen, h->len > h->caplen ? h->len : h->caplen};
     int v = link_to_ip(linktype, &f);
@@ -208,8 +209,8 @@ static int one_frame(int linktype, const struct pcap_pkthdr *h, const uint8_t *b
     return rc == 1 ? tcp(&f, s) : rc;
 }
 
-static int read_all(pcap_t *pc, const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
-                    fbw_err *err)
+static int read_all(pcap_t *pc, const char *path, pcaptool_seg_fn fn, void *arg,
+                    pcaptool_cap_summary *sum, fbw_err *err)
 {
     int rc = FBW_OK;
     sum->linktype = pcap_datalink(pc);
@@ -250,7 +251,8 @@ done:
     return rc;
 }
 
-int pcaptool_cap_read(const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum, fbw_err *err)
+int pcaptool_cap_read(const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
+                      fbw_err *err)
 {
     char errbuf[PCAP_ERRBUF_SIZE] = "";
     memset(sum, 0, sizeof *sum);
@@ -260,8 +262,8 @@ int pcaptool_cap_read(const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_
     return read_all(pc, path, fn, arg, sum, err);
 }
 
-int pcaptool_cap_read_file(FILE *f, const char *name, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
-                      fbw_err *err)
+int pcaptool_cap_read_file(FILE *f, const char *name, pcaptool_seg_fn fn, void *arg,
+                           pcaptool_cap_summary *sum, fbw_err *err)
 {
     char errbuf[PCAP_ERRBUF_SIZE] = "";
     memset(sum, 0, sizeof *sum);

@@ -178,7 +178,8 @@ static group *find(pcaptool_fpstats *f, const char *key, size_t len)
     return g;
 }
 
-int pcaptool_fpstats_add(pcaptool_fpstats *f, const char *key, size_t len, const pcaptool_fp_exec *e)
+int pcaptool_fpstats_add(pcaptool_fpstats *f, const char *key, size_t len,
+                         const pcaptool_fp_exec *e)
 {
     group *g = find(f, key, len);
     if (!g || push(&g->cap, g->count, e->capture_ns))
@@ -305,8 +306,8 @@ static json_t *ms_json(double v)
 static json_t *group_json(const group *g)
 {
     double c50 = pct(&g->cap, g->count, 50), r50 = pct(&g->rep, g->replayed, 50);
-    json_t *rep_rt = g->replayed ? pcaptool_json_fixed((double)g->rep_rt / (double)g->replayed, 4)
-                                 : json_null();
+    json_t *rep_rt =
+        g->replayed ? pcaptool_json_fixed((double)g->rep_rt / (double)g->replayed, 4) : json_null();
     json_t *ratio = c50 > 0 && r50 >= 0 ? pcaptool_json_fixed(r50 / c50, 4) : json_null();
     /* fingerprints are SQL: any bytes, shown as the text report quotes them */
     return json_pack("{s:o,s:I,s:I,s:{s:o,s:o,s:o},s:{s:o,s:o,s:o},s:o,s:{s:I,s:I}}", "statement",

@@ -32,7 +32,8 @@ typedef struct pcaptool_fp_exec {
 } pcaptool_fp_exec;
 
 pcaptool_fpstats *pcaptool_fpstats_new(void);
-int pcaptool_fpstats_add(pcaptool_fpstats *f, const char *key, size_t len, const pcaptool_fp_exec *e);
+int pcaptool_fpstats_add(pcaptool_fpstats *f, const char *key, size_t len,
+                         const pcaptool_fp_exec *e);
 /* The table, slowest first (replay time in total, else capture time); at most `limit` rows
  * (0: all) and a line saying how many were left out. */
 void pcaptool_fpstats_text(pcaptool_fpstats *f, fbw_buf *b, size_t limit);

@@ -181,8 +181,8 @@ static int mode_of(const char *cmd)
                                     : -1;
 }
 
-static int run_replay(const char *file, pcaptool_report_opts *ro, const uint16_t *ports, size_t nports,
-                      pcaptool_replay_opts *po, const char *keylog)
+static int run_replay(const char *file, pcaptool_report_opts *ro, const uint16_t *ports,
+                      size_t nports, pcaptool_replay_opts *po, const char *keylog)
 {
     pcaptool_replay *rp = NULL;
     po->json = ro->json;
@@ -291,8 +291,8 @@ int main(int argc, char **argv)
     uint16_t ports[MAX_PORTS] = {DEFAULT_PORT};
     size_t nports = 1;
     pcaptool_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
-    pcaptool_replay_opts po = {.wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1,
-                          .row_format = FBW_REPLAY_ROWS_CAPTURED};
+    pcaptool_replay_opts po = {
+        .wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1, .row_format = FBW_REPLAY_ROWS_CAPTURED};
     int replay_opts = 0;
     const char *keylog = NULL;
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {

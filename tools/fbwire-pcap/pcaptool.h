@@ -53,11 +53,12 @@ typedef struct pcaptool_cap_summary {
  * the file ends early (then sum->truncated says so); FBW_E_IO when it cannot be opened or is not
  * a capture; FBW_E_UNSUPPORTED for a link type other than Ethernet, Linux cooked (SLL, SLL2),
  * BSD loopback/null or raw IP. */
-int pcaptool_cap_read(const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum, fbw_err *err);
+int pcaptool_cap_read(const char *path, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
+                      fbw_err *err);
 /* The same from an open stream (the fuzz target reads memory through fmemopen); f is closed
  * in every case. name is for messages. */
-int pcaptool_cap_read_file(FILE *f, const char *name, pcaptool_seg_fn fn, void *arg, pcaptool_cap_summary *sum,
-                      fbw_err *err);
+int pcaptool_cap_read_file(FILE *f, const char *name, pcaptool_seg_fn fn, void *arg,
+                           pcaptool_cap_summary *sum, fbw_err *err);
 /* "127.0.0.1:3050" or "[::1]:3050" */
 void pcaptool_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char *buf, size_t size);
 
@@ -85,7 +86,8 @@ typedef struct pcaptool_tcp_sink {
 /* Connections whose client or server port is in ports[0..nports) are followed; every TCP
  * connection when nports is 0. Without a SYN, the side on a listed port is the server, else the
  * side with the lower port (servers listen below the ephemeral range). */
-int pcaptool_tcp_new(const pcaptool_tcp_sink *sink, const uint16_t *ports, size_t nports, pcaptool_tcp **out);
+int pcaptool_tcp_new(const pcaptool_tcp_sink *sink, const uint16_t *ports, size_t nports,
+                     pcaptool_tcp **out);
 void pcaptool_tcp_segment(pcaptool_tcp *t, const pcaptool_seg *s);
 /* End of capture: report held segments as gaps and close every open connection. */
 void pcaptool_tcp_finish(pcaptool_tcp *t);
@@ -98,8 +100,8 @@ typedef struct pcaptool_keys pcaptool_keys;
 
 /* FBW_E_IO when unreadable; FBW_E_BADVALUE "FILE:LINE: why" for the first malformed line. */
 int pcaptool_keys_load(const char *path, pcaptool_keys **out, fbw_err *err);
-/* The line for a connection (addresses as pcaptool_cap_endpoint prints them; the last such line wins)
- * and its line number; NULL when there is none. NULL k is allowed. */
+/* The line for a connection (addresses as pcaptool_cap_endpoint prints them; the last such line
+ * wins) and its line number; NULL when there is none. NULL k is allowed. */
 const fbw_keylog_entry *pcaptool_keys_find(const pcaptool_keys *k, const char *client,
                                            const char *server, unsigned *line);
 void pcaptool_keys_free(pcaptool_keys *k);
@@ -114,8 +116,8 @@ struct fbw_pkt;
 /* Every decoded packet of connection conn_id (numbered as `stats` numbers them), with the decoder
  * that produced it (for fbw_dec_answering, fbw_dec_message_format, fbw_dec_protocol) and the
  * capture time of the packet's bytes. */
-typedef void (*pcaptool_report_tap)(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
-                               const struct fbw_pkt *p, uint64_t ts_ns);
+typedef void (*pcaptool_report_tap)(void *arg, int conn_id, const struct fbw_dec *d,
+                                    int from_client, const struct fbw_pkt *p, uint64_t ts_ns);
 
 typedef struct pcaptool_report_opts {
     int mode; /* enum pcaptool_report_mode */
@@ -145,7 +147,7 @@ int pcaptool_report_finish(pcaptool_report *r, const char *file, const pcaptool_
  * reassembly cannot start; else the reader's error in err. What `dump`, `stats`, `replay --list`
  * and the streaming replay's reader share. */
 int pcaptool_report_read(pcaptool_report *r, const char *file, const uint16_t *ports, size_t nports,
-                    int explicit_ports, pcaptool_cap_summary *sum, fbw_err *err);
+                         int explicit_ports, pcaptool_cap_summary *sum, fbw_err *err);
 void pcaptool_report_free(pcaptool_report *r);
 
 /* After pcaptool_report_finish: connection i (0-based; id is i + 1) as `stats` reports it. Pointers

@@ -25,12 +25,12 @@
 /* One captured connection: its workload (--list) or what the streaming reader feeds, and, when
  * replayed, its job. */
 typedef struct rconn {
-    pcaptool_workload w;       /* --list */
-    pcaptool_stream_src src;   /* replay: what the reader feeds (its steps counted by kind) */
-    uint64_t t_detach;         /* capture time of its op_detach, from the validation pass */
+    pcaptool_workload w;     /* --list */
+    pcaptool_stream_src src; /* replay: what the reader feeds (its steps counted by kind) */
+    uint64_t t_detach;       /* capture time of its op_detach, from the validation pass */
     int seen;
-    int run;                   /* to be replayed */
-    rp_job job;                /* its replay (the first; copies are in pcaptool_replay.copies) */
+    int run;    /* to be replayed */
+    rp_job job; /* its replay (the first; copies are in pcaptool_replay.copies) */
     rp_kind_count kinds[FBW_STEP_KINDS]; /* --list, or a connection not replayed */
 } rconn;
 
@@ -40,10 +40,10 @@ struct pcaptool_replay {
     size_t n;
     rp_job **copies;
     size_t ncopies;
-    uint64_t cap_t1;           /* capture time of the last packet of the replayed ones */
-    uint64_t wall_ns;          /* replay wall time */
-    rp_shared sh;              /* sh.jobs: the captured jobs, then the copies */
-    pcaptool_stream st;        /* the reader */
+    uint64_t cap_t1;    /* capture time of the last packet of the replayed ones */
+    uint64_t wall_ns;   /* replay wall time */
+    rp_shared sh;       /* sh.jobs: the captured jobs, then the copies */
+    pcaptool_stream st; /* the reader */
 };
 
 /* ---- collecting the workloads ---- */
@@ -439,10 +439,13 @@ int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r,
     for (size_t i = 0; copies && m.has_load && i < rp->ncopies; i++)
         copy_model(rp->copies[i], &copies[m.ncopies++], &m.t);
     m.copies = copies;
-    m.load = (rp_load){.pace_none = rp->o.pace_none, .speed = rp->o.speed,
-                       .connections = rp->sh.njobs, .wall_s = (double)rp->wall_ns / 1e9,
+    m.load = (rp_load){.pace_none = rp->o.pace_none,
+                       .speed = rp->o.speed,
+                       .connections = rp->sh.njobs,
+                       .wall_s = (double)rp->wall_ns / 1e9,
                        .capture_s = (double)(rp->cap_t1 - rp->sh.cap_t0) / 1e9,
-                       .results_ignore = rp->o.results_ignore, .f = rp->sh.f};
+                       .results_ignore = rp->o.results_ignore,
+                       .f = rp->sh.f};
     bad |= report_bad(&m);
     write_report(rp, &m);
     free(copies);

@@ -51,12 +51,13 @@ int pcaptool_replay_new(const pcaptool_replay_opts *o, pcaptool_replay **out);
 void pcaptool_replay_free(pcaptool_replay *rp);
 /* The report tap (pcaptool_report_opts.tap, tap_arg = rp). */
 void pcaptool_replay_tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client,
-                    const struct fbw_pkt *p, uint64_t ts_ns);
+                         const struct fbw_pkt *p, uint64_t ts_ns);
 /* The capture file and how main.c decoded it, for the streaming pass. */
 void pcaptool_replay_source(pcaptool_replay *rp, const char *file, const pcaptool_keys *keys,
-                       const uint16_t *ports, size_t nports, int explicit_ports);
+                            const uint16_t *ports, size_t nports, int explicit_ports);
 /* After the report finished: list or replay, print, and return the exit status (0 every step
  * replayed and everything decoded, 1 otherwise). */
-int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r, const pcaptool_cap_summary *sum);
+int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r,
+                           const pcaptool_cap_summary *sum);
 
 #endif

@@ -33,7 +33,8 @@ uint64_t rp_now_ns(void)
 void rp_sleep_until(uint64_t until)
 {
     for (uint64_t t = rp_now_ns(); t < until; t = rp_now_ns()) {
-        struct timespec ts = {(time_t)((until - t) / 1000000000u), (long)((until - t) % 1000000000u)};
+        struct timespec ts = {(time_t)((until - t) / 1000000000u),
+                              (long)((until - t) % 1000000000u)};
         nanosleep(&ts, NULL);
     }
 }
@@ -86,7 +87,7 @@ static void pace(rp_job *j, uint64_t capture_ts)
 /* ---- latency per fingerprint ---- */
 
 static const char *const end_names[FBW_STEP_KINDS] = {
-    [FBW_STEP_COMMIT] = "COMMIT", [FBW_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
+    [FBW_STEP_COMMIT] = "COMMIT",     [FBW_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
     [FBW_STEP_ROLLBACK] = "ROLLBACK", [FBW_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
     [FBW_STEP_BLOB] = "(blob write)", [FBW_STEP_BLOB_READ] = "(blob read)",
 };
@@ -109,7 +110,8 @@ static void add_fp(runner *r, const char *kind_name, const char *sql, const pcap
         (void)fbw_buf_puts(&key, "(statement prepared before the capture)");
     rp_shared *sh = r->sh;
     pthread_mutex_lock(&sh->f_mu);
-    if (sh->f && pcaptool_fpstats_add(sh->f, (const char *)fbw_buf_head(&key), fbw_buf_avail(&key), e))
+    if (sh->f &&
+        pcaptool_fpstats_add(sh->f, (const char *)fbw_buf_head(&key), fbw_buf_avail(&key), e))
         atomic_store(&sh->nomem, 1);
     pthread_mutex_unlock(&sh->f_mu);
     fbw_buf_free(&key);
@@ -204,7 +206,8 @@ static void take_counts(runner *r)
 /* One step from the stream: run it (when connected and not broken), measure it, count it. */
 static void run_one(runner *r, const pcaptool_qstep *q)
 {
-    pcaptool_step local = q->s; /* shared with fan-out copies: the small transaction number is ours */
+    pcaptool_step local =
+        q->s; /* shared with fan-out copies: the small transaction number is ours */
     const pcaptool_step *s = &local;
     size_t i = q->index;
     int ran = r->x.c && !r->x.broken;
@@ -328,7 +331,8 @@ void rp_job_replay(rp_job *j)
     atomic_fetch_sub(&sh->open_conns, 1);
     if (r.x.broken) {
         if (!j->not_run) /* else out of memory, which not_run says */
-            rp_job_set_not_run(j, "the replay connection failed: %s", fbw_client_error(r.x.cl)->msg);
+            rp_job_set_not_run(j, "the replay connection failed: %s",
+                               fbw_client_error(r.x.cl)->msg);
         j->stats = *fbw_conn_stats(r.x.c);
         fbw_client_abort(r.x.cl);
         return;

@@ -26,12 +26,12 @@ typedef struct rp_conn_opts {
     const char *dsn;
     const char *user, *password; /* NULL: ISC_USER, ISC_PASSWORD; the password never printed */
     int wire_crypt;
-    int rows_captured;           /* rows as the captured client asked for them */
-    int row_format;              /* else FBW_ROW_FORMAT_* */
+    int rows_captured; /* rows as the captured client asked for them */
+    int row_format;    /* else FBW_ROW_FORMAT_* */
     int pace_none;
     double speed;
     int results_ignore;
-    int keep_all_diffs;          /* JSON report: every difference */
+    int keep_all_diffs; /* JSON report: every difference */
 } rp_conn_opts;
 
 struct rp_job;
@@ -39,11 +39,11 @@ struct rp_job;
 /* What the jobs share. */
 typedef struct rp_shared {
     rp_conn_opts o;
-    uint64_t cap_t0;             /* capture time of the first packet of the replayed ones */
-    uint64_t start_ns;           /* monotonic clock when the replay started */
-    struct rp_job **jobs;        /* every job (a job waits for those that ended before it began) */
+    uint64_t cap_t0;      /* capture time of the first packet of the replayed ones */
+    uint64_t start_ns;    /* monotonic clock when the replay started */
+    struct rp_job **jobs; /* every job (a job waits for those that ended before it began) */
     size_t njobs;
-    pcaptool_fpstats *f;         /* latency per fingerprint, filled as executions end */
+    pcaptool_fpstats *f; /* latency per fingerprint, filled as executions end */
     pthread_mutex_t f_mu;
     atomic_int nomem;
     atomic_ulong steps_done, steps_failed;
@@ -53,17 +53,17 @@ typedef struct rp_shared {
 /* One replayed connection: a captured one or a fan-out copy (--connections). */
 typedef struct rp_job {
     rp_shared *sh;
-    pcaptool_stepq q;            /* its steps */
+    pcaptool_stepq q; /* its steps */
     int q_ready;
-    uint64_t t_first, t_last;    /* capture times of its first and last packet */
-    int id;                      /* captured connection id */
-    int copy;                    /* 0 the first replay of it, 1.. the fan-out copies */
-    atomic_int finished;         /* its thread is done */
+    uint64_t t_first, t_last; /* capture times of its first and last packet */
+    int id;                   /* captured connection id */
+    int copy;                 /* 0 the first replay of it, 1.. the fan-out copies */
+    atomic_int finished;      /* its thread is done */
     pthread_t thread;
     /* results, read after the thread is joined */
-    int replayed;                /* connected and ran its steps */
-    char *not_run;               /* why it was not replayed (or stopped early), else NULL */
-    fbw_stats stats;             /* the replay's, connect to detach */
+    int replayed;    /* connected and ran its steps */
+    char *not_run;   /* why it was not replayed (or stopped early), else NULL */
+    fbw_stats stats; /* the replay's, connect to detach */
     rp_tally tally;
 } rp_job;
 

@@ -40,7 +40,8 @@ static json_t *params_json(const pcaptool_step *s)
     json_t *a = json_array();
     for (uint16_t k = 0; k < s->nparams; k++) {
         const pcaptool_param *pa = &s->params[k];
-        push(&a, pa->is_null || !pa->text ? json_null() : pcaptool_json_bytes(pa->text, pa->len, 0));
+        push(&a,
+             pa->is_null || !pa->text ? json_null() : pcaptool_json_bytes(pa->text, pa->len, 0));
     }
     return a;
 }
@@ -78,9 +79,9 @@ static void step_detail(json_t **o, const pcaptool_step *s)
 
 static json_t *step_json(size_t i, const pcaptool_step *s)
 {
-    json_t *o = json_pack("{s:I,s:s,s:i,s:i,s:I}", "step", JI(i + 1), "kind",
-                          pcaptool_step_name(s->kind), "stmt", s->stmt, "tx", s->tx, "packet",
-                          JI(s->packet));
+    json_t *o =
+        json_pack("{s:I,s:s,s:i,s:i,s:I}", "step", JI(i + 1), "kind", pcaptool_step_name(s->kind),
+                  "stmt", s->stmt, "tx", s->tx, "packet", JI(s->packet));
     step_detail(&o, s);
     set(&o, "problem", pcaptool_json_str(s->problem));
     return o;
@@ -102,8 +103,8 @@ static json_t *not_replayed_json(const uint64_t *not_replayed)
 static json_t *stats_json(const fbw_stats *s)
 {
     return json_pack("{s:I,s:I,s:I,s:I,s:I}", "round_trips", JI(s->round_trips), "packets_sent",
-                     JI(s->packets_sent), "packets_received", JI(s->packets_received),
-                     "bytes_sent", JI(s->bytes_sent), "bytes_received", JI(s->bytes_received));
+                     JI(s->packets_sent), "packets_received", JI(s->packets_received), "bytes_sent",
+                     JI(s->bytes_sent), "bytes_received", JI(s->bytes_received));
 }
 
 static json_t *ratio_one(uint64_t cap, uint64_t rep)
@@ -236,10 +237,9 @@ static json_t *load_json(const rp_report *m)
     return json_pack("{s:s,s:f,s:I,s:o,s:o,s:{s:I,s:I,s:I,s:b},s:o}", "pace",
                      l->pace_none ? "none" : "original", "speed", l->speed, "connections",
                      JI(l->connections), "wall_s", pcaptool_json_fixed(l->wall_s, 6), "capture_s",
-                     pcaptool_json_fixed(l->capture_s, 6), "results", "compared",
-                     JI(m->t.compared), "matched", JI(m->t.matched), "different",
-                     JI(m->t.different), "ignored", l->results_ignore, "statements",
-                     pcaptool_fpstats_json(l->f));
+                     pcaptool_json_fixed(l->capture_s, 6), "results", "compared", JI(m->t.compared),
+                     "matched", JI(m->t.matched), "different", JI(m->t.different), "ignored",
+                     l->results_ignore, "statements", pcaptool_fpstats_json(l->f));
 }
 
 json_t *rp_report_json(const rp_report *m)

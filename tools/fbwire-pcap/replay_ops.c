@@ -14,7 +14,7 @@
 
 /* The blob ids of a row (its blob columns) for later blob reads. */
 void rp_keep_row_blobs(rp_step *r, size_t step, uint32_t row, const fbw_value *v,
-                           const fbw_msgfmt *out)
+                       const fbw_msgfmt *out)
 {
     for (uint16_t k = 0; k < out->n; k++) {
         if ((out->cols[k].type != FBW_SQL_BLOB && out->cols[k].type != FBW_SQL_QUAD) ||
@@ -87,8 +87,8 @@ static int q_immediate2(void *arg)
     const pcaptool_step *s = r->s;
     fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
     r->rq.imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
-    return fbw_exec_immediate2(r->c, rp_slots_tx(r->sl, s->tx), (const char *)s->data, s->len, &in, r->rq.vals,
-                               &r->rq.imm_out, &r->rq.res2);
+    return fbw_exec_immediate2(r->c, rp_slots_tx(r->sl, s->tx), (const char *)s->data, s->len, &in,
+                               r->rq.vals, &r->rq.imm_out, &r->rq.res2);
 }
 
 /* op_exec_immediate2: the captured input message decoded in the client's format and sent in it;
@@ -140,7 +140,8 @@ static int q_info(void *arg)
         op = FBW_OP_INFO_TRANSACTION;
         rc = fbw_tx_handle(r->sl->tx[s->tx], &h);
     }
-    return rc ? rc : fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->rq.info);
+    return rc ? rc
+              : fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->rq.info);
 }
 
 /* The reply is not compared (ids, page counts and sizes differ between servers); an error is a
@@ -157,7 +158,8 @@ void rp_do_info(rp_step *r, size_t i)
     /* Records asked for: the affected rows of the statement's execution being measured, when it
      * is the one the capture asked about (owner). The capture's execution may have been handed on
      * before this reply came (streaming): then its affected rows are unknown and not compared. */
-    rp_exec *x = s->owner && s->stmt > 0 && (size_t)s->stmt <= r->sl->nst ? r->sl->ex[s->stmt] : NULL;
+    rp_exec *x =
+        s->owner && s->stmt > 0 && (size_t)s->stmt <= r->sl->nst ? r->sl->ex[s->stmt] : NULL;
     if (rc || r->rq.info.err.code || s->kind != FBW_STEP_INFO_SQL || !x || x->step != s->owner ||
         !s->len || !memchr(s->data, FBW_INFO_SQL_RECORDS, s->len))
         return;

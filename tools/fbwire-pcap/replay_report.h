@@ -19,21 +19,21 @@
 
 /* One captured connection (or a fan-out copy, in rp_report.copies). */
 typedef struct rp_conn_report {
-    const pcaptool_report_conn *ci;   /* the capture's view (NULL for copies) */
-    int id, copy;                     /* copy: 1.. for fan-out copies */
+    const pcaptool_report_conn *ci; /* the capture's view (NULL for copies) */
+    int id, copy;                   /* copy: 1.. for fan-out copies */
     /* --list */
     const pcaptool_step *steps;
     size_t nsteps;
     /* replay: whether it ran (run), connected (replayed), and why not (error) */
     int run, replayed;
     const char *error;
-    const rp_tally *tally;            /* failures and differences; NULL when it did not run */
-    const fbw_stats *replay;          /* the replay's figures */
-    uint64_t late;                    /* replies past the streaming window */
+    const rp_tally *tally;   /* failures and differences; NULL when it did not run */
+    const fbw_stats *replay; /* the replay's figures */
+    uint64_t late;           /* replies past the streaming window */
     /* both */
-    const rp_kind_count *kinds;       /* by step kind */
+    const rp_kind_count *kinds; /* by step kind */
     uint64_t steps_total, failed_total;
-    const uint64_t *not_replayed;     /* by op (FBW_OP_MAX + 1): ops the replay does not run */
+    const uint64_t *not_replayed; /* by op (FBW_OP_MAX + 1): ops the replay does not run */
 } rp_conn_report;
 
 typedef struct rp_totals {
@@ -50,18 +50,18 @@ typedef struct rp_load {
     size_t connections;
     double wall_s, capture_s;
     int results_ignore;
-    pcaptool_fpstats *f;              /* sorted when rendered */
+    pcaptool_fpstats *f; /* sorted when rendered */
 } rp_load;
 
 typedef struct rp_report {
-    int list;                         /* --list, else a replay */
-    const char *database;             /* NULL with --list */
-    const char *truncated;            /* why the capture file ended early, or NULL */
+    int list;              /* --list, else a replay */
+    const char *database;  /* NULL with --list */
+    const char *truncated; /* why the capture file ended early, or NULL */
     rp_conn_report *conns;
     size_t nconns;
     rp_conn_report *copies;
     size_t ncopies;
-    int has_load;                     /* the replay ran: copies and load are reported */
+    int has_load; /* the replay ran: copies and load are reported */
     rp_totals t;
     rp_load load;
 } rp_report;

@@ -30,7 +30,7 @@ typedef struct rp_exec {
     uint16_t read_col;
     pcaptool_result cap, rep;
     pcaptool_fp_exec e;
-    char *sql;        /* its statement's SQL, NULL when prepared before the capture (not owned) */
+    char *sql; /* its statement's SQL, NULL when prepared before the capture (not owned) */
 } rp_exec;
 
 typedef struct rp_kind_count {

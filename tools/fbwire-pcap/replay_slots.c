@@ -84,8 +84,7 @@ int rp_slots_orig_tx(const rp_slots *sl, int t)
 
 void rp_slots_release(rp_slots *sl, int t)
 {
-    if (rp_grow_for_one((void **)&sl->tx_free, &sl->tx_free_cap, sl->ntx_free,
-                        sizeof *sl->tx_free))
+    if (rp_grow_for_one((void **)&sl->tx_free, &sl->tx_free_cap, sl->ntx_free, sizeof *sl->tx_free))
         return; /* the number is not reused */
     sl->tx_orig[t] = 0;
     sl->tx_free[sl->ntx_free++] = t;

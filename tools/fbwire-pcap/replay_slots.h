@@ -18,24 +18,24 @@
 #include <stddef.h>
 
 typedef struct rp_slots {
-    fbw_conn *c;          /* NULL: no connection, no transactions are made */
+    fbw_conn *c; /* NULL: no connection, no transactions are made */
     /* by small transaction number, ntx + 1 each */
     fbw_tx **tx;
-    size_t *tx_start;     /* its start step (1-based) while its reply is unchecked */
-    int *tx_orig;         /* the capture's slot it stands for, 0 free */
+    size_t *tx_start; /* its start step (1-based) while its reply is unchecked */
+    int *tx_orig;     /* the capture's slot it stands for, 0 free */
     size_t ntx;
-    int tx_used;          /* small numbers handed out so far */
-    int *tx_free;         /* small numbers free again */
+    int tx_used;  /* small numbers handed out so far */
+    int *tx_free; /* small numbers free again */
     size_t ntx_free, tx_free_cap;
-    fbw_tx **txpool;      /* ended transactions, for reuse */
+    fbw_tx **txpool; /* ended transactions, for reuse */
     size_t ntxpool, txpool_cap;
-    int *pend;            /* small numbers whose start reply is unchecked */
+    int *pend; /* small numbers whose start reply is unchecked */
     size_t npend, pend_cap;
     /* by statement slot, nst + 1 each */
     fbw_stmt **st;
-    size_t *slot_exec;    /* its current execute step (1-based) */
-    rp_exec **ex;         /* its execution being measured */
-    char **sql;           /* the SQL of its latest prepare */
+    size_t *slot_exec; /* its current execute step (1-based) */
+    rp_exec **ex;      /* its execution being measured */
+    char **sql;        /* the SQL of its latest prepare */
     size_t nst;
 } rp_slots;
 

@@ -29,8 +29,8 @@
 
 /* A blob id in a row the replay fetched (or an op_exec_immediate2 output row: row 0). */
 typedef struct rp_rowblob {
-    size_t step;     /* the execute step (1-based) */
-    uint32_t row;    /* 0-based, every row of the execution */
+    size_t step;  /* the execute step (1-based) */
+    uint32_t row; /* 0-based, every row of the execution */
     uint16_t col;
     fbw_value id;
 } rp_rowblob;
@@ -62,11 +62,11 @@ typedef struct rp_blobread {
 typedef struct rp_request {
     fbw_value *vals;
     fbw_exec_result res;
-    fbw_exec_result2 res2;  /* op_exec_immediate2 */
-    fbw_msgfmt imm_out;     /* its output format: valid until the reply is in */
-    fbw_info_result info;   /* info steps and op_info_blob of blob reads */
-    fbw_blob *blob;         /* the blob being written or read */
-    int blob_stage;         /* blob write: 0 create, 1 write, 2 close */
+    fbw_exec_result2 res2; /* op_exec_immediate2 */
+    fbw_msgfmt imm_out;    /* its output format: valid until the reply is in */
+    fbw_info_result info;  /* info steps and op_info_blob of blob reads */
+    fbw_blob *blob;        /* the blob being written or read */
+    int blob_stage;        /* blob write: 0 create, 1 write, 2 close */
 } rp_request;
 
 typedef struct rp_step {
@@ -81,13 +81,13 @@ typedef struct rp_step {
     size_t step;            /* ... its index (1-based) */
     int step_ok;            /* ... ran without failure so far */
     /* set by the handlers */
-    int broken;             /* the connection failed: stop */
-    int nomem;              /* something was lost for want of memory */
-    uint64_t failed;        /* failures added (the runner takes them for its progress line) */
-    int once_result;        /* FBW_FP_* of a blob read or execute immediate that just ran */
+    int broken;      /* the connection failed: stop */
+    int nomem;       /* something was lost for want of memory */
+    uint64_t failed; /* failures added (the runner takes them for its progress line) */
+    int once_result; /* FBW_FP_* of a blob read or execute immediate that just ran */
     /* owned */
     rp_request rq;
-    rp_blobid *made;        /* the ids of the blobs blob steps created */
+    rp_blobid *made; /* the ids of the blobs blob steps created */
     size_t nmade, made_cap;
     rp_rowblobs rows;
     rp_blobread rd;

@@ -20,8 +20,8 @@ void rp_add_failure(rp_step *r, size_t step, const pcaptool_step *s, const fbw_e
 static int q_prepare(void *arg)
 {
     rp_step *r = arg;
-    return fbw_stmt_prepare(r->sl->st[r->s->stmt], rp_slots_tx(r->sl, r->s->tx), (const char *)r->s->data,
-                            r->s->len);
+    return fbw_stmt_prepare(r->sl->st[r->s->stmt], rp_slots_tx(r->sl, r->s->tx),
+                            (const char *)r->s->data, r->s->len);
 }
 
 static int q_execute(void *arg)
@@ -46,8 +46,8 @@ static int q_close(void *arg)
 static int q_immediate(void *arg)
 {
     rp_step *r = arg;
-    return fbw_exec_immediate(r->c, rp_slots_tx(r->sl, r->s->tx), (const char *)r->s->data, r->s->len,
-                              &r->rq.res);
+    return fbw_exec_immediate(r->c, rp_slots_tx(r->sl, r->s->tx), (const char *)r->s->data,
+                              r->s->len, &r->rq.res);
 }
 
 static int q_end(void *arg)
@@ -55,15 +55,20 @@ static int q_end(void *arg)
     rp_step *r = arg;
     fbw_tx *t = r->sl->tx[r->s->tx];
     switch (r->s->kind) {
-    case FBW_STEP_COMMIT: return fbw_tx_commit(t);
-    case FBW_STEP_COMMIT_RETAINING: return fbw_tx_commit_retaining(t);
-    case FBW_STEP_ROLLBACK: return fbw_tx_rollback(t);
-    default: return fbw_tx_rollback_retaining(t);
+    case FBW_STEP_COMMIT:
+        return fbw_tx_commit(t);
+    case FBW_STEP_COMMIT_RETAINING:
+        return fbw_tx_commit_retaining(t);
+    case FBW_STEP_ROLLBACK:
+        return fbw_tx_rollback(t);
+    default:
+        return fbw_tx_rollback_retaining(t);
     }
 }
 
 /* Run queue(r) and wait. A fatal error ends the connection's replay (err: the client's error);
- * any other code is fbwire refusing the request, and the object's own error (stmt, tx) says more. */
+ * any other code is fbwire refusing the request, and the object's own error (stmt, tx) says more.
+ */
 int rp_run_step(rp_step *r, int (*queue)(void *arg), fbw_err *err)
 {
     int rc = fbw_client_run(r->cl, queue, r);
@@ -143,7 +148,8 @@ int rp_decode_as_sent(rp_step *r, size_t i)
                 id = &r->made[j].id;
         if (!id) {
             char msg[96];
-            snprintf(msg, sizeof msg, "parameter %u: its blob (step %zu) was not created", k + 1, b);
+            snprintf(msg, sizeof msg, "parameter %u: its blob (step %zu) was not created", k + 1,
+                     b);
             rp_add_failure(r, i, s, NULL, msg);
             return -1;
         }
@@ -159,7 +165,8 @@ static int bind_as_sent(rp_step *r, size_t i)
     if (rp_decode_as_sent(r, i))
         return -1;
     if (fbw_stmt_set_input(r->sl->st[s->stmt], &f) != FBW_OK) {
-        rp_add_failure(r, i, s, fbw_stmt_error(r->sl->st[s->stmt]), "cannot bind as the client did");
+        rp_add_failure(r, i, s, fbw_stmt_error(r->sl->st[s->stmt]),
+                       "cannot bind as the client did");
         return -1;
     }
     return 0;
@@ -317,9 +324,11 @@ static int q_blob(void *arg)
     rp_step *r = arg;
     const pcaptool_step *s = r->s;
     int rc = FBW_OK;
-    if (r->rq.blob_stage == 0 && (rc = fbw_blob_create(r->rq.blob, rp_slots_tx(r->sl, s->tx), s->bpb, s->bpb_len)) == FBW_OK)
+    if (r->rq.blob_stage == 0 &&
+        (rc = fbw_blob_create(r->rq.blob, rp_slots_tx(r->sl, s->tx), s->bpb, s->bpb_len)) == FBW_OK)
         r->rq.blob_stage = 1;
-    if (rc == FBW_OK && r->rq.blob_stage == 1 && (rc = fbw_blob_write(r->rq.blob, s->data, s->len)) == FBW_OK)
+    if (rc == FBW_OK && r->rq.blob_stage == 1 &&
+        (rc = fbw_blob_write(r->rq.blob, s->data, s->len)) == FBW_OK)
         r->rq.blob_stage = 2;
     if (rc == FBW_OK && r->rq.blob_stage == 2 && (rc = fbw_blob_close(r->rq.blob)) == FBW_OK)
         r->rq.blob_stage = 3;
@@ -395,7 +404,8 @@ static void do_start(rp_step *r, size_t i)
         return;
     }
     r->sl->tx_start[s->tx] = i; /* its reply arrives with the next request's */
-    if (rp_grow_for_one((void **)&r->sl->pend, &r->sl->pend_cap, r->sl->npend, sizeof *r->sl->pend)) {
+    if (rp_grow_for_one((void **)&r->sl->pend, &r->sl->pend_cap, r->sl->npend,
+                        sizeof *r->sl->pend)) {
         r->nomem = 1;
         return;
     }
@@ -437,7 +447,8 @@ void rp_step_check_starts(rp_step *r)
         }
         if (r->sl->tx_start[t] && r->sl->tx[t] && r->sl->tx[t]->state == FBW_TX_FAILED) {
             pcaptool_step start = {.kind = FBW_STEP_START, .tx = t};
-            rp_add_failure(r, r->sl->tx_start[t], &start, &r->sl->tx[t]->err, "transaction start failed");
+            rp_add_failure(r, r->sl->tx_start[t], &start, &r->sl->tx[t]->err,
+                           "transaction start failed");
         }
         r->sl->tx_start[t] = 0;
         r->sl->pend[k] = r->sl->pend[--r->sl->npend];
@@ -447,20 +458,44 @@ void rp_step_check_starts(rp_step *r)
 void rp_step_run(rp_step *r, size_t i)
 {
     switch (r->s->kind) {
-    case FBW_STEP_START: do_start(r, i); break;
-    case FBW_STEP_COMMIT: case FBW_STEP_COMMIT_RETAINING: case FBW_STEP_ROLLBACK:
-    case FBW_STEP_ROLLBACK_RETAINING: do_end(r, i); break;
-    case FBW_STEP_PREPARE: do_prepare(r, i); break;
-    case FBW_STEP_EXECUTE: do_execute(r, i); break;
-    case FBW_STEP_FETCH: do_fetch(r, i); break;
-    case FBW_STEP_CLOSE: case FBW_STEP_DROP: do_free(r, i); break;
-    case FBW_STEP_IMMEDIATE: do_immediate(r, i); break;
-    case FBW_STEP_BLOB: do_blob(r, i); break;
-    case FBW_STEP_BLOB_READ: rp_do_blob_read(r, i); break;
-    case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
+    case FBW_STEP_START:
+        do_start(r, i);
+        break;
+    case FBW_STEP_COMMIT:
+    case FBW_STEP_COMMIT_RETAINING:
+    case FBW_STEP_ROLLBACK:
+    case FBW_STEP_ROLLBACK_RETAINING:
+        do_end(r, i);
+        break;
+    case FBW_STEP_PREPARE:
+        do_prepare(r, i);
+        break;
+    case FBW_STEP_EXECUTE:
+        do_execute(r, i);
+        break;
+    case FBW_STEP_FETCH:
+        do_fetch(r, i);
+        break;
+    case FBW_STEP_CLOSE:
+    case FBW_STEP_DROP:
+        do_free(r, i);
+        break;
+    case FBW_STEP_IMMEDIATE:
+        do_immediate(r, i);
+        break;
+    case FBW_STEP_BLOB:
+        do_blob(r, i);
+        break;
+    case FBW_STEP_BLOB_READ:
+        rp_do_blob_read(r, i);
+        break;
+    case FBW_STEP_INFO_SQL:
+    case FBW_STEP_INFO_DATABASE:
+    case FBW_STEP_INFO_TRANSACTION:
         rp_do_info(r, i);
         break;
-    default: break;
+    default:
+        break;
     }
 }
 

@@ -22,9 +22,16 @@ static void quote(fbw_buf *b, const void *p, size_t n)
 static int quoted_type(uint16_t type)
 {
     switch (type) {
-    case FBW_SQL_SHORT: case FBW_SQL_LONG: case FBW_SQL_INT64: case FBW_SQL_INT128:
-    case FBW_SQL_FLOAT: case FBW_SQL_DOUBLE: case FBW_SQL_D_FLOAT: case FBW_SQL_DEC16:
-    case FBW_SQL_DEC34: case FBW_SQL_BOOLEAN:
+    case FBW_SQL_SHORT:
+    case FBW_SQL_LONG:
+    case FBW_SQL_INT64:
+    case FBW_SQL_INT128:
+    case FBW_SQL_FLOAT:
+    case FBW_SQL_DOUBLE:
+    case FBW_SQL_D_FLOAT:
+    case FBW_SQL_DEC16:
+    case FBW_SQL_DEC34:
+    case FBW_SQL_BOOLEAN:
         return 0;
     default:
         return 1;
@@ -86,7 +93,9 @@ static void step_detail(fbw_buf *b, const pcaptool_step *s)
         putf(b, " requests=%zu bytes=%" PRId64 "%s", s->nacts, s->result.rows,
              s->result.eof ? " (to its end)" : "");
         break;
-    case FBW_STEP_INFO_SQL: case FBW_STEP_INFO_DATABASE: case FBW_STEP_INFO_TRANSACTION:
+    case FBW_STEP_INFO_SQL:
+    case FBW_STEP_INFO_DATABASE:
+    case FBW_STEP_INFO_TRANSACTION:
         put(b, " items=");
         hex(b, s->data, s->len);
         putf(b, " buffer=%" PRIu32, s->info_buflen);
@@ -261,8 +270,9 @@ static void conn_replay_text(const rp_report *m, fbw_buf *b, const rp_conn_repor
         putf(b, "failed: %zu more steps (the first %d are listed)\n", c->tally->more_fail,
              RP_MAX_FAILURES_KEPT);
     if (c->late)
-        putf(b, "note: %" PRIu64 " replies came after their step was handed on to the replay "
-                "(streaming window): not in the capture's results, so not compared\n",
+        putf(b,
+             "note: %" PRIu64 " replies came after their step was handed on to the replay "
+             "(streaming window): not in the capture's results, so not compared\n",
              c->late);
     figures_text(b, c->ci->stats, c->replay, c->replayed);
     kinds_text(b, c->kinds, c->replayed);

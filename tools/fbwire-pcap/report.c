@@ -738,14 +738,13 @@ static json_t *stats_json(json_t *o, const fbw_stats *s)
             ops = NULL;
         }
     }
-    json_t *f = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "round_trips",
-                          (json_int_t)s->round_trips, "packets_sent", (json_int_t)s->packets_sent,
-                          "packets_received", (json_int_t)s->packets_received, "bytes_sent",
-                          (json_int_t)s->bytes_sent, "bytes_received",
-                          (json_int_t)s->bytes_received, "wire_bytes_sent",
-                          (json_int_t)s->wire_bytes_sent, "wire_bytes_received",
-                          (json_int_t)s->wire_bytes_received, "wait_ms",
-                          pcaptool_json_fixed((double)s->wait_ns / 1e6, 3), "ops", ops);
+    json_t *f = json_pack(
+        "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o}", "round_trips", (json_int_t)s->round_trips,
+        "packets_sent", (json_int_t)s->packets_sent, "packets_received",
+        (json_int_t)s->packets_received, "bytes_sent", (json_int_t)s->bytes_sent, "bytes_received",
+        (json_int_t)s->bytes_received, "wire_bytes_sent", (json_int_t)s->wire_bytes_sent,
+        "wire_bytes_received", (json_int_t)s->wire_bytes_received, "wait_ms",
+        pcaptool_json_fixed((double)s->wait_ns / 1e6, 3), "ops", ops);
     if (!o || !f || json_object_update(o, f)) {
         json_decref(o);
         o = NULL;
@@ -795,13 +794,13 @@ static json_t *recognition_json(json_t *o, const pconn *pc)
     json_t *r = json_pack("{s:s}", "recognised", how);
     if (r && s->how == FBW_DEC_LOCKED_ON &&
         json_object_update_new(
-            r, json_pack("{s:{s:I,s:I},s:{s:I,s:I},s:I,s:[i,i],s:{s:I,s:I}}", "lock_offset",
-                         "client", (json_int_t)s->lock_offset[1], "server",
-                         (json_int_t)s->lock_offset[0], "skipped_bytes", "client",
-                         (json_int_t)s->skipped[1], "server", (json_int_t)s->skipped[0],
-                         "relocks", (json_int_t)s->relocks, "protocol_range", s->protocol_lo,
-                         s->protocol_hi, "format_unknown", "rows", (json_int_t)s->unknown_rows,
-                         "messages", (json_int_t)s->unknown_msgs))) {
+            r,
+            json_pack("{s:{s:I,s:I},s:{s:I,s:I},s:I,s:[i,i],s:{s:I,s:I}}", "lock_offset", "client",
+                      (json_int_t)s->lock_offset[1], "server", (json_int_t)s->lock_offset[0],
+                      "skipped_bytes", "client", (json_int_t)s->skipped[1], "server",
+                      (json_int_t)s->skipped[0], "relocks", (json_int_t)s->relocks,
+                      "protocol_range", s->protocol_lo, s->protocol_hi, "format_unknown", "rows",
+                      (json_int_t)s->unknown_rows, "messages", (json_int_t)s->unknown_msgs))) {
         json_decref(r);
         r = NULL;
     }
@@ -857,11 +856,11 @@ static json_t *trips_json(const pconn *pc)
 static json_t *conn_json(const pconn *pc, int trips)
 {
     const char *crypt = pc->crypt[0] ? pc->crypt : "none"; /* from the capture */
-    json_t *o = json_pack("{s:i,s:s,s:s,s:b,s:i,s:s,s:o,s:b}", "id", pc->id, "client", pc->client,
-                          "server", pc->server, "saw_syn", pc->saw_syn, "protocol", pc->protocol,
-                          "compression", pc->compressed ? "zlib" : "none", "wire_crypt",
-                          pcaptool_json_bytes(crypt, strlen(crypt), MAX_TEXT), "decrypted",
-                          decrypted(pc));
+    json_t *o =
+        json_pack("{s:i,s:s,s:s,s:b,s:i,s:s,s:o,s:b}", "id", pc->id, "client", pc->client, "server",
+                  pc->server, "saw_syn", pc->saw_syn, "protocol", pc->protocol, "compression",
+                  pc->compressed ? "zlib" : "none", "wire_crypt",
+                  pcaptool_json_bytes(crypt, strlen(crypt), MAX_TEXT), "decrypted", decrypted(pc));
     o = recognition_json(o, pc);
     if (o && json_object_update_new(
                  o, json_pack("{s:s,s:o}", "end", end_name(pc), "problem",
@@ -890,10 +889,10 @@ static json_t *stats_doc(const pcaptool_report *r, const pcaptool_cap_summary *s
             conns = NULL;
         }
     }
-    json_t *t = stats_json(json_pack("{s:I,s:I,s:i}", "connections", (json_int_t)r->nlist,
-                                     "ignored", (json_int_t)(r->n - r->nlist), "problems",
-                                     problems),
-                           total);
+    json_t *t =
+        stats_json(json_pack("{s:I,s:I,s:i}", "connections", (json_int_t)r->nlist, "ignored",
+                             (json_int_t)(r->n - r->nlist), "problems", problems),
+                   total);
     return json_pack("{s:I,s:I,s:o,s:o,s:o}", "frames", (json_int_t)sum->frames, "tcp_segments",
                      (json_int_t)sum->tcp, "truncated",
                      sum->truncated[0] ? pcaptool_json_str(sum->truncated) : json_null(),
@@ -994,7 +993,7 @@ static void on_segment(void *arg, const pcaptool_seg *s)
 }
 
 int pcaptool_report_read(pcaptool_report *r, const char *file, const uint16_t *ports, size_t nports,
-                    int explicit_ports, pcaptool_cap_summary *sum, fbw_err *err)
+                         int explicit_ports, pcaptool_cap_summary *sum, fbw_err *err)
 {
     pcaptool_tcp_sink sink;
     pcaptool_tcp *t = NULL;

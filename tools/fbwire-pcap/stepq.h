@@ -18,7 +18,7 @@
 
 /* One completed step, shared by the queues of a connection's copies. */
 typedef struct pcaptool_qstep {
-    pcaptool_step s;       /* owned: its buffers go with the last reference */
+    pcaptool_step s;  /* owned: its buffers go with the last reference */
     size_t index;     /* its number in the connection (1-based) */
     size_t bytes;     /* what it holds, for the byte limit */
     atomic_int refs;
@@ -27,7 +27,7 @@ typedef struct pcaptool_qstep {
 typedef struct pcaptool_stepq {
     pthread_mutex_t mu;
     pthread_cond_t more, room;
-    fbw_ring items;        /* pcaptool_qstep * */
+    fbw_ring items; /* pcaptool_qstep * */
     size_t bytes, max_items, max_bytes;
     int closed;            /* the reader delivered the connection's last step */
     int abandoned;         /* the consumer stopped: pushes drop the step at once */

@@ -111,15 +111,21 @@ static void tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client
 static void *reader(void *arg)
 {
     pcaptool_stream *st = arg;
-    pcaptool_report_opts ro = {.mode = FBW_REPORT_QUIET, .out = stdout, .tap = tap, .tap_arg = st,
-                          .keys = st->keys, .ports = st->ports, .nports = st->nports};
+    pcaptool_report_opts ro = {.mode = FBW_REPORT_QUIET,
+                               .out = stdout,
+                               .tap = tap,
+                               .tap_arg = st,
+                               .keys = st->keys,
+                               .ports = st->ports,
+                               .nports = st->nports};
     pcaptool_report *r = NULL;
     pcaptool_cap_summary sum;
     fbw_err err;
     fbw_err_clear(&err);
     st->status = FBW_E_NOMEM;
     if (pcaptool_report_new(&ro, &r) == FBW_OK)
-        st->status = pcaptool_report_read(r, st->file, st->ports, st->nports, st->explicit_ports, &sum, &err);
+        st->status = pcaptool_report_read(r, st->file, st->ports, st->nports, st->explicit_ports,
+                                          &sum, &err);
     /* Connections the first pass saw end but this one did not (out of memory): end them now. */
     for (size_t i = 0; i < st->n; i++)
         if (st->src[i] && !st->src[i]->ended) {

@@ -17,11 +17,11 @@
 
 /* One replayed captured connection, as the reader feeds it. */
 typedef struct pcaptool_stream_src {
-    pcaptool_workload w;      /* the window; freed when the connection ends, but for not_replayed */
+    pcaptool_workload w; /* the window; freed when the connection ends, but for not_replayed */
     uint64_t packets;    /* decoded packets the first pass counted: the last one ends it */
     uint64_t seen;       /* decoded so far */
     uint64_t t_detach;   /* given to the queues with their end */
-    pcaptool_stepq **q;       /* its replays' queues: the captured one, then fan-out copies; none:
+    pcaptool_stepq **q;  /* its replays' queues: the captured one, then fan-out copies; none:
                           * not replayed, its steps are only counted */
     size_t nq;
     uint64_t kinds[FBW_STEP_KINDS]; /* steps handed on, by kind */
@@ -36,7 +36,7 @@ typedef struct pcaptool_stream {
     int explicit_ports;
     pcaptool_stream_src **src; /* by connection id - 1; NULL: not replayed */
     size_t n;
-    pcaptool_stepq **all;      /* every queue (for the deadlock check) */
+    pcaptool_stepq **all; /* every queue (for the deadlock check) */
     size_t nall;
     /* results */
     pthread_t thread;

@@ -161,8 +161,8 @@ static void deliver(pcaptool_tcp *t, conn *c, int d, const uint8_t *p, size_t n,
 }
 
 /* Deliver the part of [seq, seq+n) at or after h->next; returns 0 when it starts after a hole. */
-static int take(pcaptool_tcp *t, conn *c, int d, uint32_t seq, const uint8_t *p, size_t n, uint64_t ts,
-                uint64_t frame)
+static int take(pcaptool_tcp *t, conn *c, int d, uint32_t seq, const uint8_t *p, size_t n,
+                uint64_t ts, uint64_t frame)
 {
     half *h = &c->h[d];
     if (seq_before(h->next, seq))
@@ -316,7 +316,8 @@ void pcaptool_tcp_finish(pcaptool_tcp *t)
     }
 }
 
-int pcaptool_tcp_new(const pcaptool_tcp_sink *sink, const uint16_t *ports, size_t nports, pcaptool_tcp **out)
+int pcaptool_tcp_new(const pcaptool_tcp_sink *sink, const uint16_t *ports, size_t nports,
+                     pcaptool_tcp **out)
 {
     pcaptool_tcp *t = calloc(1, sizeof *t);
     if (!t)

@@ -147,11 +147,10 @@ static json_t *turns_doc(const turns *t, const char *file, const pcaptool_cap_su
         incomplete += c->problem[0] != 0;
     }
     return json_pack("{s:o,s:o,s:{s:I,s:I,s:I,s:I,s:I},s:I,s:o}", "file", pcaptool_json_str(file),
-                     "connections", conns, "totals", "connections", (json_int_t)t->n,
-                     "round_trips", (json_int_t)turns_, "bytes_sent", (json_int_t)sent,
-                     "bytes_received", (json_int_t)received, "incomplete",
-                     (json_int_t)incomplete, "frames", (json_int_t)sum->frames, "truncated",
-                     problem_json(sum->truncated));
+                     "connections", conns, "totals", "connections", (json_int_t)t->n, "round_trips",
+                     (json_int_t)turns_, "bytes_sent", (json_int_t)sent, "bytes_received",
+                     (json_int_t)received, "incomplete", (json_int_t)incomplete, "frames",
+                     (json_int_t)sum->frames, "truncated", problem_json(sum->truncated));
 }
 
 static void print_json(FILE *out, const turns *t, const char *file, const pcaptool_cap_summary *sum)

@@ -155,7 +155,8 @@ static pcaptool_step *add_step(pcaptool_workload *w, int kind, uint64_t packet)
     return s;
 }
 
-static void set_problem(pcaptool_workload *w, pcaptool_step *s, const char *fmt, ...) FBW_PRINTF(3, 4);
+static void set_problem(pcaptool_workload *w, pcaptool_step *s, const char *fmt, ...)
+    FBW_PRINTF(3, 4);
 static void set_problem(pcaptool_workload *w, pcaptool_step *s, const char *fmt, ...)
 {
     if (s->problem)
@@ -196,8 +197,8 @@ static int new_stmt_slot(pcaptool_workload *w)
     return slot;
 }
 
-static void bind(pcaptool_workload *w, pcaptool_handle_slot **map, size_t *n, size_t *cap, uint16_t handle,
-                 int slot)
+static void bind(pcaptool_workload *w, pcaptool_handle_slot **map, size_t *n, size_t *cap,
+                 uint16_t handle, int slot)
 {
     for (size_t i = 0; i < *n; i++)
         if ((*map)[i].handle == handle) {
@@ -278,16 +279,16 @@ static int blob_param(pcaptool_workload *w, pcaptool_step *s, uint16_t k, const 
 
 /* Decode the execute message with the format the decoder framed it with; each value becomes its
  * canonical text (replay parses it again for the type the replayed statement describes). */
-static void take_params_fmt(pcaptool_workload *w, pcaptool_step *s, const fbw_msgfmt *f, int protocol,
-                            fbw_bytes msg);
+static void take_params_fmt(pcaptool_workload *w, pcaptool_step *s, const fbw_msgfmt *f,
+                            int protocol, fbw_bytes msg);
 
 static void take_params(pcaptool_workload *w, pcaptool_step *s, const fbw_dec *d, fbw_bytes msg)
 {
     take_params_fmt(w, s, fbw_dec_message_format(d), fbw_dec_protocol(d), msg);
 }
 
-static void take_params_fmt(pcaptool_workload *w, pcaptool_step *s, const fbw_msgfmt *f, int protocol,
-                            fbw_bytes msg)
+static void take_params_fmt(pcaptool_workload *w, pcaptool_step *s, const fbw_msgfmt *f,
+                            int protocol, fbw_bytes msg)
 {
     if (!f) {
         set_problem(w, s, "no parameter format known");
@@ -541,9 +542,9 @@ static void on_info_sql(pcaptool_workload *w, const fbw_pkt *p)
 
 static void on_info_other(pcaptool_workload *w, const fbw_pkt *p)
 {
-    pcaptool_step *s = add_step(w, p->op == FBW_OP_INFO_DATABASE ? FBW_STEP_INFO_DATABASE
-                                                            : FBW_STEP_INFO_TRANSACTION,
-                           w->packets);
+    pcaptool_step *s = add_step(
+        w, p->op == FBW_OP_INFO_DATABASE ? FBW_STEP_INFO_DATABASE : FBW_STEP_INFO_TRANSACTION,
+        w->packets);
     if (!s)
         return;
     if (p->op == FBW_OP_INFO_TRANSACTION) {
@@ -1188,8 +1189,8 @@ static void server_packet(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt 
         bind(w, &w->txh, &w->ntxh, &w->txh_cap, obj, x.slot);
 }
 
-void pcaptool_workload_packet(pcaptool_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
-                         uint64_t ts_ns)
+void pcaptool_workload_packet(pcaptool_workload *w, const fbw_dec *d, int from_client,
+                              const fbw_pkt *p, uint64_t ts_ns)
 {
     w->packets++;
     w->now = ts_ns;

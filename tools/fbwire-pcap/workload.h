@@ -19,23 +19,23 @@
 #include <stdint.h>
 
 enum pcaptool_step_kind {
-    FBW_STEP_START,              /* op_transaction: data = TPB */
+    FBW_STEP_START, /* op_transaction: data = TPB */
     FBW_STEP_COMMIT,
     FBW_STEP_COMMIT_RETAINING,
     FBW_STEP_ROLLBACK,
     FBW_STEP_ROLLBACK_RETAINING,
-    FBW_STEP_PREPARE,            /* data = SQL */
-    FBW_STEP_EXECUTE,            /* params */
-    FBW_STEP_FETCH,              /* fetch the open cursor to its end */
-    FBW_STEP_CLOSE,              /* op_free_statement DSQL_close (or unprepare) */
-    FBW_STEP_DROP,               /* op_free_statement DSQL_drop */
-    FBW_STEP_IMMEDIATE,          /* op_exec_immediate: data = SQL */
-    FBW_STEP_BLOB,               /* op_create_blob(2) + its segments: data = contents, bpb */
-    FBW_STEP_BLOB_READ,          /* op_open_blob(2) of an id from a fetched row + what the client
-                                  * did with it (acts) until op_close_blob / op_cancel_blob */
-    FBW_STEP_INFO_SQL,           /* op_info_sql: data = items, info_buflen */
-    FBW_STEP_INFO_DATABASE,      /* op_info_database: data = items, info_buflen */
-    FBW_STEP_INFO_TRANSACTION,   /* op_info_transaction: data = items, info_buflen */
+    FBW_STEP_PREPARE,          /* data = SQL */
+    FBW_STEP_EXECUTE,          /* params */
+    FBW_STEP_FETCH,            /* fetch the open cursor to its end */
+    FBW_STEP_CLOSE,            /* op_free_statement DSQL_close (or unprepare) */
+    FBW_STEP_DROP,             /* op_free_statement DSQL_drop */
+    FBW_STEP_IMMEDIATE,        /* op_exec_immediate: data = SQL */
+    FBW_STEP_BLOB,             /* op_create_blob(2) + its segments: data = contents, bpb */
+    FBW_STEP_BLOB_READ,        /* op_open_blob(2) of an id from a fetched row + what the client
+                                * did with it (acts) until op_close_blob / op_cancel_blob */
+    FBW_STEP_INFO_SQL,         /* op_info_sql: data = items, info_buflen */
+    FBW_STEP_INFO_DATABASE,    /* op_info_database: data = items, info_buflen */
+    FBW_STEP_INFO_TRANSACTION, /* op_info_transaction: data = items, info_buflen */
     FBW_STEP_KINDS
 };
 
@@ -93,7 +93,7 @@ typedef struct pcaptool_step {
     uint32_t round_trips;
     size_t owner;       /* the step this one belongs to (1-based): a fetch its execute, else itself */
     size_t sql_step;    /* execute/fetch: the prepare step of its statement (1-based), 0 unknown */
-    pcaptool_result result;  /* execute steps */
+    pcaptool_result result; /* execute steps */
     /* execute: per parameter, the blob step (1-based) that created the blob id it sends, or 0 */
     size_t *blob_steps;
     /* blob steps: the BPB, the id the server gave, content capacity, cancelled by the client */
@@ -136,9 +136,9 @@ typedef struct pcaptool_handle_slot {
 #define FBW_WL_BIDS_MAX 65536
 
 typedef struct pcaptool_workload {
-    pcaptool_step *steps;  /* steps base+1 .. n (1-based numbers); base is 0 unless streaming */
+    pcaptool_step *steps; /* steps base+1 .. n (1-based numbers); base is 0 unless streaming */
     size_t n, cap;
-    size_t base;      /* steps handed on (pcaptool_workload_take) */
+    size_t base;    /* steps handed on (pcaptool_workload_take) */
     int ntx, nstmt; /* slots used */
     uint64_t not_replayed[FBW_OP_MAX + 1]; /* client packets per op that no step reproduces */
     uint64_t packets;                      /* decoded packets seen, both directions */
@@ -152,7 +152,7 @@ typedef struct pcaptool_workload {
     size_t fetch_cap;
     fbw_ring wait;              /* requests whose reply binds a handle, oldest first */
     /* results and timing */
-    struct pcaptool_wl_slot *slot;   /* per statement slot: prepare, current execute, row format */
+    struct pcaptool_wl_slot *slot; /* per statement slot: prepare, current execute, row format */
     size_t slot_cap;
     fbw_ring info_wait;         /* op_info_sql requests in flight (int): slot asking, or 0 */
     int fetching;               /* slot of the latest op_fetch / op_execute2 (rows go there) */
@@ -162,7 +162,7 @@ typedef struct pcaptool_workload {
     uint64_t now;               /* capture time of the packet being handled */
     uint64_t t_detach;          /* capture time of the client's op_detach (0 if none) */
     /* blob ids seen in fetched rows -> execute step, row and column (open addressing) */
-    struct pcaptool_wl_bid *bids;    /* at most FBW_WL_BIDS_MAX: then it starts over (bids_forgot) */
+    struct pcaptool_wl_bid *bids; /* at most FBW_WL_BIDS_MAX: then it starts over (bids_forgot) */
     size_t nbids, bids_cap;
     int bids_forgot;
     uint64_t late;              /* streaming: replies about steps already handed on (rows, record
@@ -176,8 +176,8 @@ typedef struct pcaptool_workload {
 void pcaptool_workload_init(pcaptool_workload *w);
 void pcaptool_workload_free(pcaptool_workload *w);
 /* What one decoded packet means; call it from the fbw_dec callback for every packet. */
-void pcaptool_workload_packet(pcaptool_workload *w, const fbw_dec *d, int from_client, const fbw_pkt *p,
-                         uint64_t ts_ns);
+void pcaptool_workload_packet(pcaptool_workload *w, const fbw_dec *d, int from_client,
+                              const fbw_pkt *p, uint64_t ts_ns);
 /* FNV-1a 64 over bytes, continuing from h (start with FBW_FNV_BASIS); the blob contents hash. */
 #define FBW_FNV_BASIS 1469598103934665603u
 uint64_t pcaptool_fnv(uint64_t h, const uint8_t *p, size_t n);
