@@ -28,19 +28,19 @@
 #include <string.h>
 #include <strings.h>
 
-static int iso_of(fbw_be_isolation i)
+static int iso_of(sbdrv_be_isolation i)
 {
     switch (i) {
-    case FBW_BE_ISO_READ_COMMITTED_NOREC: return FBW_ISO_READ_COMMITTED_NO_REC;
-    case FBW_BE_ISO_READ_CONSISTENCY: return FBW_ISO_READ_CONSISTENCY;
-    case FBW_BE_ISO_SNAPSHOT: return FBW_ISO_SNAPSHOT;
-    case FBW_BE_ISO_SERIALIZABLE: return FBW_ISO_SERIALIZABLE;
+    case SBDRV_BE_ISO_READ_COMMITTED_NOREC: return FBW_ISO_READ_COMMITTED_NO_REC;
+    case SBDRV_BE_ISO_READ_CONSISTENCY: return FBW_ISO_READ_CONSISTENCY;
+    case SBDRV_BE_ISO_SNAPSHOT: return FBW_ISO_SNAPSHOT;
+    case SBDRV_BE_ISO_SERIALIZABLE: return FBW_ISO_SERIALIZABLE;
     default: return FBW_ISO_READ_COMMITTED;
     }
 }
 
 /* Copy the client's error, or the connection's when the client has none. */
-int fbw_bew_fail(fbw_be_conn *c, int rc, fbw_err *err)
+int be_fbwire_fail(sbdrv_be_conn *c, int rc, fbw_err *err)
 {
     const fbw_err *e = fbw_client_error(c->cl);
     if (e->code == FBW_OK)
@@ -65,16 +65,16 @@ int fbw_bew_fail(fbw_be_conn *c, int rc, fbw_err *err)
 }
 
 /* A server error of a request becomes the operation's error. */
-int fbw_bew_server_error(const fbw_err *e, fbw_err *err)
+int be_fbwire_server_error(const fbw_err *e, fbw_err *err)
 {
     *err = *e;
     return e->code;
 }
 
-int fbw_bew_wait_all(fbw_be_conn *c, fbw_err *err)
+int be_fbwire_wait_all(sbdrv_be_conn *c, fbw_err *err)
 {
     int rc = fbw_client_wait(c->cl);
-    return rc ? fbw_bew_fail(c, rc, err) : FBW_OK;
+    return rc ? be_fbwire_fail(c, rc, err) : FBW_OK;
 }
 
 typedef struct queued {
@@ -82,10 +82,10 @@ typedef struct queued {
     void *arg;
 } queued;
 
-int fbw_bew_run(fbw_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err)
+int be_fbwire_run(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err)
 {
     int rc = fbw_client_run(c->cl, fn, arg);
-    return rc ? fbw_bew_fail(c, rc, err) : FBW_OK;
+    return rc ? be_fbwire_fail(c, rc, err) : FBW_OK;
 }
 
 /* ---- connect ---- */
@@ -96,10 +96,10 @@ static int fbwire_global_init(fbw_err *err)
     return FBW_OK;
 }
 
-static int open_conn(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw_err *err)
+static int open_conn(const sbdrv_be_conf *conf, int create, sbdrv_be_conn **out, fbw_err *err)
 {
     *out = NULL;
-    fbw_be_conn *c = calloc(1, sizeof *c);
+    sbdrv_be_conn *c = calloc(1, sizeof *c);
     if (!c)
         return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     c->conf = conf;
@@ -155,21 +155,21 @@ static int open_conn(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw
     return FBW_OK;
 }
 
-static int fbwire_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+static int fbwire_connect(const sbdrv_be_conf *conf, sbdrv_be_conn **out, fbw_err *err)
 {
     return open_conn(conf, 0, out, err);
 }
 
-static int fbwire_create(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+static int fbwire_create(const sbdrv_be_conf *conf, sbdrv_be_conn **out, fbw_err *err)
 {
     return open_conn(conf, 1, out, err);
 }
 
-static void fbwire_disconnect(fbw_be_conn *c)
+static void fbwire_disconnect(sbdrv_be_conn *c)
 {
     if (!c)
         return;
-    fbw_bew_release_query(c);
+    be_fbwire_release_query(c);
     if (fbw_conn_get_state(c->c) == FBW_CS_READY) {
         if (tx_live(&c->exp))
             fbw_tx_rollback(&c->exp);
@@ -185,37 +185,37 @@ static void fbwire_disconnect(fbw_be_conn *c)
     free(c);
 }
 
-static int fbwire_stats(fbw_be_conn *c, fbw_stats *out, fbw_err *err)
+static int fbwire_stats(sbdrv_be_conn *c, fbw_stats *out, fbw_err *err)
 {
     (void)err;
     *out = *fbw_conn_stats(c->c);
     return FBW_OK;
 }
 
-static const fbw_stats *fbwire_stats_ref(fbw_be_conn *c) { return fbw_conn_stats(c->c); }
+static const fbw_stats *fbwire_stats_ref(sbdrv_be_conn *c) { return fbw_conn_stats(c->c); }
 
 /* The library follows every request that may commit (fbw_conn_outcome_unknown). */
-static int fbwire_outcome_unknown(fbw_be_conn *c)
+static int fbwire_outcome_unknown(sbdrv_be_conn *c)
 {
     return c && c->c ? fbw_conn_outcome_unknown(c->c) : -1;
 }
 
-const fbw_backend fbw_backend_fbwire = {
+const sbdrv_backend sbdrv_backend_fbwire = {
     .name = "fbwire",
     .global_init = fbwire_global_init,
     .connect = fbwire_connect,
     .create = fbwire_create,
     .disconnect = fbwire_disconnect,
-    .begin = fbw_bew_begin,
-    .commit = fbw_bew_commit,
-    .rollback = fbw_bew_rollback,
-    .prepare = fbw_bew_prepare,
-    .param_count = fbw_bew_param_count,
-    .execute = fbw_bew_execute,
-    .close = fbw_bew_close,
-    .exec = fbw_bew_exec,
-    .bulk_insert = fbw_bew_bulk_insert,
-    .fetch_rows = fbw_bew_fetch_rows,
+    .begin = be_fbwire_begin,
+    .commit = be_fbwire_commit,
+    .rollback = be_fbwire_rollback,
+    .prepare = be_fbwire_prepare,
+    .param_count = be_fbwire_param_count,
+    .execute = be_fbwire_execute,
+    .close = be_fbwire_close,
+    .exec = be_fbwire_exec,
+    .bulk_insert = be_fbwire_bulk_insert,
+    .fetch_rows = be_fbwire_fetch_rows,
     .stats = fbwire_stats,
     .stats_ref = fbwire_stats_ref,
     .outcome_unknown = fbwire_outcome_unknown,

@@ -7,8 +7,8 @@
  *   be_fbwire_stmt.c  statements: prepare, binding, results, the unprepared fast path
  *   be_fbwire_pipe.c  pipelined transactions on the library's pipeline mode (wire/pipe.h)
  *   be_fbwire_bulk.c  multi-row INSERT: pipelined single-row executes, or the batch API */
-#ifndef FBW_BE_FBWIRE_H
-#define FBW_BE_FBWIRE_H
+#ifndef BE_FBWIRE_H
+#define BE_FBWIRE_H
 
 #include "backend.h"
 
@@ -17,8 +17,8 @@
 #include "msgs.h" /* FBW_ISC_READ_ONLY_TRANS: a SELECT that writes, retried read-write */
 
 
-struct fbw_be_conn {
-    const fbw_be_conf *conf;
+struct sbdrv_be_conn {
+    const sbdrv_be_conf *conf;
     fbw_client *cl;
     fbw_conn *c;
     fbw_tx exp;          /* explicit transaction (BEGIN) */
@@ -31,15 +31,15 @@ struct fbw_be_conn {
     uint64_t shared_started_ms;
     fbw_tx_opts rw, ro, ac;
     fbw_buf text;        /* scratch for result text */
-    struct fbw_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */
+    struct sbdrv_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */
     /* pipelined transaction (--fbwire-pipeline=transaction): the library's pipeline (pipe.h) */
     fbw_pipe *pipe;
     unsigned reader;                 /* the latest execution's number: its rows may still be read */
-    struct fbw_be_stmt *reader_bs;
+    struct sbdrv_be_stmt *reader_bs;
 };
 
-struct fbw_be_stmt {
-    fbw_be_conn *c;
+struct sbdrv_be_stmt {
+    sbdrv_be_conn *c;
     fbw_stmt *s;
     unsigned nparams;
     fbw_value *vals;     /* nparams */
@@ -49,7 +49,7 @@ struct fbw_be_stmt {
 
 /* What one execution queues, depending on the transaction it runs in. */
 typedef struct exec_call {
-    fbw_be_stmt *bs;
+    sbdrv_be_stmt *bs;
     fbw_tx *tx;
     fbw_tx *end_first; /* commit this (the previous shared transaction) before starting tx */
     int start;         /* queue fbw_tx_start(tx, opts) first */
@@ -65,47 +65,47 @@ static inline int tx_live(const fbw_tx *t)
 }
 
 /* be_fbwire.c: errors and waits */
-int fbw_bew_fail(fbw_be_conn *c, int rc, fbw_err *err); /* the client's (or connection's) error */
-int fbw_bew_server_error(const fbw_err *e, fbw_err *err); /* a request's server error */
-int fbw_bew_wait_all(fbw_be_conn *c, fbw_err *err);
-int fbw_bew_run(fbw_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err);
+int be_fbwire_fail(sbdrv_be_conn *c, int rc, fbw_err *err); /* the client's (or connection's) error */
+int be_fbwire_server_error(const fbw_err *e, fbw_err *err); /* a request's server error */
+int be_fbwire_wait_all(sbdrv_be_conn *c, fbw_err *err);
+int be_fbwire_run(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err);
 
 /* be_fbwire_tx.c */
-int fbw_bew_end_tx(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err);
-int fbw_bew_end_checked(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err);
-int fbw_bew_prepare_tx(fbw_be_conn *c, fbw_tx **out, fbw_err *err);
-void fbw_bew_shared_plan(fbw_be_conn *c, exec_call *x, const fbw_tx_opts *opts);
-int fbw_bew_execute_bound(fbw_be_stmt *bs, fbw_be_result *res, int pipelinable, fbw_err *err);
-int fbw_bew_begin(fbw_be_conn *c, fbw_err *err);
-int fbw_bew_commit(fbw_be_conn *c, fbw_err *err);
-int fbw_bew_rollback(fbw_be_conn *c, fbw_err *err);
-int fbw_bew_execute(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_be_result *res,
+int be_fbwire_end_tx(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err);
+int be_fbwire_end_checked(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err);
+int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err);
+void be_fbwire_shared_plan(sbdrv_be_conn *c, exec_call *x, const fbw_tx_opts *opts);
+int be_fbwire_execute_bound(sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelinable, fbw_err *err);
+int be_fbwire_begin(sbdrv_be_conn *c, fbw_err *err);
+int be_fbwire_commit(sbdrv_be_conn *c, fbw_err *err);
+int be_fbwire_rollback(sbdrv_be_conn *c, fbw_err *err);
+int be_fbwire_execute(sbdrv_be_stmt *bs, const sbdrv_val *params, size_t n, sbdrv_be_result *res,
                     fbw_err *err);
 
 /* be_fbwire_stmt.c */
-void fbw_bew_stmt_free(fbw_be_stmt *bs);
-void fbw_bew_release_query(fbw_be_conn *c);
-int fbw_bew_bind_all(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_err *err);
-int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err);
-int fbw_bew_q_fetch(void *arg);
-int fbw_bew_execute_in(fbw_be_conn *c, exec_call *x, fbw_be_result *res, fbw_err *err);
-int fbw_bew_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out, fbw_err *err);
-unsigned fbw_bew_param_count(const fbw_be_stmt *s);
-void fbw_bew_close(fbw_be_stmt *s);
-int fbw_bew_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err);
+void be_fbwire_stmt_free(sbdrv_be_stmt *bs);
+void be_fbwire_release_query(sbdrv_be_conn *c);
+int be_fbwire_bind_all(sbdrv_be_stmt *bs, const sbdrv_val *params, size_t n, fbw_err *err);
+int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err);
+int be_fbwire_q_fetch(void *arg);
+int be_fbwire_execute_in(sbdrv_be_conn *c, exec_call *x, sbdrv_be_result *res, fbw_err *err);
+int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_stmt **out, fbw_err *err);
+unsigned be_fbwire_param_count(const sbdrv_be_stmt *s);
+void be_fbwire_close(sbdrv_be_stmt *s);
+int be_fbwire_exec(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_result *res, fbw_err *err);
 
 /* be_fbwire_pipe.c */
-int fbw_bew_pipe_on(const fbw_be_conn *c);
-int fbw_bew_pipe_kind(int st);
-int fbw_bew_pipe_sync(fbw_be_conn *c, fbw_err *err);
-void fbw_bew_pipe_reset(fbw_be_conn *c);
-int fbw_bew_pipe_settle(fbw_be_conn *c, fbw_err *err);
-int fbw_bew_pipe_execute(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err);
-int fbw_bew_pipe_commit(fbw_be_conn *c, fbw_err *err);
-int fbw_bew_fetch_rows(fbw_be_conn *c, fbw_be_result *res, fbw_err *err);
+int be_fbwire_pipe_on(const sbdrv_be_conn *c);
+int be_fbwire_pipe_kind(int st);
+int be_fbwire_pipe_sync(sbdrv_be_conn *c, fbw_err *err);
+void be_fbwire_pipe_reset(sbdrv_be_conn *c);
+int be_fbwire_pipe_settle(sbdrv_be_conn *c, fbw_err *err);
+int be_fbwire_pipe_execute(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err);
+int be_fbwire_pipe_commit(sbdrv_be_conn *c, fbw_err *err);
+int be_fbwire_fetch_rows(sbdrv_be_conn *c, sbdrv_be_result *res, fbw_err *err);
 
 /* be_fbwire_bulk.c */
-int fbw_bew_bulk_insert(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_result *res,
+int be_fbwire_bulk_insert(sbdrv_be_conn *c, const sbdrv_bulk_insert *b, sbdrv_be_result *res,
                         fbw_err *err);
 
 #endif

@@ -13,7 +13,7 @@
 /* ---- statements ---- */
 
 typedef struct prep_call {
-    fbw_be_stmt *bs;
+    sbdrv_be_stmt *bs;
     fbw_tx *tx;
     const char *sql;
     size_t len;
@@ -25,7 +25,7 @@ static int q_prepare(void *arg)
     return fbw_stmt_prepare(p->bs->s, p->tx, p->sql, p->len);
 }
 
-void fbw_bew_stmt_free(fbw_be_stmt *bs)
+void be_fbwire_stmt_free(sbdrv_be_stmt *bs)
 {
     if (!bs)
         return;
@@ -38,23 +38,23 @@ void fbw_bew_stmt_free(fbw_be_stmt *bs)
 /* The statement kept for unprepared DML stays prepared on the server, and Firebird counts the table
  * it names as in use (a DROP would fail). Any other statement releases it first: its DSQL_drop
  * rides in the same write as the new statement's requests. */
-void fbw_bew_release_query(fbw_be_conn *c)
+void be_fbwire_release_query(sbdrv_be_conn *c)
 {
-    fbw_bew_stmt_free(c->query);
+    be_fbwire_stmt_free(c->query);
     c->query = NULL;
 }
 
-int fbw_bew_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out,
+int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_stmt **out,
                           fbw_err *err)
 {
-    fbw_bew_release_query(c);
+    be_fbwire_release_query(c);
     *out = NULL;
     if (fbw_pipe_queued(c->pipe)) { /* a sync point; a queued statement's failure is reported later */
-        int rc = fbw_bew_pipe_sync(c, err);
+        int rc = be_fbwire_pipe_sync(c, err);
         if (rc)
             return rc;
     }
-    fbw_be_stmt *bs = calloc(1, sizeof *bs);
+    sbdrv_be_stmt *bs = calloc(1, sizeof *bs);
     if (!bs)
         return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     bs->c = c;
@@ -63,11 +63,11 @@ int fbw_bew_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **o
     int rc = fbw_stmt_new(c->c, &bs->s, err);
     prep_call p = {bs, NULL, sql, len};
     if (rc == FBW_OK)
-        rc = fbw_bew_prepare_tx(c, &p.tx, err);
+        rc = be_fbwire_prepare_tx(c, &p.tx, err);
     if (rc == FBW_OK)
-        rc = fbw_bew_run(c, q_prepare, &p, err);
+        rc = be_fbwire_run(c, q_prepare, &p, err);
     if (rc == FBW_OK && !fbw_stmt_prepared(bs->s))
-        rc = fbw_bew_server_error(fbw_stmt_error(bs->s), err);
+        rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK) {
         bs->nparams = fbw_stmt_input(bs->s)->n;
         size_t n = bs->nparams ? bs->nparams : 1;
@@ -77,26 +77,26 @@ int fbw_bew_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **o
             rc = fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     }
     if (rc) {
-        fbw_bew_stmt_free(bs);
+        be_fbwire_stmt_free(bs);
         return rc;
     }
     *out = bs;
     return FBW_OK;
 }
 
-unsigned fbw_bew_param_count(const fbw_be_stmt *s) { return s->nparams; }
+unsigned be_fbwire_param_count(const sbdrv_be_stmt *s) { return s->nparams; }
 
 static int is_text(const fbw_col *col) { return col->type == FBW_SQL_VARYING || col->type == FBW_SQL_TEXT; }
 
 /* One sysbench value for a described parameter: native where the types meet, else through the
  * canonical text parser (value.h), which rounds and range-checks like the server. */
-static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
+static int bind_one(sbdrv_be_stmt *bs, unsigned i, const sbdrv_val *v, fbw_err *err)
 {
     const fbw_col *col = &fbw_stmt_input(bs->s)->cols[i];
     fbw_value *x = &bs->vals[i];
     memset(x, 0, sizeof *x);
     x->type = col->type;
-    if (v->type == FBW_VAL_NULL) {
+    if (v->type == SBDRV_VAL_NULL) {
         x->is_null = 1;
         return FBW_OK;
     }
@@ -104,7 +104,7 @@ static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
         return FBW_OK;
     const char *text = v->s;
     size_t len = v->len;
-    if (v->type == FBW_VAL_INT64) {
+    if (v->type == SBDRV_VAL_INT64) {
         int exact = col->scale == 0 && (col->type == FBW_SQL_INT64 ||
                     (col->type == FBW_SQL_LONG && v->i >= INT32_MIN && v->i <= INT32_MAX) ||
                     (col->type == FBW_SQL_SHORT && v->i >= INT16_MIN && v->i <= INT16_MAX));
@@ -114,7 +114,7 @@ static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
         }
         len = (size_t)snprintf(bs->num[i], sizeof bs->num[i], "%lld", (long long)v->i);
         text = bs->num[i];
-    } else if (v->type == FBW_VAL_DOUBLE) {
+    } else if (v->type == SBDRV_VAL_DOUBLE) {
         if (col->type == FBW_SQL_DOUBLE) {
             x->u.f64 = v->d;
             return FBW_OK;
@@ -138,7 +138,7 @@ static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
     return fbw_value_from_text(col, text, len, x, err);
 }
 
-int fbw_bew_bind_all(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_err *err)
+int be_fbwire_bind_all(sbdrv_be_stmt *bs, const sbdrv_val *params, size_t n, fbw_err *err)
 {
     if (n != bs->nparams)
         return fbw_err_set(err, FBW_E_USAGE, "fbwire: %zu values for %u parameters", n, bs->nparams);
@@ -173,7 +173,7 @@ static size_t char_len(const fbw_col *col, const char *p, size_t n)
 }
 
 /* Rows as text cells (backend.h), in the canonical forms of value.h. */
-int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
+int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
 {
     const fbw_msgfmt *f = fbw_stmt_output(bs->s);
     size_t nrows = fbw_stmt_row_count(bs->s);
@@ -186,14 +186,14 @@ int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
         rc = fbw_stmt_row(bs->s, r, v, err);
         for (uint16_t i = 0; i < f->n && rc == FBW_OK; i++) {
             if (v[i].is_null) {
-                rc = fbw_be_result_add(res, NULL, 0, err);
+                rc = sbdrv_be_result_add(res, NULL, 0, err);
                 continue;
             }
             fbw_buf_reset(&bs->c->text);
             rc = fbw_value_to_text(&v[i], &f->cols[i], NULL, &bs->c->text, err);
             const char *t = bs->c->text.data ? (const char *)bs->c->text.data : "";
             if (rc == FBW_OK)
-                rc = fbw_be_result_add(res, t, char_len(&f->cols[i], t, bs->c->text.len), err);
+                rc = sbdrv_be_result_add(res, t, char_len(&f->cols[i], t, bs->c->text.len), err);
         }
     }
     if (v != vals)
@@ -232,41 +232,41 @@ static int q_execute(void *arg)
     return FBW_OK;
 }
 
-int fbw_bew_q_fetch(void *arg) { return fbw_stmt_fetch(arg); }
+int be_fbwire_q_fetch(void *arg) { return fbw_stmt_fetch(arg); }
 
 /* Execute in tx (queued as x says), fetch every row, fill res. */
-int fbw_bew_execute_in(fbw_be_conn *c, exec_call *x, fbw_be_result *res, fbw_err *err)
+int be_fbwire_execute_in(sbdrv_be_conn *c, exec_call *x, sbdrv_be_result *res, fbw_err *err)
 {
-    fbw_be_stmt *bs = x->bs;
-    int rc = fbw_bew_run(c, q_execute, x, err);
+    sbdrv_be_stmt *bs = x->bs;
+    int rc = be_fbwire_run(c, q_execute, x, err);
     while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
-        rc = fbw_bew_run(c, fbw_bew_q_fetch, bs->s, err);
+        rc = be_fbwire_run(c, be_fbwire_q_fetch, bs->s, err);
     if (rc)
         return rc;
     if (x->tx->err.code != FBW_OK && x->tx->state == FBW_TX_FAILED)
-        return fbw_bew_server_error(&x->tx->err, err);
+        return be_fbwire_server_error(&x->tx->err, err);
     if (fbw_stmt_error(bs->s)->code != FBW_OK)
-        return fbw_bew_server_error(fbw_stmt_error(bs->s), err);
+        return be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (fbw_stmt_has_cursor(bs->s) || fbw_stmt_output(bs->s)->n > 0) {
-        fbw_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
-        rc = fbw_bew_fill_result(bs, res, err);
+        sbdrv_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
+        rc = be_fbwire_fill_result(bs, res, err);
     }
     res->affected = fbw_stmt_affected(bs->s);
     return rc;
 }
 
-void fbw_bew_close(fbw_be_stmt *s)
+void be_fbwire_close(sbdrv_be_stmt *s)
 {
-    fbw_be_conn *c = s->c;
+    sbdrv_be_conn *c = s->c;
     if (fbw_pipe_queued(c->pipe)) { /* its queued executions are answered first (their errors kept) */
         fbw_err ignored;
-        fbw_bew_pipe_sync(c, &ignored);
+        be_fbwire_pipe_sync(c, &ignored);
     }
     if (c->reader_bs == s) {
         c->reader = 0;
         c->reader_bs = NULL;
     }
-    fbw_bew_stmt_free(s);
+    be_fbwire_stmt_free(s);
 }
 
 /* INSERT, UPDATE or DELETE text without parameters and without RETURNING: its execution has no
@@ -291,7 +291,7 @@ static int plain_dml(const char *sql, size_t len)
 }
 
 typedef struct fast_call {
-    fbw_be_stmt *bs;
+    sbdrv_be_stmt *bs;
     fbw_tx *ptx;      /* transaction to prepare in */
     const char *sql;
     size_t len;
@@ -333,10 +333,10 @@ static int q_fast(void *arg)
     return rc == FBW_E_USAGE && fbw_stmt_error(s)->code != FBW_E_USAGE ? FBW_OK : rc;
 }
 
-static int exec_fast(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err)
+static int exec_fast(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_result *res, fbw_err *err)
 {
     if (!c->query) {
-        fbw_be_stmt *bs = calloc(1, sizeof *bs);
+        sbdrv_be_stmt *bs = calloc(1, sizeof *bs);
         if (!bs)
             return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
         bs->c = c;
@@ -348,37 +348,37 @@ static int exec_fast(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result 
         c->query = bs;
     }
     fast_call k = {.bs = c->query, .sql = sql, .len = len};
-    int rc = fbw_bew_prepare_tx(c, &k.ptx, err);
+    int rc = be_fbwire_prepare_tx(c, &k.ptx, err);
     if (rc == FBW_OK) {
         if (c->exp_open)
             k.x.tx = &c->exp;
         else
-            fbw_bew_shared_plan(c, &k.x, &c->ac);
-        rc = fbw_bew_run(c, q_fast, &k, err);
+            be_fbwire_shared_plan(c, &k.x, &c->ac);
+        rc = be_fbwire_run(c, q_fast, &k, err);
     }
     fbw_stmt *s = c->query->s;
     if (rc == FBW_OK && fbw_stmt_error(s)->code != FBW_OK)
-        rc = fbw_bew_server_error(fbw_stmt_error(s), err);
+        rc = be_fbwire_server_error(fbw_stmt_error(s), err);
     if (rc == FBW_OK)
         res->affected = fbw_stmt_affected(s);
     return rc;
 }
 
-int fbw_bew_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err)
+int be_fbwire_exec(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_result *res, fbw_err *err)
 {
-    fbw_be_result_reset(res);
-    int prc = fbw_bew_pipe_settle(c, err); /* SQL text is not pipelined: a sync point */
+    sbdrv_be_result_reset(res);
+    int prc = be_fbwire_pipe_settle(c, err); /* SQL text is not pipelined: a sync point */
     if (prc)
         return prc;
-    if (plain_dml(sql, len) && (c->exp_open || c->conf->autocommit == FBW_AC_SHARED))
+    if (plain_dml(sql, len) && (c->exp_open || c->conf->autocommit == SBDRV_AC_SHARED))
         return exec_fast(c, sql, len, res, err);
-    fbw_bew_release_query(c);
-    fbw_be_stmt *bs = NULL;
-    int rc = fbw_bew_prepare(c, sql, len, &bs, err);
+    be_fbwire_release_query(c);
+    sbdrv_be_stmt *bs = NULL;
+    int rc = be_fbwire_prepare(c, sql, len, &bs, err);
     if (rc == FBW_OK)
         rc = bs->nparams ? fbw_err_set(err, FBW_E_USAGE, "fbwire: statement has parameters")
-                         : fbw_bew_execute_bound(bs, res, 0, err);
-    fbw_bew_stmt_free(bs);
+                         : be_fbwire_execute_bound(bs, res, 0, err);
+    be_fbwire_stmt_free(bs);
     return rc;
 }
 

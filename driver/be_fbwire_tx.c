@@ -16,28 +16,28 @@ static uint64_t now_ms(void)
 
 /* ---- explicit transactions ---- */
 
-int fbw_bew_end_tx(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
+int be_fbwire_end_tx(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
 {
     if (!tx_live(t))
         return FBW_OK;
     int rc = commit ? fbw_tx_commit(t) : fbw_tx_rollback(t);
     if (rc == FBW_OK)
-        rc = fbw_bew_wait_all(c, err);
+        rc = be_fbwire_wait_all(c, err);
     else
-        rc = fbw_bew_fail(c, rc, err);
-    return rc ? rc : fbw_bew_end_checked(c, t, commit, err);
+        rc = be_fbwire_fail(c, rc, err);
+    return rc ? rc : be_fbwire_end_checked(c, t, commit, err);
 }
 
 /* The end of t was answered: its own error, and a failed commit rolled back. */
-int fbw_bew_end_checked(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
+int be_fbwire_end_checked(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
 {
     int rc;
     if (t->err.code != FBW_OK) {
-        rc = fbw_bew_server_error(&t->err, err);
+        rc = be_fbwire_server_error(&t->err, err);
         if (commit && tx_live(t)) { /* a failed commit leaves nothing open: roll back */
             fbw_tx_rollback(t);
             fbw_err keep = *err;
-            fbw_bew_wait_all(c, err);
+            be_fbwire_wait_all(c, err);
             *err = keep;
         }
         return rc;
@@ -45,42 +45,42 @@ int fbw_bew_end_checked(fbw_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
     return FBW_OK;
 }
 
-int fbw_bew_begin(fbw_be_conn *c, fbw_err *err)
+int be_fbwire_begin(sbdrv_be_conn *c, fbw_err *err)
 {
-    int rc = fbw_bew_commit(c, err);
+    int rc = be_fbwire_commit(c, err);
     if (rc)
         return rc;
     /* Queued only: op_transaction goes out with the transaction's first statement. */
     rc = fbw_tx_start(&c->exp, &c->rw);
     if (rc)
-        return fbw_bew_fail(c, rc, err);
+        return be_fbwire_fail(c, rc, err);
     c->exp_open = 1;
     return FBW_OK;
 }
 
-int fbw_bew_commit(fbw_be_conn *c, fbw_err *err)
+int be_fbwire_commit(sbdrv_be_conn *c, fbw_err *err)
 {
-    int pipelined = c->conf->pipeline == FBW_PIPE_TRANSACTION && c->exp_open;
+    int pipelined = c->conf->pipeline == SBDRV_PIPE_TRANSACTION && c->exp_open;
     c->exp_open = 0;
-    return pipelined ? fbw_bew_pipe_commit(c, err) : fbw_bew_end_tx(c, &c->exp, 1, err);
+    return pipelined ? be_fbwire_pipe_commit(c, err) : be_fbwire_end_tx(c, &c->exp, 1, err);
 }
 
-int fbw_bew_rollback(fbw_be_conn *c, fbw_err *err)
+int be_fbwire_rollback(sbdrv_be_conn *c, fbw_err *err)
 {
     c->exp_open = 0;
-    if (c->conf->pipeline == FBW_PIPE_TRANSACTION) {
+    if (c->conf->pipeline == SBDRV_PIPE_TRANSACTION) {
         int rc = fbw_pipe_rollback(c->pipe, err); /* also answers whatever was queued */
-        fbw_bew_pipe_reset(c);
+        be_fbwire_pipe_reset(c);
         return rc;
     }
-    return fbw_bew_end_tx(c, &c->exp, 0, err);
+    return be_fbwire_end_tx(c, &c->exp, 0, err);
 }
 
 /* The transaction a prepare runs in: Firebird 3 refuses to prepare without one ("invalid
  * transaction handle (expecting explicit transaction start)"). Outside BEGIN that is the shared
  * transaction (read-only in pipelined and per-statement mode: prepare only reads metadata),
  * started here when none is live; the statement may later execute in any transaction. */
-int fbw_bew_prepare_tx(fbw_be_conn *c, fbw_tx **out, fbw_err *err)
+int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
 {
     *out = &c->exp;
     if (c->exp_open) {
@@ -88,19 +88,19 @@ int fbw_bew_prepare_tx(fbw_be_conn *c, fbw_tx **out, fbw_err *err)
          * 0xFFFF shorthand, so the start is answered first (no cost: it had to go anyway). */
         if (c->exp.state != FBW_TX_STARTING)
             return FBW_OK;
-        int rc = fbw_bew_wait_all(c, err);
+        int rc = be_fbwire_wait_all(c, err);
         return rc                              ? rc
                : c->exp.state == FBW_TX_ACTIVE ? FBW_OK
-                                               : fbw_bew_server_error(&c->exp.err, err);
+                                               : be_fbwire_server_error(&c->exp.err, err);
     }
     fbw_tx *t = &c->shared[c->cur];
     if (!tx_live(t)) {
-        int rc = fbw_tx_start(t, c->conf->autocommit == FBW_AC_SHARED ? &c->ac : &c->ro);
-        rc = rc ? fbw_bew_fail(c, rc, err) : fbw_bew_wait_all(c, err);
+        int rc = fbw_tx_start(t, c->conf->autocommit == SBDRV_AC_SHARED ? &c->ac : &c->ro);
+        rc = rc ? be_fbwire_fail(c, rc, err) : be_fbwire_wait_all(c, err);
         if (rc)
             return rc;
         if (t->state != FBW_TX_ACTIVE)
-            return fbw_bew_server_error(&t->err, err);
+            return be_fbwire_server_error(&t->err, err);
         c->shared_count = 0;
         c->shared_started_ms = now_ms();
     }
@@ -109,9 +109,9 @@ int fbw_bew_prepare_tx(fbw_be_conn *c, fbw_tx **out, fbw_err *err)
 }
 
 /* The shared (or read-only) transaction, restarted when it has run long enough. */
-void fbw_bew_shared_plan(fbw_be_conn *c, exec_call *x, const fbw_tx_opts *opts)
+void be_fbwire_shared_plan(sbdrv_be_conn *c, exec_call *x, const fbw_tx_opts *opts)
 {
-    const fbw_be_conf *f = c->conf;
+    const sbdrv_be_conf *f = c->conf;
     fbw_tx *live = &c->shared[c->cur];
     x->opts = opts;
     if (tx_live(live)) {
@@ -131,7 +131,7 @@ void fbw_bew_shared_plan(fbw_be_conn *c, exec_call *x, const fbw_tx_opts *opts)
     c->shared_started_ms = now_ms();
 }
 
-static int execute_own(fbw_be_conn *c, fbw_be_stmt *bs, fbw_be_result *res, int pipelined,
+static int execute_own(sbdrv_be_conn *c, sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelined,
                        fbw_err *err)
 {
     exec_call x = {.bs = bs, .tx = &c->own, .start = 1, .opts = &c->rw};
@@ -147,52 +147,52 @@ static int execute_own(fbw_be_conn *c, fbw_be_stmt *bs, fbw_be_result *res, int 
     if (!pipelined) {
         int rc = fbw_tx_start(&c->own, &c->rw);
         if (rc == FBW_OK)
-            rc = fbw_bew_wait_all(c, err);
+            rc = be_fbwire_wait_all(c, err);
         else
-            rc = fbw_bew_fail(c, rc, err);
+            rc = be_fbwire_fail(c, rc, err);
         if (rc)
             return rc;
         if (c->own.state != FBW_TX_ACTIVE)
-            return fbw_bew_server_error(&c->own.err, err);
+            return be_fbwire_server_error(&c->own.err, err);
         x.start = 0;
     }
-    int rc = fbw_bew_execute_in(c, &x, res, err);
+    int rc = be_fbwire_execute_in(c, &x, res, err);
     if (x.commit_after) {
         if (rc == FBW_OK && c->own.err.code != FBW_OK)
-            rc = fbw_bew_server_error(&c->own.err, err); /* the commit itself failed */
+            rc = be_fbwire_server_error(&c->own.err, err); /* the commit itself failed */
         if (tx_live(&c->own)) {             /* it failed: nothing may stay open */
             fbw_err keep = *err;
-            fbw_bew_end_tx(c, &c->own, 0, err);
+            be_fbwire_end_tx(c, &c->own, 0, err);
             *err = keep;
         }
         return rc;
     }
     if (rc == FBW_OK)
-        return fbw_bew_end_tx(c, &c->own, 1, err);
+        return be_fbwire_end_tx(c, &c->own, 1, err);
     fbw_err keep = *err;
-    if (!fbw_be_conn_lost(rc, err))
-        fbw_bew_end_tx(c, &c->own, 0, err);
+    if (!sbdrv_be_conn_lost(rc, err))
+        be_fbwire_end_tx(c, &c->own, 0, err);
     *err = keep;
     return rc;
 }
 
 /* pipelinable: a prepared statement of the script (SQL text, prepared and freed within one
  * call, always waits). */
-int fbw_bew_execute_bound(fbw_be_stmt *bs, fbw_be_result *res, int pipelinable, fbw_err *err)
+int be_fbwire_execute_bound(sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelinable, fbw_err *err)
 {
-    fbw_be_conn *c = bs->c;
-    fbw_be_result_reset(res);
+    sbdrv_be_conn *c = bs->c;
+    sbdrv_be_result_reset(res);
     if (c->exp_open) {
-        if (pipelinable && fbw_bew_pipe_on(c) && fbw_bew_pipe_kind(fbw_stmt_type(bs->s)))
-            return fbw_bew_pipe_execute(bs, res, err);
-        int rc = fbw_bew_pipe_settle(c, err);
+        if (pipelinable && be_fbwire_pipe_on(c) && be_fbwire_pipe_kind(fbw_stmt_type(bs->s)))
+            return be_fbwire_pipe_execute(bs, res, err);
+        int rc = be_fbwire_pipe_settle(c, err);
         if (rc)
             return rc;
         exec_call x = {.bs = bs, .tx = &c->exp};
-        return fbw_bew_execute_in(c, &x, res, err);
+        return be_fbwire_execute_in(c, &x, res, err);
     }
     switch (c->conf->autocommit) {
-    case FBW_AC_SHARED: {
+    case SBDRV_AC_SHARED: {
         /* DDL (and EXECUTE BLOCK, which the dialect uses for IF [NOT] EXISTS) cannot share the
          * transaction that used the tables: it runs in its own one, started, executed and
          * committed in one write together with the commit of the shared transaction. */
@@ -200,17 +200,17 @@ int fbw_bew_execute_bound(fbw_be_stmt *bs, fbw_be_result *res, int pipelinable, 
         if (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE)
             return execute_own(c, bs, res, 1, err);
         exec_call x = {.bs = bs};
-        fbw_bew_shared_plan(c, &x, &c->ac);
-        return fbw_bew_execute_in(c, &x, res, err);
+        be_fbwire_shared_plan(c, &x, &c->ac);
+        return be_fbwire_execute_in(c, &x, res, err);
     }
-    case FBW_AC_PIPELINED:
+    case SBDRV_AC_PIPELINED:
         if (fbw_stmt_type(bs->s) == FBW_STMT_SELECT) {
             exec_call x = {.bs = bs};
-            fbw_bew_shared_plan(c, &x, &c->ro);
-            int rc = fbw_bew_execute_in(c, &x, res, err);
+            be_fbwire_shared_plan(c, &x, &c->ro);
+            int rc = be_fbwire_execute_in(c, &x, res, err);
             if (rc != FBW_E_SERVER || err->ngds == 0 || err->gds[0] != FBW_ISC_READ_ONLY_TRANS)
                 return rc;
-            fbw_be_result_reset(res); /* a SELECT that writes (a procedure): read-write after all */
+            sbdrv_be_result_reset(res); /* a SELECT that writes (a procedure): read-write after all */
         }
         return execute_own(c, bs, res, 1, err);
     default:
@@ -218,10 +218,10 @@ int fbw_bew_execute_bound(fbw_be_stmt *bs, fbw_be_result *res, int pipelinable, 
     }
 }
 
-int fbw_bew_execute(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_be_result *res,
+int be_fbwire_execute(sbdrv_be_stmt *bs, const sbdrv_val *params, size_t n, sbdrv_be_result *res,
                           fbw_err *err)
 {
-    int rc = fbw_bew_bind_all(bs, params, n, err);
-    return rc ? rc : fbw_bew_execute_bound(bs, res, 1, err);
+    int rc = be_fbwire_bind_all(bs, params, n, err);
+    return rc ? rc : be_fbwire_execute_bound(bs, res, 1, err);
 }
 
