@@ -2,7 +2,12 @@
 /* be_fbwire_bulk.c - the native backend's multi-row INSERT: the batch API on protocol 16+, else
  * single-row executes queued in chunks; inside BEGIN under a savepoint, else in a transaction of
  * its own. */
-#include "be_fbwire.h"
+#include "be_fbwire_bulk.h"
+
+#include "be_fbwire_pipe.h"
+#include "be_fbwire_stmt.h"
+#include "be_fbwire_tx.h"
+#include "batch.h"
 
 #include <string.h>
 
@@ -39,11 +44,7 @@ static int q_bulk(void *arg)
 static int immediate(sbdrv_be_conn *c, fbw_tx *t, const char *sql, fbw_err *err)
 {
     fbw_exec_result r;
-    int rc = fbw_exec_immediate(c->c, t, sql, strlen(sql), &r);
-    if (rc == FBW_OK)
-        rc = be_fbwire_wait_all(c, err);
-    else
-        rc = be_fbwire_fail(c, rc, err);
+    int rc = be_fbwire_wait_queued(c, fbw_exec_immediate(c->c, t, sql, strlen(sql), &r), err);
     if (rc == FBW_OK && r.err.code != FBW_OK)
         rc = be_fbwire_server_error(&r.err, err);
     return rc;
@@ -187,12 +188,6 @@ int be_fbwire_bulk_insert(sbdrv_be_conn *c, const sbdrv_bulk_insert *b, sbdrv_be
         }
         return rc;
     }
-    if (rc == FBW_OK)
-        return be_fbwire_end_tx(c, tx, 1, err);
-    fbw_err keep = *err;
-    if (!sbdrv_be_conn_lost(rc, err))
-        be_fbwire_end_tx(c, tx, 0, err);
-    *err = keep;
-    return rc;
+    return be_fbwire_end_own(c, tx, rc, err);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* be_fbwire_pipe.c - the native backend's pipelined transactions (--fbwire-pipeline=transaction):
  * a thin user of the library's pipeline mode (wire/pipe.h), which holds the engine. */
-#include "be_fbwire.h"
+#include "be_fbwire_pipe.h"
 
 /* ---- pipelined transactions (--fbwire-pipeline=transaction) ----
  * Inside BEGIN ... COMMIT an execution of a prepared SELECT, INSERT, UPDATE or DELETE goes into the
@@ -35,7 +35,7 @@ static int pipe_error(const sbdrv_be_conn *c, fbw_err *err)
 }
 
 /* The transaction ended (the pipeline forgot it): no result is left to read. */
-void be_fbwire_pipe_reset(sbdrv_be_conn *c)
+static void pipe_reset(sbdrv_be_conn *c)
 {
     c->reader = 0;
     c->reader_bs = NULL;
@@ -78,30 +78,20 @@ int be_fbwire_pipe_execute(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err
 }
 
 /* The script reads the latest result: a sync point. */
-int be_fbwire_fetch_rows(sbdrv_be_conn *c, sbdrv_be_result *res, fbw_err *err)
+int be_fbwire_pipe_reader(sbdrv_be_conn *c, sbdrv_be_stmt **bs, uint64_t *affected, fbw_err *err)
 {
-    if (!res->deferred)
-        return FBW_OK;
-    res->deferred = 0;
     unsigned k = c->reader;
-    sbdrv_be_stmt *bs = c->reader_bs;
+    *bs = c->reader_bs;
     int rc = be_fbwire_pipe_sync(c, err);
     if (rc)
         return rc;
     const fbw_exec_out *e = k ? fbw_pipe_result(c->pipe, k) : NULL;
-    if (!e || !bs)
+    if (!e || !*bs)
         return fbw_err_set(err, FBW_E_USAGE, "fbwire: no pipelined result to read");
     if (pipe_failed(c))
         return pipe_error(c, err);
-    while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
-        /* more rows than the first fetch brought */
-        rc = be_fbwire_run(c, be_fbwire_q_fetch, bs->s, err);
-    if (rc == FBW_OK && fbw_stmt_error(bs->s)->code != FBW_OK)
-        rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
-    if (rc == FBW_OK && res->has_set)
-        rc = be_fbwire_fill_result(bs, res, err);
-    res->affected = e->affected;
-    return rc;
+    *affected = e->affected;
+    return FBW_OK;
 }
 
 /* COMMIT of a pipelined transaction (a sync point): the library's rules (pipe.h) decide whether
@@ -109,7 +99,13 @@ int be_fbwire_fetch_rows(sbdrv_be_conn *c, sbdrv_be_result *res, fbw_err *err)
 int be_fbwire_pipe_commit(sbdrv_be_conn *c, fbw_err *err)
 {
     int rc = fbw_pipe_commit(c->pipe, err);
-    be_fbwire_pipe_reset(c);
+    pipe_reset(c);
     return rc;
 }
 
+int be_fbwire_pipe_rollback(sbdrv_be_conn *c, fbw_err *err)
+{
+    int rc = fbw_pipe_rollback(c->pipe, err); /* also answers whatever was queued */
+    pipe_reset(c);
+    return rc;
+}

@@ -2,7 +2,10 @@
 /* be_fbwire_stmt.c - the native backend's statements: prepare (in the transaction prepare_tx
  * picks), binding sysbench values to described parameters, results as text cells, execution and
  * fetch, and the unprepared fast path for plain INSERT/UPDATE/DELETE text. */
-#include "be_fbwire.h"
+#include "be_fbwire_stmt.h"
+
+#include "be_fbwire_tx.h"
+#include "msgs.h" /* FBW_ISC_READ_ONLY_TRANS: a SELECT that writes, retried read-write */
 
 #include <ctype.h>
 #include <stdio.h>
@@ -23,25 +26,6 @@ static int q_prepare(void *arg)
 {
     prep_call *p = arg;
     return fbw_stmt_prepare(p->bs->s, p->tx, p->sql, p->len);
-}
-
-void be_fbwire_stmt_free(sbdrv_be_stmt *bs)
-{
-    if (!bs)
-        return;
-    fbw_stmt_free(bs->s);
-    free(bs->vals);
-    free(bs->num);
-    free(bs);
-}
-
-/* The statement kept for unprepared DML stays prepared on the server, and Firebird counts the table
- * it names as in use (a DROP would fail). Any other statement releases it first: its DSQL_drop
- * rides in the same write as the new statement's requests. */
-void be_fbwire_release_query(sbdrv_be_conn *c)
-{
-    be_fbwire_stmt_free(c->query);
-    c->query = NULL;
 }
 
 int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_stmt **out,
@@ -173,7 +157,7 @@ static size_t char_len(const fbw_col *col, const char *p, size_t n)
 }
 
 /* Rows as text cells (backend.h), in the canonical forms of value.h. */
-int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
+static int fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
 {
     const fbw_msgfmt *f = fbw_stmt_output(bs->s);
     size_t nrows = fbw_stmt_row_count(bs->s);
@@ -204,7 +188,7 @@ int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
 
 static int q_execute(void *arg)
 {
-    exec_call *x = arg;
+    be_fbwire_exec_plan *x = arg;
     int rc;
     if (!x->queued) {
         if (x->end_first) {
@@ -232,15 +216,15 @@ static int q_execute(void *arg)
     return FBW_OK;
 }
 
-int be_fbwire_q_fetch(void *arg) { return fbw_stmt_fetch(arg); }
+static int q_fetch(void *arg) { return fbw_stmt_fetch(arg); }
 
 /* Execute in tx (queued as x says), fetch every row, fill res. */
-int be_fbwire_execute_in(sbdrv_be_conn *c, exec_call *x, sbdrv_be_result *res, fbw_err *err)
+static int execute_in(sbdrv_be_conn *c, be_fbwire_exec_plan *x, sbdrv_be_result *res, fbw_err *err)
 {
     sbdrv_be_stmt *bs = x->bs;
     int rc = be_fbwire_run(c, q_execute, x, err);
     while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
-        rc = be_fbwire_run(c, be_fbwire_q_fetch, bs->s, err);
+        rc = be_fbwire_run(c, q_fetch, bs->s, err);
     if (rc)
         return rc;
     if (x->tx->err.code != FBW_OK && x->tx->state == FBW_TX_FAILED)
@@ -249,9 +233,117 @@ int be_fbwire_execute_in(sbdrv_be_conn *c, exec_call *x, sbdrv_be_result *res, f
         return be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (fbw_stmt_has_cursor(bs->s) || fbw_stmt_output(bs->s)->n > 0) {
         sbdrv_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
-        rc = be_fbwire_fill_result(bs, res, err);
+        rc = fill_result(bs, res, err);
     }
     res->affected = fbw_stmt_affected(bs->s);
+    return rc;
+}
+
+/* ---- where an execution runs ---- */
+
+static int execute_own(sbdrv_be_conn *c, sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelined,
+                       fbw_err *err)
+{
+    be_fbwire_exec_plan x = {.bs = bs, .tx = &c->own, .start = 1, .opts = &c->rw};
+    int cursor = fbw_stmt_has_cursor(bs->s);
+    /* Firebird counts every table a transaction's statements touched as in use until it ends,
+     * so DDL (or an EXECUTE BLOCK doing DDL) fails with "object ... is in use" while the
+     * read-only transaction of earlier SELECTs lives: commit that one in the same write. */
+    int st = fbw_stmt_type(bs->s);
+    if (pipelined && (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE) &&
+        tx_live(&c->shared[c->cur]))
+        x.end_first = &c->shared[c->cur];
+    x.commit_after = pipelined && !cursor; /* a cursor must be read to its end before commit */
+    if (!pipelined) {
+        int rc = be_fbwire_wait_queued(c, fbw_tx_start(&c->own, &c->rw), err);
+        if (rc)
+            return rc;
+        if (c->own.state != FBW_TX_ACTIVE)
+            return be_fbwire_server_error(&c->own.err, err);
+        x.start = 0;
+    }
+    int rc = execute_in(c, &x, res, err);
+    if (x.commit_after) {
+        if (rc == FBW_OK && c->own.err.code != FBW_OK)
+            rc = be_fbwire_server_error(&c->own.err, err); /* the commit itself failed */
+        if (tx_live(&c->own)) {             /* it failed: nothing may stay open */
+            fbw_err keep = *err;
+            be_fbwire_end_tx(c, &c->own, 0, err);
+            *err = keep;
+        }
+        return rc;
+    }
+    return be_fbwire_end_own(c, &c->own, rc, err);
+}
+
+/* pipelinable: a prepared statement of the script (SQL text, prepared and freed within one
+ * call, always waits). */
+static int execute_bound(sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelinable, fbw_err *err)
+{
+    sbdrv_be_conn *c = bs->c;
+    sbdrv_be_result_reset(res);
+    if (c->exp_open) {
+        if (pipelinable && be_fbwire_pipe_on(c) && be_fbwire_pipe_kind(fbw_stmt_type(bs->s)))
+            return be_fbwire_pipe_execute(bs, res, err);
+        int rc = be_fbwire_pipe_settle(c, err);
+        if (rc)
+            return rc;
+        be_fbwire_exec_plan x = {.bs = bs, .tx = &c->exp};
+        return execute_in(c, &x, res, err);
+    }
+    switch (c->conf->autocommit) {
+    case SBDRV_AC_SHARED: {
+        /* DDL (and EXECUTE BLOCK, which the dialect uses for IF [NOT] EXISTS) cannot share the
+         * transaction that used the tables: it runs in its own one, started, executed and
+         * committed in one write together with the commit of the shared transaction. */
+        int st = fbw_stmt_type(bs->s);
+        if (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE)
+            return execute_own(c, bs, res, 1, err);
+        be_fbwire_exec_plan x = {.bs = bs};
+        be_fbwire_shared_plan(c, &x, &c->ac);
+        return execute_in(c, &x, res, err);
+    }
+    case SBDRV_AC_PIPELINED:
+        if (fbw_stmt_type(bs->s) == FBW_STMT_SELECT) {
+            be_fbwire_exec_plan x = {.bs = bs};
+            be_fbwire_shared_plan(c, &x, &c->ro);
+            int rc = execute_in(c, &x, res, err);
+            if (rc != FBW_E_SERVER || err->ngds == 0 || err->gds[0] != FBW_ISC_READ_ONLY_TRANS)
+                return rc;
+            sbdrv_be_result_reset(res); /* a SELECT that writes (a procedure): read-write after all */
+        }
+        return execute_own(c, bs, res, 1, err);
+    default:
+        return execute_own(c, bs, res, 0, err);
+    }
+}
+
+int be_fbwire_execute(sbdrv_be_stmt *bs, const sbdrv_val *params, size_t n, sbdrv_be_result *res,
+                          fbw_err *err)
+{
+    int rc = be_fbwire_bind_all(bs, params, n, err);
+    return rc ? rc : execute_bound(bs, res, 1, err);
+}
+
+/* The script reads a deferred result (backend.h fetch_rows): a sync point, then the rows. */
+int be_fbwire_fetch_rows(sbdrv_be_conn *c, sbdrv_be_result *res, fbw_err *err)
+{
+    if (!res->deferred)
+        return FBW_OK;
+    res->deferred = 0;
+    sbdrv_be_stmt *bs = NULL;
+    uint64_t affected = 0;
+    int rc = be_fbwire_pipe_reader(c, &bs, &affected, err);
+    if (rc)
+        return rc;
+    while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
+        /* more rows than the first fetch brought */
+        rc = be_fbwire_run(c, q_fetch, bs->s, err);
+    if (rc == FBW_OK && fbw_stmt_error(bs->s)->code != FBW_OK)
+        rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
+    if (rc == FBW_OK && res->has_set)
+        rc = fill_result(bs, res, err);
+    res->affected = affected;
     return rc;
 }
 
@@ -296,7 +388,7 @@ typedef struct fast_call {
     const char *sql;
     size_t len;
     int prepare_queued;
-    exec_call x;      /* where it executes (explicit or shared transaction, with restart) */
+    be_fbwire_exec_plan x;      /* where it executes (explicit or shared transaction, with restart) */
 } fast_call;
 
 /* allocate + prepare + execute + records info in one write (stmt.h fbw_stmt_execute_unprepared) */
@@ -311,7 +403,7 @@ static int q_fast(void *arg)
             return rc;
         k->prepare_queued = 1;
     }
-    exec_call *x = &k->x;
+    be_fbwire_exec_plan *x = &k->x;
     if (x->end_first) {
         if ((rc = fbw_tx_commit(x->end_first)) != FBW_OK)
             return rc;
@@ -377,7 +469,7 @@ int be_fbwire_exec(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_resul
     int rc = be_fbwire_prepare(c, sql, len, &bs, err);
     if (rc == FBW_OK)
         rc = bs->nparams ? fbw_err_set(err, FBW_E_USAGE, "fbwire: statement has parameters")
-                         : be_fbwire_execute_bound(bs, res, 0, err);
+                         : execute_bound(bs, res, 0, err);
     be_fbwire_stmt_free(bs);
     return rc;
 }

@@ -3,7 +3,7 @@
  * first statement), COMMIT and ROLLBACK, and where a statement outside BEGIN runs
  * (--fbwire-autocommit: the shared autocommit transaction restarted now and then, its own
  * transaction, or the long-lived read-only one), each queued so that it costs one round trip. */
-#include "be_fbwire.h"
+#include "be_fbwire_tx.h"
 
 #include <time.h>
 
@@ -16,20 +16,8 @@ static uint64_t now_ms(void)
 
 /* ---- explicit transactions ---- */
 
-int be_fbwire_end_tx(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
-{
-    if (!tx_live(t))
-        return FBW_OK;
-    int rc = commit ? fbw_tx_commit(t) : fbw_tx_rollback(t);
-    if (rc == FBW_OK)
-        rc = be_fbwire_wait_all(c, err);
-    else
-        rc = be_fbwire_fail(c, rc, err);
-    return rc ? rc : be_fbwire_end_checked(c, t, commit, err);
-}
-
 /* The end of t was answered: its own error, and a failed commit rolled back. */
-int be_fbwire_end_checked(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
+static int end_checked(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
 {
     int rc;
     if (t->err.code != FBW_OK) {
@@ -43,6 +31,26 @@ int be_fbwire_end_checked(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
         return rc;
     }
     return FBW_OK;
+}
+
+int be_fbwire_end_tx(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
+{
+    if (!tx_live(t))
+        return FBW_OK;
+    int rc = be_fbwire_wait_queued(c, commit ? fbw_tx_commit(t) : fbw_tx_rollback(t), err);
+    return rc ? rc : end_checked(c, t, commit, err);
+}
+
+/* The shared tail of execute and bulk insert: see be_fbwire_tx.h. */
+int be_fbwire_end_own(sbdrv_be_conn *c, fbw_tx *t, int rc, fbw_err *err)
+{
+    if (rc == FBW_OK)
+        return be_fbwire_end_tx(c, t, 1, err);
+    fbw_err keep = *err;
+    if (!sbdrv_be_conn_lost(rc, err))
+        be_fbwire_end_tx(c, t, 0, err);
+    *err = keep;
+    return rc;
 }
 
 int be_fbwire_begin(sbdrv_be_conn *c, fbw_err *err)
@@ -68,11 +76,8 @@ int be_fbwire_commit(sbdrv_be_conn *c, fbw_err *err)
 int be_fbwire_rollback(sbdrv_be_conn *c, fbw_err *err)
 {
     c->exp_open = 0;
-    if (c->conf->pipeline == SBDRV_PIPE_TRANSACTION) {
-        int rc = fbw_pipe_rollback(c->pipe, err); /* also answers whatever was queued */
-        be_fbwire_pipe_reset(c);
-        return rc;
-    }
+    if (c->conf->pipeline == SBDRV_PIPE_TRANSACTION)
+        return be_fbwire_pipe_rollback(c, err);
     return be_fbwire_end_tx(c, &c->exp, 0, err);
 }
 
@@ -96,7 +101,7 @@ int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
     fbw_tx *t = &c->shared[c->cur];
     if (!tx_live(t)) {
         int rc = fbw_tx_start(t, c->conf->autocommit == SBDRV_AC_SHARED ? &c->ac : &c->ro);
-        rc = rc ? be_fbwire_fail(c, rc, err) : be_fbwire_wait_all(c, err);
+        rc = be_fbwire_wait_queued(c, rc, err);
         if (rc)
             return rc;
         if (t->state != FBW_TX_ACTIVE)
@@ -109,7 +114,7 @@ int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
 }
 
 /* The shared (or read-only) transaction, restarted when it has run long enough. */
-void be_fbwire_shared_plan(sbdrv_be_conn *c, exec_call *x, const fbw_tx_opts *opts)
+void be_fbwire_shared_plan(sbdrv_be_conn *c, be_fbwire_exec_plan *x, const fbw_tx_opts *opts)
 {
     const sbdrv_be_conf *f = c->conf;
     fbw_tx *live = &c->shared[c->cur];
@@ -130,98 +135,3 @@ void be_fbwire_shared_plan(sbdrv_be_conn *c, exec_call *x, const fbw_tx_opts *op
     c->shared_count = 1;
     c->shared_started_ms = now_ms();
 }
-
-static int execute_own(sbdrv_be_conn *c, sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelined,
-                       fbw_err *err)
-{
-    exec_call x = {.bs = bs, .tx = &c->own, .start = 1, .opts = &c->rw};
-    int cursor = fbw_stmt_has_cursor(bs->s);
-    /* Firebird counts every table a transaction's statements touched as in use until it ends,
-     * so DDL (or an EXECUTE BLOCK doing DDL) fails with "object ... is in use" while the
-     * read-only transaction of earlier SELECTs lives: commit that one in the same write. */
-    int st = fbw_stmt_type(bs->s);
-    if (pipelined && (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE) &&
-        tx_live(&c->shared[c->cur]))
-        x.end_first = &c->shared[c->cur];
-    x.commit_after = pipelined && !cursor; /* a cursor must be read to its end before commit */
-    if (!pipelined) {
-        int rc = fbw_tx_start(&c->own, &c->rw);
-        if (rc == FBW_OK)
-            rc = be_fbwire_wait_all(c, err);
-        else
-            rc = be_fbwire_fail(c, rc, err);
-        if (rc)
-            return rc;
-        if (c->own.state != FBW_TX_ACTIVE)
-            return be_fbwire_server_error(&c->own.err, err);
-        x.start = 0;
-    }
-    int rc = be_fbwire_execute_in(c, &x, res, err);
-    if (x.commit_after) {
-        if (rc == FBW_OK && c->own.err.code != FBW_OK)
-            rc = be_fbwire_server_error(&c->own.err, err); /* the commit itself failed */
-        if (tx_live(&c->own)) {             /* it failed: nothing may stay open */
-            fbw_err keep = *err;
-            be_fbwire_end_tx(c, &c->own, 0, err);
-            *err = keep;
-        }
-        return rc;
-    }
-    if (rc == FBW_OK)
-        return be_fbwire_end_tx(c, &c->own, 1, err);
-    fbw_err keep = *err;
-    if (!sbdrv_be_conn_lost(rc, err))
-        be_fbwire_end_tx(c, &c->own, 0, err);
-    *err = keep;
-    return rc;
-}
-
-/* pipelinable: a prepared statement of the script (SQL text, prepared and freed within one
- * call, always waits). */
-int be_fbwire_execute_bound(sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelinable, fbw_err *err)
-{
-    sbdrv_be_conn *c = bs->c;
-    sbdrv_be_result_reset(res);
-    if (c->exp_open) {
-        if (pipelinable && be_fbwire_pipe_on(c) && be_fbwire_pipe_kind(fbw_stmt_type(bs->s)))
-            return be_fbwire_pipe_execute(bs, res, err);
-        int rc = be_fbwire_pipe_settle(c, err);
-        if (rc)
-            return rc;
-        exec_call x = {.bs = bs, .tx = &c->exp};
-        return be_fbwire_execute_in(c, &x, res, err);
-    }
-    switch (c->conf->autocommit) {
-    case SBDRV_AC_SHARED: {
-        /* DDL (and EXECUTE BLOCK, which the dialect uses for IF [NOT] EXISTS) cannot share the
-         * transaction that used the tables: it runs in its own one, started, executed and
-         * committed in one write together with the commit of the shared transaction. */
-        int st = fbw_stmt_type(bs->s);
-        if (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE)
-            return execute_own(c, bs, res, 1, err);
-        exec_call x = {.bs = bs};
-        be_fbwire_shared_plan(c, &x, &c->ac);
-        return be_fbwire_execute_in(c, &x, res, err);
-    }
-    case SBDRV_AC_PIPELINED:
-        if (fbw_stmt_type(bs->s) == FBW_STMT_SELECT) {
-            exec_call x = {.bs = bs};
-            be_fbwire_shared_plan(c, &x, &c->ro);
-            int rc = be_fbwire_execute_in(c, &x, res, err);
-            if (rc != FBW_E_SERVER || err->ngds == 0 || err->gds[0] != FBW_ISC_READ_ONLY_TRANS)
-                return rc;
-            sbdrv_be_result_reset(res); /* a SELECT that writes (a procedure): read-write after all */
-        }
-        return execute_own(c, bs, res, 1, err);
-    default:
-        return execute_own(c, bs, res, 0, err);
-    }
-}
-
-int be_fbwire_execute(sbdrv_be_stmt *bs, const sbdrv_val *params, size_t n, sbdrv_be_result *res,
-                          fbw_err *err)
-{
-    int rc = be_fbwire_bind_all(bs, params, n, err);
-    return rc ? rc : be_fbwire_execute_bound(bs, res, 1, err);
-}
-

@@ -2,9 +2,11 @@
 /* sbdrv_int.h - the sysbench drivers' parts (driver/sbdrv*.c) and what they share: the driver,
  * connection and statement records and the calls one part makes into another. Internal to the
  * sysbench driver; its contract is sbdrv.h.
- *   sbdrv.c        driver-level ops, connections and reconnects, the driver objects
+ *   sbdrv.c        the entry: driver-level ops, the connection ops, the driver objects
  *   sbdrv_opts.c   the --P-* options: their table, parsing, error classes to ignore
- *   sbdrv_stmt.c   a statement's outcome, the query op, prepared statements, results */
+ *   sbdrv_stmt.c   a statement's outcome, the query op, prepared statements, results
+ *   sbdrv_conn.c   the host table, releasing a statement, reattaching
+ * Each calls only parts listed below it. */
 #ifndef SBDRV_INT_H
 #define SBDRV_INT_H
 
@@ -71,7 +73,7 @@ struct sbdrv_stmt {
     int cls;                     /* statement class for the report (classify.h) */
 };
 
-extern sbdrv_sb_host sbdrv_host; /* sbdrv.c: the host table of sbdrv_setup() */
+extern sbdrv_sb_host sbdrv_host; /* sbdrv_conn.c: the host table of sbdrv_setup() */
 
 static inline sbdrv_driver *driver_of(const sb_conn *con)
 {
@@ -83,7 +85,7 @@ static inline sbdrv_conn *conn_of(const sb_conn *con)
     return con->ptr;
 }
 
-/* sbdrv.c */
+/* sbdrv_conn.c */
 void sbdrv_stmt_release(sbdrv_conn *sc, sbdrv_stmt *ss);
 int sbdrv_reattach(sbdrv_conn *sc);
 

@@ -218,26 +218,6 @@ static void find_server(sbdrv_sbrep *r, const sbdrv_tap *t)
     pthread_mutex_unlock(&r->lock);
 }
 
-void sbdrv_sbrep_server_cpu_of_run(sbdrv_sbrep *r, sbdrv_rep_server_cpu *out)
-{
-    memset(out, 0, sizeof *out);
-    uint64_t ns = 0;
-    fbw_err e;
-    fbw_err_clear(&e);
-    if (r->srv_state != 1) {
-        snprintf(out->why, sizeof out->why, "%s", r->srv_why[0] ? r->srv_why : "not measured");
-        return;
-    }
-    if (srvcpu_read(&r->srv, &ns, &e) != FBW_OK || ns < r->srv_cpu0) {
-        snprintf(out->why, sizeof out->why, "%.199s", r->srv.why[0] ? r->srv.why : e.msg);
-        return;
-    }
-    out->available = 1;
-    out->pid = r->srv.pid;
-    out->children = r->srv.children;
-    out->cpu_ns = ns - r->srv_cpu0;
-}
-
 void sbdrv_sbrep_connect_end(sbdrv_sbrep *r, sbdrv_sbrep_conn **cp, sbdrv_be_conn *bc, int rc)
 {
     if (!r)
@@ -302,11 +282,39 @@ void sbdrv_sbrep_detach(sbdrv_sbrep_conn **cp, int final)
 
 /* At done, for connections the script never closed: their per-op tables, which the statement
  * path copies only now and then (report.h), complete before the merge. No worker runs now. */
-void sbdrv_sbrep_snapshot_open_connections(sbdrv_sbrep *r)
+static void snapshot_open_connections(sbdrv_sbrep *r)
 {
     pthread_mutex_lock(&r->lock);
     for (sbdrv_sbrep_conn *c = r->live; c; c = c->next_live)
         if (c->bc || c->tap)
             sbdrv_rep_conn_snapshot(c->acc, source(c));
     pthread_mutex_unlock(&r->lock);
+}
+
+void sbdrv_sbrep_done(sbdrv_sbrep *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->wake);
+    int joined = r->thread_started;
+    pthread_mutex_unlock(&r->lock);
+    if (joined)
+        pthread_join(r->thread, NULL);
+    if (r->cost) { /* the traffic figures are partial in this mode: only the cost is printed */
+        char line[400];
+        sbdrv_cost_summary(&r->cost_res, sbdrv_cpu_mode_name(r->cpu_mode), line, sizeof line);
+        r->host.log_text(SBDRV_SB_LOG_NOTICE, "%s: %s", r->driver, line);
+        sbdrv_cost_free(&r->cost_res);
+    } else if (sbdrv_rep_connections(r->rep) > 0) {
+        snapshot_open_connections(r);
+        sbdrv_sbrep_report(r);
+    }
+    sbdrv_rep_free(r->rep);
+    free(r->intervals);
+    free(r->json_path);
+    pthread_cond_destroy(&r->wake);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
 }

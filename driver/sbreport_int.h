@@ -2,8 +2,9 @@
 /* sbreport_int.h - the sysbench report glue's parts (driver/sbreport*.c) and what they share: the
  * report and connection records and the calls one part makes into another. Internal to the
  * sysbench driver; the contract is sbreport.h.
- *   sbreport.c      open, the per-connection hooks around backend calls, the run's facts
- *   sbreport_run.c  the command line, run metadata, the interval thread's lines, the final report */
+ *   sbreport.c      open and done, the per-connection hooks around backend calls, the run's facts
+ *   sbreport_run.c  the command line, run metadata, the interval thread's lines, the final report
+ * sbreport.c calls sbreport_run.c, never the other way. */
 #ifndef SBDRV_SBREPORT_INT_H
 #define SBDRV_SBREPORT_INT_H
 
@@ -64,13 +65,11 @@ struct sbdrv_sbrep_conn {
     uint64_t cpu0;               /* thread CPU clock at sbdrv_sbrep_begin, when read */
 };
 
-/* sbreport.c */
-void sbdrv_sbrep_server_cpu_of_run(sbdrv_sbrep *r, sbdrv_rep_server_cpu *out);
-void sbdrv_sbrep_snapshot_open_connections(sbdrv_sbrep *r);
-
 /* sbreport_run.c */
 char **sbdrv_sbrep_read_cmdline(int *argc, char **buf);
 const char *sbdrv_sbrep_positional(int argc, char **argv, int n);
 void *sbdrv_sbrep_interval_main(void *arg);
+/* The final report of sbdrv_sbrep_done: printed (log_text) and written to the JSON file. */
+void sbdrv_sbrep_report(sbdrv_sbrep *r);
 
 #endif

@@ -167,7 +167,28 @@ static void emit(const sbdrv_sbrep *r, const char *text)
     }
 }
 
-static void report(sbdrv_sbrep *r)
+/* The server's CPU over the run, from its reading at the first attach. */
+static void server_cpu_of_run(sbdrv_sbrep *r, sbdrv_rep_server_cpu *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t ns = 0;
+    fbw_err e;
+    fbw_err_clear(&e);
+    if (r->srv_state != 1) {
+        snprintf(out->why, sizeof out->why, "%s", r->srv_why[0] ? r->srv_why : "not measured");
+        return;
+    }
+    if (srvcpu_read(&r->srv, &ns, &e) != FBW_OK || ns < r->srv_cpu0) {
+        snprintf(out->why, sizeof out->why, "%.199s", r->srv.why[0] ? r->srv.why : e.msg);
+        return;
+    }
+    out->available = 1;
+    out->pid = r->srv.pid;
+    out->children = r->srv.children;
+    out->cpu_ns = ns - r->srv_cpu0;
+}
+
+void sbdrv_sbrep_report(sbdrv_sbrep *r)
 {
     sbdrv_rep_acc *acc = malloc(sizeof *acc);
     int argc;
@@ -201,7 +222,7 @@ static void report(sbdrv_sbrep *r)
     run.facts = r->facts;
     run.pipeline = r->conf->pipeline == SBDRV_PIPE_TRANSACTION ? "transaction" : "off";
     run.row_format = fbw_row_format_name(r->conf->row_format);
-    sbdrv_sbrep_server_cpu_of_run(r, &run.server_cpu);
+    server_cpu_of_run(r, &run.server_cpu);
     run.intervals = r->intervals;
     run.nintervals = r->nintervals;
     run.cpu_method = sbdrv_cpu_mode_name(r->cpu_mode);
@@ -228,32 +249,4 @@ static void report(sbdrv_sbrep *r)
     free(acc);
     free(argv);
     free(buf);
-}
-
-void sbdrv_sbrep_done(sbdrv_sbrep *r)
-{
-    if (!r)
-        return;
-    pthread_mutex_lock(&r->lock);
-    r->stop = 1;
-    pthread_cond_broadcast(&r->wake);
-    int joined = r->thread_started;
-    pthread_mutex_unlock(&r->lock);
-    if (joined)
-        pthread_join(r->thread, NULL);
-    if (r->cost) { /* the traffic figures are partial in this mode: only the cost is printed */
-        char line[400];
-        sbdrv_cost_summary(&r->cost_res, sbdrv_cpu_mode_name(r->cpu_mode), line, sizeof line);
-        r->host.log_text(SBDRV_SB_LOG_NOTICE, "%s: %s", r->driver, line);
-        sbdrv_cost_free(&r->cost_res);
-    } else if (sbdrv_rep_connections(r->rep) > 0) {
-        sbdrv_sbrep_snapshot_open_connections(r);
-        report(r);
-    }
-    sbdrv_rep_free(r->rep);
-    free(r->intervals);
-    free(r->json_path);
-    pthread_cond_destroy(&r->wake);
-    pthread_mutex_destroy(&r->lock);
-    free(r);
 }
