@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* backend.c - helpers every backend shares: buffered result sets and connection-loss test. */
+/* backend.c - helpers every backend shares: buffered result sets, the connection-loss test, the
+ * clock and the shared transaction's restart rule. */
 #include "backend.h"
 
 #include "status.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void sbdrv_be_result_reset(sbdrv_be_result *r)
 {
@@ -87,4 +89,23 @@ const char *sbdrv_be_cell_ptr(const sbdrv_be_result *r, size_t i)
 int sbdrv_be_conn_lost(int rc, const fbw_err *err)
 {
     return fbw_is_fatal(rc) || fbw_err_in_class(err, FBW_EC_CONNECTION_LOST);
+}
+
+uint64_t sbdrv_be_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int sbdrv_be_shared_due(const sbdrv_be_conf *conf, const sbdrv_be_shared_age *age)
+{
+    return (conf->restart_statements && age->statements >= conf->restart_statements) ||
+           (conf->restart_ms && sbdrv_be_now_ms() - age->started_ms >= conf->restart_ms);
+}
+
+void sbdrv_be_shared_started(sbdrv_be_shared_age *age, unsigned statements)
+{
+    age->statements = statements;
+    age->started_ms = sbdrv_be_now_ms();
 }

@@ -187,4 +187,21 @@ extern const sbdrv_backend sbdrv_backend_fbwire;
 /* True when err describes a lost attachment (fatal rc or a network/shutdown gds code). */
 int sbdrv_be_conn_lost(int rc, const fbw_err *err);
 
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t sbdrv_be_now_ms(void);
+
+/* The long-lived autocommit transaction both backends keep (SBDRV_AC_SHARED, and fbwire's
+ * read-only transaction of SBDRV_AC_PIPELINED): how long the live one has run. */
+typedef struct sbdrv_be_shared_age {
+    unsigned statements; /* statements run in it */
+    uint64_t started_ms; /* sbdrv_be_now_ms() when it started */
+} sbdrv_be_shared_age;
+
+/* The restart rule (--P-shared-restart-statements, --P-shared-restart-ms): true when the live
+ * transaction has run restart_statements statements or restart_ms ms (0 = no limit), so the next
+ * statement is to run in a new one (an old one holds back garbage collection). */
+int sbdrv_be_shared_due(const sbdrv_be_conf *conf, const sbdrv_be_shared_age *age);
+/* A new shared transaction starts now, `statements` statements counted in it already. */
+void sbdrv_be_shared_started(sbdrv_be_shared_age *age, unsigned statements);
+
 #endif

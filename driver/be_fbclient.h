@@ -131,8 +131,7 @@ struct sbdrv_be_conn {
     isc_handle meta_tr;   /* read-only read committed: prepares outside transactions */
     isc_handle exp_tr;    /* explicit transaction (BEGIN) */
     isc_handle shared_tr; /* SBDRV_AC_SHARED */
-    unsigned shared_count;
-    uint64_t shared_started_ms;
+    sbdrv_be_shared_age shared_age; /* of shared_tr */
     char tpb[16];         /* read-write transactions */
     int tpb_len;
     char tpb_ac[16];      /* shared autocommit transaction */

@@ -5,16 +5,7 @@
  * every N statements or T ms). Each ISC call waits for its reply: no request rides along. */
 #include "be_fbclient.h"
 
-#include <time.h>
-
 /* ---------------------------------------------------------------- transactions */
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static int put_isolation(char *t, int n, sbdrv_be_isolation iso)
 {
@@ -108,18 +99,14 @@ int be_fbclient_end_tr(isc_handle *tr, int commit, fbw_err *err)
 /* The shared autocommit transaction, restarted when it has run long enough. */
 static int shared_tr(sbdrv_be_conn *c, fbw_err *err)
 {
-    const sbdrv_be_conf *f = c->conf;
     if (c->shared_tr != 0) {
-        int due = (f->restart_statements && c->shared_count >= f->restart_statements) ||
-                  (f->restart_ms && now_ms() - c->shared_started_ms >= f->restart_ms);
-        if (!due)
+        if (!sbdrv_be_shared_due(c->conf, &c->shared_age))
             return FBW_OK;
         int rc = be_fbclient_end_tr(&c->shared_tr, 1, err);
         if (rc != FBW_OK)
             return rc;
     }
-    c->shared_count = 0;
-    c->shared_started_ms = now_ms();
+    sbdrv_be_shared_started(&c->shared_age, 0);
     return be_fbclient_start_tr(c, &c->shared_tr, c->tpb_ac, c->tpb_ac_len, err);
 }
 
@@ -145,7 +132,7 @@ int be_fbclient_acquire_tr(sbdrv_be_conn *c, isc_handle **tr, isc_handle *own, i
 int be_fbclient_release_tr(sbdrv_be_conn *c, isc_handle *own, int how, int rc, fbw_err *err)
 {
     if (how == TR_SHARED)
-        c->shared_count++;
+        c->shared_age.statements++;
     if (how != TR_OWN)
         return rc;
     if (rc == FBW_OK)

@@ -20,8 +20,7 @@ struct sbdrv_be_conn {
     fbw_tx shared[2];    /* shared autocommit / pipelined read-only transaction; a restart
                             commits one while starting the other in the same write */
     int cur;             /* shared[cur] is the live one */
-    unsigned shared_count;
-    uint64_t shared_started_ms;
+    sbdrv_be_shared_age shared_age; /* of shared[cur] */
     fbw_tx_opts rw, ro, ac;
     fbw_buf text;        /* scratch for result text */
     struct sbdrv_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */

@@ -5,15 +5,6 @@
  * transaction, or the long-lived read-only one), each queued so that it costs one round trip. */
 #include "be_fbwire_tx.h"
 
-#include <time.h>
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /* ---- explicit transactions ---- */
 
 /* The end of t was answered: its own error, and a failed commit rolled back. */
@@ -106,8 +97,7 @@ int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
             return rc;
         if (t->state != FBW_TX_ACTIVE)
             return be_fbwire_server_error(&t->err, err);
-        c->shared_count = 0;
-        c->shared_started_ms = now_ms();
+        sbdrv_be_shared_started(&c->shared_age, 0);
     }
     *out = t;
     return FBW_OK;
@@ -116,15 +106,12 @@ int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
 /* The shared (or read-only) transaction, restarted when it has run long enough. */
 void be_fbwire_shared_plan(sbdrv_be_conn *c, be_fbwire_exec_plan *x, const fbw_tx_opts *opts)
 {
-    const sbdrv_be_conf *f = c->conf;
     fbw_tx *live = &c->shared[c->cur];
     x->opts = opts;
     if (tx_live(live)) {
-        int due = (f->restart_statements && c->shared_count >= f->restart_statements) ||
-                  (f->restart_ms && now_ms() - c->shared_started_ms >= f->restart_ms);
-        if (!due) {
+        if (!sbdrv_be_shared_due(c->conf, &c->shared_age)) {
             x->tx = live;
-            c->shared_count++;
+            c->shared_age.statements++;
             return;
         }
         x->end_first = live;
@@ -132,6 +119,5 @@ void be_fbwire_shared_plan(sbdrv_be_conn *c, be_fbwire_exec_plan *x, const fbw_t
     }
     x->tx = &c->shared[c->cur];
     x->start = 1;
-    c->shared_count = 1;
-    c->shared_started_ms = now_ms();
+    sbdrv_be_shared_started(&c->shared_age, 1);
 }
