@@ -15,18 +15,22 @@
 
 /* ---- bulk insert: every row's execute queued, one wait per chunk ---- */
 
-typedef struct bulk_call {
+/* One chunk of rows to queue: rows next .. end-1 of b, bound to bs, executed in tx. A row whose
+ * values cannot be bound stops the chunk with bind_rc (err filled). */
+typedef struct rows_call {
     sbdrv_be_stmt *bs;
     const sbdrv_bulk_insert *b;
     fbw_tx *tx;
     size_t next, end;
     fbw_err *err;
     int bind_rc;
-} bulk_call;
+    fbw_batch *bt; /* the batch API: the batch, and whether its create was queued */
+    int created;
+} rows_call;
 
 static int q_bulk(void *arg)
 {
-    bulk_call *k = arg;
+    rows_call *k = arg;
     while (k->next < k->end) {
         int rc = be_fbwire_bind_all(k->bs, k->b->values + k->next * k->b->ncols, k->b->ncols, k->err);
         if (rc) {
@@ -53,7 +57,7 @@ static int immediate(sbdrv_be_conn *c, fbw_tx *t, const char *sql, fbw_err *err)
 static int insert_rows(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_tx *tx, const sbdrv_bulk_insert *b,
                        fbw_err *err)
 {
-    bulk_call k = {bs, b, tx, 0, 0, err, FBW_OK};
+    rows_call k = {bs, b, tx, 0, 0, err, FBW_OK, NULL, 0};
     while (k.next < b->nrows) {
         k.end = k.next + BULK_CHUNK < b->nrows ? k.next + BULK_CHUNK : b->nrows;
         /* Every execute of the chunk is answered before the next chunk is sent, so the first
@@ -76,20 +80,10 @@ static int insert_rows(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_tx *tx, const sb
 
 #define BATCH_CHUNK_BYTES ((size_t)4 << 20) /* well under the server's 16 MiB batch buffer */
 
-typedef struct batch_call {
-    fbw_batch *bt;
-    sbdrv_be_stmt *bs;
-    const sbdrv_bulk_insert *b;
-    fbw_tx *tx;
-    size_t next, end;
-    fbw_err *err;
-    int bind_rc;
-    int created;
-} batch_call;
 
 static int q_batch(void *arg)
 {
-    batch_call *k = arg;
+    rows_call *k = arg;
     int rc;
     if (!k->created) {
         if ((rc = fbw_batch_create(k->bt)) != FBW_OK)
@@ -141,7 +135,7 @@ static int insert_batch(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_tx *tx, const s
     int rc = fbw_batch_new(c->c, bs->s, &o, &bt, err);
     size_t msg = fbw_msg_length(fbw_stmt_input(bs->s));
     size_t per = msg ? BATCH_CHUNK_BYTES / msg : b->nrows;
-    batch_call k = {bt, bs, b, tx, 0, 0, err, FBW_OK, 0};
+    rows_call k = {bs, b, tx, 0, 0, err, FBW_OK, bt, 0};
     while (rc == FBW_OK && k.next < b->nrows) {
         size_t first = k.next;
         k.end = per > 0 && b->nrows - k.next > per ? k.next + per : b->nrows;
