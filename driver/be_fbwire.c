@@ -57,16 +57,16 @@ static int fbwire_create(const sbdrv_be_conf *conf, sbdrv_be_conn **out, fbw_err
 static int fbwire_stats(sbdrv_be_conn *c, fbw_stats *out, fbw_err *err)
 {
     (void)err;
-    *out = *fbw_conn_stats(c->c);
+    *out = *fbw_conn_stats(c->conn);
     return FBW_OK;
 }
 
-static const fbw_stats *fbwire_stats_ref(sbdrv_be_conn *c) { return fbw_conn_stats(c->c); }
+static const fbw_stats *fbwire_stats_ref(sbdrv_be_conn *c) { return fbw_conn_stats(c->conn); }
 
 /* The library follows every request that may commit (fbw_conn_outcome_unknown). */
 static int fbwire_outcome_unknown(sbdrv_be_conn *c)
 {
-    return c && c->c ? fbw_conn_outcome_unknown(c->c) : -1;
+    return c && c->conn ? fbw_conn_outcome_unknown(c->conn) : -1;
 }
 
 const sbdrv_backend sbdrv_backend_fbwire = {

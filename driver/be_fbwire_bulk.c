@@ -28,7 +28,7 @@ typedef struct rows_call {
     int created;
 } rows_call;
 
-static int q_bulk(void *arg)
+static int queue_bulk(void *arg)
 {
     rows_call *k = arg;
     while (k->next < k->end) {
@@ -48,7 +48,7 @@ static int q_bulk(void *arg)
 static int immediate(sbdrv_be_conn *c, fbw_tx *t, const char *sql, fbw_err *err)
 {
     fbw_exec_result r;
-    int rc = be_fbwire_wait_queued(c, fbw_exec_immediate(c->c, t, sql, strlen(sql), &r), err);
+    int rc = be_fbwire_wait_queued(c, fbw_exec_immediate(c->conn, t, sql, strlen(sql), &r), err);
     if (rc == FBW_OK && r.err.code != FBW_OK)
         rc = be_fbwire_server_error(&r.err, err);
     return rc;
@@ -62,7 +62,7 @@ static int insert_rows(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_tx *tx, const sb
         k.end = k.next + BULK_CHUNK < b->nrows ? k.next + BULK_CHUNK : b->nrows;
         /* Every execute of the chunk is answered before the next chunk is sent, so the first
          * failing row stops the insert; each reply's error lands in the statement. */
-        int rc = be_fbwire_run(c, q_bulk, &k, err);
+        int rc = be_fbwire_round_trip(c, queue_bulk, &k, err);
         if (rc == FBW_OK && k.bind_rc)
             rc = k.bind_rc;
         if (rc)
@@ -81,7 +81,7 @@ static int insert_rows(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_tx *tx, const sb
 #define BATCH_CHUNK_BYTES ((size_t)4 << 20) /* well under the server's 16 MiB batch buffer */
 
 
-static int q_batch(void *arg)
+static int queue_batch(void *arg)
 {
     rows_call *k = arg;
     int rc;
@@ -132,14 +132,14 @@ static int insert_batch(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_tx *tx, const s
     fbw_batch_opts o;
     fbw_batch_opts_init(&o);
     fbw_batch *bt = NULL;
-    int rc = fbw_batch_new(c->c, bs->s, &o, &bt, err);
+    int rc = fbw_batch_new(c->conn, bs->s, &o, &bt, err);
     size_t msg = fbw_msg_length(fbw_stmt_input(bs->s));
     size_t per = msg ? BATCH_CHUNK_BYTES / msg : b->nrows;
     rows_call k = {bs, b, tx, 0, 0, err, FBW_OK, bt, 0};
     while (rc == FBW_OK && k.next < b->nrows) {
         size_t first = k.next;
         k.end = per > 0 && b->nrows - k.next > per ? k.next + per : b->nrows;
-        rc = be_fbwire_run(c, q_batch, &k, err);
+        rc = be_fbwire_round_trip(c, queue_batch, &k, err);
         if (rc == FBW_OK && k.bind_rc)
             rc = k.bind_rc;
         if (rc == FBW_OK)
@@ -156,18 +156,18 @@ int be_fbwire_bulk_insert(sbdrv_be_conn *c, const sbdrv_bulk_insert *b, sbdrv_be
     int prc = be_fbwire_pipe_settle(c, err);
     if (prc)
         return prc;
-    int explicit_tr = c->exp_open;
-    fbw_tx *tx = explicit_tr ? &c->exp : &c->own;
+    int explicit_tr = c->explicit_open;
+    fbw_tx *tx = explicit_tr ? &c->explicit_tx : &c->own_tx;
     int rc = FBW_OK;
     if (explicit_tr)
         rc = immediate(c, tx, "SAVEPOINT FBW_BULK", err);
-    else if ((rc = fbw_tx_start(tx, &c->rw)) != FBW_OK)
+    else if ((rc = fbw_tx_start(tx, &c->opts_rw)) != FBW_OK)
         rc = be_fbwire_fail(c, rc, err);
     sbdrv_be_stmt *bs = NULL;
     if (rc == FBW_OK)
         rc = be_fbwire_prepare(c, b->single, b->single_len, &bs, err);
     if (rc == FBW_OK)
-        rc = fbw_conn_get_info(c->c)->protocol >= 16 ? insert_batch(c, bs, tx, b, err)
+        rc = fbw_conn_get_info(c->conn)->protocol >= 16 ? insert_batch(c, bs, tx, b, err)
                                                      : insert_rows(c, bs, tx, b, err);
     be_fbwire_stmt_free(bs);
     if (rc == FBW_OK)

@@ -23,16 +23,16 @@ static int iso_of(sbdrv_be_isolation i)
 /* Copy the client's error, or the connection's when the client has none. */
 int be_fbwire_fail(sbdrv_be_conn *c, int rc, fbw_err *err)
 {
-    const fbw_err *e = fbw_client_error(c->cl);
+    const fbw_err *e = fbw_client_error(c->client);
     if (e->code == FBW_OK)
-        e = fbw_conn_error(c->c);
+        e = fbw_conn_error(c->conn);
     if (e->code != FBW_OK)
         *err = *e;
     else
         fbw_err_set(err, rc, "fbwire: %s", fbw_rc_name(rc));
     /* Once the connection failed (a wait timed out, the socket broke), every later call fails
      * with its own code (e.g. FBW_E_USAGE for a transaction that cannot start): report the loss. */
-    if (fbw_conn_get_state(c->c) == FBW_CS_FAILED && fbw_is_fatal(err->code)) {
+    if (fbw_conn_get_state(c->conn) == FBW_CS_FAILED && fbw_is_fatal(err->code)) {
         /* A pipelined transaction: name the oldest queued statement still without its reply. */
         const char *what = NULL;
         unsigned k = c->pipe ? fbw_pipe_oldest_unanswered(c->pipe, &what) : 0;
@@ -54,7 +54,7 @@ int be_fbwire_server_error(const fbw_err *e, fbw_err *err)
 
 int be_fbwire_wait_all(sbdrv_be_conn *c, fbw_err *err)
 {
-    int rc = fbw_client_wait(c->cl);
+    int rc = fbw_client_wait(c->client);
     return rc ? be_fbwire_fail(c, rc, err) : FBW_OK;
 }
 
@@ -64,9 +64,9 @@ int be_fbwire_wait_queued(sbdrv_be_conn *c, int rc, fbw_err *err)
     return rc == FBW_OK ? be_fbwire_wait_all(c, err) : be_fbwire_fail(c, rc, err);
 }
 
-int be_fbwire_run(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err)
+int be_fbwire_round_trip(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err)
 {
-    int rc = fbw_client_run(c->cl, fn, arg);
+    int rc = fbw_client_run(c->client, fn, arg);
     return rc ? be_fbwire_fail(c, rc, err) : FBW_OK;
 }
 
@@ -97,35 +97,35 @@ int be_fbwire_attach(const sbdrv_be_conf *conf, int create, sbdrv_be_conn **out,
         o.connect_timeout_ms = conf->connect_timeout * 1000;
     if (conf->timeout > 0)
         o.timeout_ms = conf->timeout * 1000;
-    int rc = fbw_client_connect(conf->db, &o, &c->cl, err);
+    int rc = fbw_client_connect(conf->db, &o, &c->client, err);
     if (rc) {
         free(c);
         return rc;
     }
-    c->c = fbw_client_conn(c->cl);
+    c->conn = fbw_client_conn(c->client);
     fbw_pipe_opts po;
     fbw_pipe_opts_init(&po);
     po.wait = fbw_client_pipe_wait;
-    po.wait_arg = c->cl;
-    if ((rc = fbw_pipe_new(c->c, &po, &c->pipe, err)) != FBW_OK) {
-        fbw_client_close(c->cl);
+    po.wait_arg = c->client;
+    if ((rc = fbw_pipe_new(c->conn, &po, &c->pipe, err)) != FBW_OK) {
+        fbw_client_close(c->client);
         free(c);
         return rc;
     }
-    fbw_tx_init(&c->exp, c->c);
-    fbw_pipe_begin(c->pipe, &c->exp); /* pipelined transactions are explicit ones */
-    fbw_tx_init(&c->own, c->c);
-    fbw_tx_init(&c->shared[0], c->c);
-    fbw_tx_init(&c->shared[1], c->c);
-    fbw_tx_opts_init(&c->rw);
-    c->rw.isolation = iso_of(conf->isolation);
-    c->rw.lock_timeout = conf->lock_timeout;
-    c->ro = c->rw;
-    c->ro.isolation = FBW_ISO_READ_COMMITTED;
-    c->ro.read_only = 1;
-    fbw_tx_opts_init(&c->ac);
-    c->ac.lock_timeout = conf->lock_timeout;
-    c->ac.autocommit = 1;
+    fbw_tx_init(&c->explicit_tx, c->conn);
+    fbw_pipe_begin(c->pipe, &c->explicit_tx); /* pipelined transactions are explicit ones */
+    fbw_tx_init(&c->own_tx, c->conn);
+    fbw_tx_init(&c->shared[0], c->conn);
+    fbw_tx_init(&c->shared[1], c->conn);
+    fbw_tx_opts_init(&c->opts_rw);
+    c->opts_rw.isolation = iso_of(conf->isolation);
+    c->opts_rw.lock_timeout = conf->lock_timeout;
+    c->opts_ro = c->opts_rw;
+    c->opts_ro.isolation = FBW_ISO_READ_COMMITTED;
+    c->opts_ro.read_only = 1;
+    fbw_tx_opts_init(&c->opts_ac);
+    c->opts_ac.lock_timeout = conf->lock_timeout;
+    c->opts_ac.autocommit = 1;
     fbw_buf_init(&c->text);
     *out = c;
     return FBW_OK;
@@ -136,15 +136,15 @@ void be_fbwire_detach(sbdrv_be_conn *c)
     if (!c)
         return;
     be_fbwire_release_query(c);
-    if (fbw_conn_get_state(c->c) == FBW_CS_READY) {
-        if (tx_live(&c->exp))
-            fbw_tx_rollback(&c->exp);
+    if (fbw_conn_get_state(c->conn) == FBW_CS_READY) {
+        if (tx_live(&c->explicit_tx))
+            fbw_tx_rollback(&c->explicit_tx);
         for (int i = 0; i < 2; i++)
             if (tx_live(&c->shared[i]))
                 fbw_tx_commit(&c->shared[i]);
-        fbw_client_close(c->cl); /* detach waits for the queued ends too */
+        fbw_client_close(c->client); /* detach waits for the queued ends too */
     } else {
-        fbw_client_abort(c->cl);
+        fbw_client_abort(c->client);
     }
     fbw_buf_free(&c->text);
     fbw_pipe_free(c->pipe);

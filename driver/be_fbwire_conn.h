@@ -12,16 +12,16 @@
 
 struct sbdrv_be_conn {
     const sbdrv_be_conf *conf;
-    fbw_client *cl;
-    fbw_conn *c;
-    fbw_tx exp;          /* explicit transaction (BEGIN) */
-    int exp_open;
-    fbw_tx own;          /* a statement's own transaction (autocommit) */
+    fbw_client *client;
+    fbw_conn *conn;
+    fbw_tx explicit_tx;  /* explicit transaction (BEGIN) */
+    int explicit_open;
+    fbw_tx own_tx;       /* a statement's own transaction (autocommit) */
     fbw_tx shared[2];    /* shared autocommit / pipelined read-only transaction; a restart
                             commits one while starting the other in the same write */
-    int cur;             /* shared[cur] is the live one */
-    sbdrv_be_shared_age shared_age; /* of shared[cur] */
-    fbw_tx_opts rw, ro, ac;
+    int shared_live;     /* shared[shared_live] is the live one */
+    sbdrv_be_shared_age shared_age; /* of shared[shared_live] */
+    fbw_tx_opts opts_rw, opts_ro, opts_ac; /* read-write, read-only, shared autocommit */
     fbw_buf text;        /* scratch for result text */
     struct sbdrv_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */
     /* pipelined transaction (--fbwire-pipeline=transaction): the library's pipeline (pipe.h) */
@@ -65,6 +65,6 @@ int be_fbwire_wait_all(sbdrv_be_conn *c, fbw_err *err);
 /* After queuing with rc: wait for the replies (rc == FBW_OK) or report the queuing failure. */
 int be_fbwire_wait_queued(sbdrv_be_conn *c, int rc, fbw_err *err);
 /* Queue with fn(arg) until it has gone out and been answered (fbw_client_run). */
-int be_fbwire_run(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err);
+int be_fbwire_round_trip(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err);
 
 #endif

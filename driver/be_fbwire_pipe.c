@@ -13,7 +13,7 @@
 
 int be_fbwire_pipe_on(const sbdrv_be_conn *c)
 {
-    return c->conf->pipeline == SBDRV_PIPE_TRANSACTION && c->exp_open;
+    return c->conf->pipeline == SBDRV_PIPE_TRANSACTION && c->explicit_open;
 }
 
 int be_fbwire_pipe_kind(int st)

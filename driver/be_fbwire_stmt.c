@@ -22,7 +22,7 @@ typedef struct prep_call {
     size_t len;
 } prep_call;
 
-static int q_prepare(void *arg)
+static int queue_prepare(void *arg)
 {
     prep_call *p = arg;
     return fbw_stmt_prepare(p->bs->s, p->tx, p->sql, p->len);
@@ -44,12 +44,12 @@ int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_st
     bs->c = c;
     int shown = (int)(len < sizeof bs->what ? len : sizeof bs->what - 1);
     snprintf(bs->what, sizeof bs->what, "%.*s", shown, sql);
-    int rc = fbw_stmt_new(c->c, &bs->s, err);
+    int rc = fbw_stmt_new(c->conn, &bs->s, err);
     prep_call p = {bs, NULL, sql, len};
     if (rc == FBW_OK)
         rc = be_fbwire_prepare_tx(c, &p.tx, err);
     if (rc == FBW_OK)
-        rc = be_fbwire_run(c, q_prepare, &p, err);
+        rc = be_fbwire_round_trip(c, queue_prepare, &p, err);
     if (rc == FBW_OK && !fbw_stmt_prepared(bs->s))
         rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK) {
@@ -186,7 +186,7 @@ static int fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
     return rc;
 }
 
-static int q_execute(void *arg)
+static int queue_execute(void *arg)
 {
     be_fbwire_exec_plan *x = arg;
     int rc;
@@ -216,15 +216,15 @@ static int q_execute(void *arg)
     return FBW_OK;
 }
 
-static int q_fetch(void *arg) { return fbw_stmt_fetch(arg); }
+static int queue_fetch(void *arg) { return fbw_stmt_fetch(arg); }
 
 /* Execute in tx (queued as x says), fetch every row, fill res. */
 static int execute_in(sbdrv_be_conn *c, be_fbwire_exec_plan *x, sbdrv_be_result *res, fbw_err *err)
 {
     sbdrv_be_stmt *bs = x->bs;
-    int rc = be_fbwire_run(c, q_execute, x, err);
+    int rc = be_fbwire_round_trip(c, queue_execute, x, err);
     while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
-        rc = be_fbwire_run(c, q_fetch, bs->s, err);
+        rc = be_fbwire_round_trip(c, queue_fetch, bs->s, err);
     if (rc)
         return rc;
     if (x->tx->err.code != FBW_OK && x->tx->state == FBW_TX_FAILED)
@@ -244,36 +244,36 @@ static int execute_in(sbdrv_be_conn *c, be_fbwire_exec_plan *x, sbdrv_be_result 
 static int execute_own(sbdrv_be_conn *c, sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelined,
                        fbw_err *err)
 {
-    be_fbwire_exec_plan x = {.bs = bs, .tx = &c->own, .start = 1, .opts = &c->rw};
+    be_fbwire_exec_plan x = {.bs = bs, .tx = &c->own_tx, .start = 1, .opts = &c->opts_rw};
     int cursor = fbw_stmt_has_cursor(bs->s);
     /* Firebird counts every table a transaction's statements touched as in use until it ends,
      * so DDL (or an EXECUTE BLOCK doing DDL) fails with "object ... is in use" while the
      * read-only transaction of earlier SELECTs lives: commit that one in the same write. */
     int st = fbw_stmt_type(bs->s);
     if (pipelined && (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE) &&
-        tx_live(&c->shared[c->cur]))
-        x.end_first = &c->shared[c->cur];
+        tx_live(&c->shared[c->shared_live]))
+        x.end_first = &c->shared[c->shared_live];
     x.commit_after = pipelined && !cursor; /* a cursor must be read to its end before commit */
     if (!pipelined) {
-        int rc = be_fbwire_wait_queued(c, fbw_tx_start(&c->own, &c->rw), err);
+        int rc = be_fbwire_wait_queued(c, fbw_tx_start(&c->own_tx, &c->opts_rw), err);
         if (rc)
             return rc;
-        if (c->own.state != FBW_TX_ACTIVE)
-            return be_fbwire_server_error(&c->own.err, err);
+        if (c->own_tx.state != FBW_TX_ACTIVE)
+            return be_fbwire_server_error(&c->own_tx.err, err);
         x.start = 0;
     }
     int rc = execute_in(c, &x, res, err);
     if (x.commit_after) {
-        if (rc == FBW_OK && c->own.err.code != FBW_OK)
-            rc = be_fbwire_server_error(&c->own.err, err); /* the commit itself failed */
-        if (tx_live(&c->own)) {             /* it failed: nothing may stay open */
+        if (rc == FBW_OK && c->own_tx.err.code != FBW_OK)
+            rc = be_fbwire_server_error(&c->own_tx.err, err); /* the commit itself failed */
+        if (tx_live(&c->own_tx)) {             /* it failed: nothing may stay open */
             fbw_err keep = *err;
-            be_fbwire_end_tx(c, &c->own, 0, err);
+            be_fbwire_end_tx(c, &c->own_tx, 0, err);
             *err = keep;
         }
         return rc;
     }
-    return be_fbwire_end_own(c, &c->own, rc, err);
+    return be_fbwire_end_own(c, &c->own_tx, rc, err);
 }
 
 /* pipelinable: a prepared statement of the script (SQL text, prepared and freed within one
@@ -282,13 +282,13 @@ static int execute_bound(sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelinabl
 {
     sbdrv_be_conn *c = bs->c;
     sbdrv_be_result_reset(res);
-    if (c->exp_open) {
+    if (c->explicit_open) {
         if (pipelinable && be_fbwire_pipe_on(c) && be_fbwire_pipe_kind(fbw_stmt_type(bs->s)))
             return be_fbwire_pipe_execute(bs, res, err);
         int rc = be_fbwire_pipe_settle(c, err);
         if (rc)
             return rc;
-        be_fbwire_exec_plan x = {.bs = bs, .tx = &c->exp};
+        be_fbwire_exec_plan x = {.bs = bs, .tx = &c->explicit_tx};
         return execute_in(c, &x, res, err);
     }
     switch (c->conf->autocommit) {
@@ -300,13 +300,13 @@ static int execute_bound(sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelinabl
         if (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE)
             return execute_own(c, bs, res, 1, err);
         be_fbwire_exec_plan x = {.bs = bs};
-        be_fbwire_shared_plan(c, &x, &c->ac);
+        be_fbwire_shared_plan(c, &x, &c->opts_ac);
         return execute_in(c, &x, res, err);
     }
     case SBDRV_AC_PIPELINED:
         if (fbw_stmt_type(bs->s) == FBW_STMT_SELECT) {
             be_fbwire_exec_plan x = {.bs = bs};
-            be_fbwire_shared_plan(c, &x, &c->ro);
+            be_fbwire_shared_plan(c, &x, &c->opts_ro);
             int rc = execute_in(c, &x, res, err);
             if (rc != FBW_E_SERVER || err->ngds == 0 || err->gds[0] != FBW_ISC_READ_ONLY_TRANS)
                 return rc;
@@ -338,7 +338,7 @@ int be_fbwire_fetch_rows(sbdrv_be_conn *c, sbdrv_be_result *res, fbw_err *err)
         return rc;
     while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
         /* more rows than the first fetch brought */
-        rc = be_fbwire_run(c, q_fetch, bs->s, err);
+        rc = be_fbwire_round_trip(c, queue_fetch, bs->s, err);
     if (rc == FBW_OK && fbw_stmt_error(bs->s)->code != FBW_OK)
         rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK && res->has_set)
@@ -392,7 +392,7 @@ typedef struct fast_call {
 } fast_call;
 
 /* allocate + prepare + execute + records info in one write (stmt.h fbw_stmt_execute_unprepared) */
-static int q_fast(void *arg)
+static int queue_fast(void *arg)
 {
     fast_call *k = arg;
     fbw_stmt *s = k->bs->s;
@@ -432,7 +432,7 @@ static int exec_fast(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_res
         if (!bs)
             return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
         bs->c = c;
-        int rc = fbw_stmt_new(c->c, &bs->s, err);
+        int rc = fbw_stmt_new(c->conn, &bs->s, err);
         if (rc) {
             free(bs);
             return rc;
@@ -442,11 +442,11 @@ static int exec_fast(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_res
     fast_call k = {.bs = c->query, .sql = sql, .len = len};
     int rc = be_fbwire_prepare_tx(c, &k.ptx, err);
     if (rc == FBW_OK) {
-        if (c->exp_open)
-            k.x.tx = &c->exp;
+        if (c->explicit_open)
+            k.x.tx = &c->explicit_tx;
         else
-            be_fbwire_shared_plan(c, &k.x, &c->ac);
-        rc = be_fbwire_run(c, q_fast, &k, err);
+            be_fbwire_shared_plan(c, &k.x, &c->opts_ac);
+        rc = be_fbwire_round_trip(c, queue_fast, &k, err);
     }
     fbw_stmt *s = c->query->s;
     if (rc == FBW_OK && fbw_stmt_error(s)->code != FBW_OK)
@@ -462,7 +462,7 @@ int be_fbwire_exec(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_resul
     int prc = be_fbwire_pipe_settle(c, err); /* SQL text is not pipelined: a sync point */
     if (prc)
         return prc;
-    if (plain_dml(sql, len) && (c->exp_open || c->conf->autocommit == SBDRV_AC_SHARED))
+    if (plain_dml(sql, len) && (c->explicit_open || c->conf->autocommit == SBDRV_AC_SHARED))
         return exec_fast(c, sql, len, res, err);
     be_fbwire_release_query(c);
     sbdrv_be_stmt *bs = NULL;

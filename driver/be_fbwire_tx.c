@@ -50,26 +50,26 @@ int be_fbwire_begin(sbdrv_be_conn *c, fbw_err *err)
     if (rc)
         return rc;
     /* Queued only: op_transaction goes out with the transaction's first statement. */
-    rc = fbw_tx_start(&c->exp, &c->rw);
+    rc = fbw_tx_start(&c->explicit_tx, &c->opts_rw);
     if (rc)
         return be_fbwire_fail(c, rc, err);
-    c->exp_open = 1;
+    c->explicit_open = 1;
     return FBW_OK;
 }
 
 int be_fbwire_commit(sbdrv_be_conn *c, fbw_err *err)
 {
-    int pipelined = c->conf->pipeline == SBDRV_PIPE_TRANSACTION && c->exp_open;
-    c->exp_open = 0;
-    return pipelined ? be_fbwire_pipe_commit(c, err) : be_fbwire_end_tx(c, &c->exp, 1, err);
+    int pipelined = c->conf->pipeline == SBDRV_PIPE_TRANSACTION && c->explicit_open;
+    c->explicit_open = 0;
+    return pipelined ? be_fbwire_pipe_commit(c, err) : be_fbwire_end_tx(c, &c->explicit_tx, 1, err);
 }
 
 int be_fbwire_rollback(sbdrv_be_conn *c, fbw_err *err)
 {
-    c->exp_open = 0;
+    c->explicit_open = 0;
     if (c->conf->pipeline == SBDRV_PIPE_TRANSACTION)
         return be_fbwire_pipe_rollback(c, err);
-    return be_fbwire_end_tx(c, &c->exp, 0, err);
+    return be_fbwire_end_tx(c, &c->explicit_tx, 0, err);
 }
 
 /* The transaction a prepare runs in: Firebird 3 refuses to prepare without one ("invalid
@@ -78,20 +78,20 @@ int be_fbwire_rollback(sbdrv_be_conn *c, fbw_err *err)
  * started here when none is live; the statement may later execute in any transaction. */
 int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
 {
-    *out = &c->exp;
-    if (c->exp_open) {
+    *out = &c->explicit_tx;
+    if (c->explicit_open) {
         /* BEGIN's op_transaction is still queued: a new statement's allocation would take the
          * 0xFFFF shorthand, so the start is answered first (no cost: it had to go anyway). */
-        if (c->exp.state != FBW_TX_STARTING)
+        if (c->explicit_tx.state != FBW_TX_STARTING)
             return FBW_OK;
         int rc = be_fbwire_wait_all(c, err);
         return rc                              ? rc
-               : c->exp.state == FBW_TX_ACTIVE ? FBW_OK
-                                               : be_fbwire_server_error(&c->exp.err, err);
+               : c->explicit_tx.state == FBW_TX_ACTIVE ? FBW_OK
+                                               : be_fbwire_server_error(&c->explicit_tx.err, err);
     }
-    fbw_tx *t = &c->shared[c->cur];
+    fbw_tx *t = &c->shared[c->shared_live];
     if (!tx_live(t)) {
-        int rc = fbw_tx_start(t, c->conf->autocommit == SBDRV_AC_SHARED ? &c->ac : &c->ro);
+        int rc = fbw_tx_start(t, c->conf->autocommit == SBDRV_AC_SHARED ? &c->opts_ac : &c->opts_ro);
         rc = be_fbwire_wait_queued(c, rc, err);
         if (rc)
             return rc;
@@ -106,7 +106,7 @@ int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
 /* The shared (or read-only) transaction, restarted when it has run long enough. */
 void be_fbwire_shared_plan(sbdrv_be_conn *c, be_fbwire_exec_plan *x, const fbw_tx_opts *opts)
 {
-    fbw_tx *live = &c->shared[c->cur];
+    fbw_tx *live = &c->shared[c->shared_live];
     x->opts = opts;
     if (tx_live(live)) {
         if (!sbdrv_be_shared_due(c->conf, &c->shared_age)) {
@@ -115,9 +115,9 @@ void be_fbwire_shared_plan(sbdrv_be_conn *c, be_fbwire_exec_plan *x, const fbw_t
             return;
         }
         x->end_first = live;
-        c->cur ^= 1;
+        c->shared_live ^= 1;
     }
-    x->tx = &c->shared[c->cur];
+    x->tx = &c->shared[c->shared_live];
     x->start = 1;
     sbdrv_be_shared_started(&c->shared_age, 1);
 }
