@@ -6,7 +6,7 @@
  * It speaks Firebird SQL only: sysbench's MySQL-isms are removed by dialect.c before a backend
  * sees the text, and sysbench structures never reach it. Implementations: be_fbclient*.c (the
  * ISC API of libfbclient, the baseline; parts listed in be_fbclient.h) and be_fbwire*.c (the
- * native protocol client; parts listed in be_fbwire.h). */
+ * native protocol client; its entry be_fbwire.c lists the layers). */
 #ifndef SBDRV_BACKEND_H
 #define SBDRV_BACKEND_H
 
