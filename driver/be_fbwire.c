@@ -25,8 +25,9 @@
  * backend.h. The parts below it form layers; each calls only layers under it:
  *   be_fbwire.c       entry: the vtable, connect/create/disconnect, statistics
  *   be_fbwire_bulk.c  multi-row INSERT: pipelined single-row executes, or the batch API
- *   be_fbwire_stmt.c  statements: prepare, binding, where an execution runs, results, the
- *                     unprepared fast path, reading a pipelined result
+ *   be_fbwire_exec.c  executions: where a statement runs (explicit, pipelined, autocommit
+ *                     modes), reading a pipelined result, SQL text and its unprepared fast path
+ *   be_fbwire_stmt.c  statements: prepare, binding, execution in a planned transaction, results
  *   be_fbwire_tx.c    transactions: BEGIN/COMMIT/ROLLBACK, ending one, the transaction a prepare
  *                     uses, the shared transaction and its restart
  *   be_fbwire_pipe.c  pipelined transactions on the library's pipeline mode (wire/pipe.h)
@@ -35,6 +36,7 @@
  * Each has a header of the same name that is its contract. */
 #include "be_fbwire_bulk.h"
 #include "be_fbwire_conn.h"
+#include "be_fbwire_exec.h"
 #include "be_fbwire_stmt.h"
 #include "be_fbwire_tx.h"
 
