@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* backend.c - helpers every backend shares: buffered result sets and connection-loss test. */
+/* backend.c - helpers every backend shares: buffered result sets, the connection-loss test, the
+ * clock and the shared transaction's restart rule. */
 #include "backend.h"
 
 #include "status.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-void fbw_be_result_reset(fbw_be_result *r)
+void sbdrv_be_result_reset(sbdrv_be_result *r)
 {
     r->has_set = 0;
     r->ncols = 0;
@@ -19,14 +21,14 @@ void fbw_be_result_reset(fbw_be_result *r)
     r->arena_len = 0;
 }
 
-void fbw_be_result_free(fbw_be_result *r)
+void sbdrv_be_result_free(sbdrv_be_result *r)
 {
     free(r->cells);
     free(r->arena);
     memset(r, 0, sizeof *r);
 }
 
-void fbw_be_result_set_cols(fbw_be_result *r, uint32_t ncols)
+void sbdrv_be_result_set_cols(sbdrv_be_result *r, uint32_t ncols)
 {
     r->has_set = 1;
     r->ncols = ncols;
@@ -39,9 +41,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem, fbw_err *err)
     size_t ncap = *cap ? *cap : 64;
     while (ncap < need)
         ncap *= 2;
-    if (ncap * elem > FBW_BE_RESULT_MAX + FBW_BE_RESULT_MAX / 2)
+    if (ncap * elem > SBDRV_BE_RESULT_MAX + SBDRV_BE_RESULT_MAX / 2)
         return fbw_err_set(err, FBW_E_UNSUPPORTED, "result set exceeds %zu MiB",
-                           FBW_BE_RESULT_MAX >> 20);
+                           SBDRV_BE_RESULT_MAX >> 20);
     void *np = realloc(*p, ncap * elem);
     if (np == NULL)
         return fbw_err_set(err, FBW_E_NOMEM, "out of memory buffering a result set");
@@ -50,17 +52,17 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem, fbw_err *err)
     return FBW_OK;
 }
 
-int fbw_be_result_add(fbw_be_result *r, const void *p, size_t len, fbw_err *err)
+int sbdrv_be_result_add(sbdrv_be_result *r, const void *p, size_t len, fbw_err *err)
 {
-    if (len > UINT32_MAX || r->arena_len + len > FBW_BE_RESULT_MAX)
+    if (len > UINT32_MAX || r->arena_len + len > SBDRV_BE_RESULT_MAX)
         return fbw_err_set(err, FBW_E_UNSUPPORTED, "result set exceeds %zu MiB",
-                           FBW_BE_RESULT_MAX >> 20);
+                           SBDRV_BE_RESULT_MAX >> 20);
     int rc = grow((void **)&r->cells, &r->cells_cap, r->ncells + 1, sizeof *r->cells, err);
     if (rc == FBW_OK && p != NULL)
         rc = grow((void **)&r->arena, &r->arena_cap, r->arena_len + len, 1, err);
     if (rc != FBW_OK)
         return rc;
-    fbw_be_cell *c = &r->cells[r->ncells++];
+    sbdrv_be_cell *c = &r->cells[r->ncells++];
     c->off = r->arena_len;
     c->len = p ? (uint32_t)len : 0;
     c->null = p == NULL;
@@ -73,9 +75,9 @@ int fbw_be_result_add(fbw_be_result *r, const void *p, size_t len, fbw_err *err)
     return FBW_OK;
 }
 
-const char *fbw_be_cell_ptr(const fbw_be_result *r, size_t i)
+const char *sbdrv_be_cell_ptr(const sbdrv_be_result *r, size_t i)
 {
-    const fbw_be_cell *c = &r->cells[i];
+    const sbdrv_be_cell *c = &r->cells[i];
     if (c->null)
         return NULL;
     /* An empty string must still be non-NULL: point at a static "" when there is no arena. */
@@ -84,7 +86,26 @@ const char *fbw_be_cell_ptr(const fbw_be_result *r, size_t i)
 
 /* A fatal return code (the library closed the connection) or the library's CONNECTION_LOST class
  * (network failure, shutdown, attachment killed: status.h). */
-int fbw_be_conn_lost(int rc, const fbw_err *err)
+int sbdrv_be_conn_lost(int rc, const fbw_err *err)
 {
     return fbw_is_fatal(rc) || fbw_err_in_class(err, FBW_EC_CONNECTION_LOST);
+}
+
+uint64_t sbdrv_be_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int sbdrv_be_shared_due(const sbdrv_be_conf *conf, const sbdrv_be_shared_age *age)
+{
+    return (conf->restart_statements && age->statements >= conf->restart_statements) ||
+           (conf->restart_ms && sbdrv_be_now_ms() - age->started_ms >= conf->restart_ms);
+}
+
+void sbdrv_be_shared_started(sbdrv_be_shared_age *age, unsigned statements)
+{
+    age->statements = statements;
+    age->started_ms = sbdrv_be_now_ms();
 }

@@ -25,7 +25,7 @@ static size_t dpb_put(char *dpb, size_t n, size_t cap, int tag, const char *v, s
     return n + len;
 }
 
-static int build_dpb(const fbw_be_conf *f, int create, char *dpb, size_t cap, size_t *len,
+static int build_dpb(const sbdrv_be_conf *f, int create, char *dpb, size_t cap, size_t *len,
                      fbw_err *err)
 {
     static const char dialect[4] = {SQL_DIALECT_V6, 0, 0, 0};
@@ -60,17 +60,17 @@ static int build_dpb(const fbw_be_conf *f, int create, char *dpb, size_t cap, si
 }
 
 /* Attach, or with create set create the database (isc_create_database never overwrites). */
-static int open_db(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw_err *err)
+static int open_db(const sbdrv_be_conf *conf, int create, sbdrv_be_conn **out, fbw_err *err)
 {
     *out = NULL;
-    int rc = fbw_bec_global_init(err);
+    int rc = be_fbclient_global_init(err);
     if (rc != FBW_OK)
         return rc;
-    fbw_be_conn *c = calloc(1, sizeof *c);
+    sbdrv_be_conn *c = calloc(1, sizeof *c);
     if (c == NULL)
         return fbw_err_set(err, FBW_E_NOMEM, "fbclient: out of memory");
     c->conf = conf;
-    fbw_bec_build_tpbs(c);
+    be_fbclient_build_tpbs(c);
     char dpb[1024];
     size_t dpb_len = 0;
     rc = build_dpb(conf, create, dpb, sizeof dpb, &dpb_len, err);
@@ -81,10 +81,10 @@ static int open_db(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw_e
             rc = fbw_err_set(err, FBW_E_USAGE, "fbclient: connection string too long");
         else if (create && API->create(st, (short)dbl, conf->db, &c->db, (short)dpb_len, dpb, 0) &&
                  has_error(st))
-            rc = fbw_bec_status_err(st, err, "create database");
+            rc = be_fbclient_status_err(st, err, "create database");
         else if (!create && API->attach(st, (short)dbl, conf->db, &c->db, (short)dpb_len, dpb) &&
                  has_error(st))
-            rc = fbw_bec_status_err(st, err, "attach");
+            rc = be_fbclient_status_err(st, err, "attach");
     }
     OPENSSL_cleanse(dpb, sizeof dpb);
     if (rc != FBW_OK) {
@@ -95,51 +95,51 @@ static int open_db(const fbw_be_conf *conf, int create, fbw_be_conn **out, fbw_e
     return FBW_OK;
 }
 
-static int fbc_connect(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+static int fbc_connect(const sbdrv_be_conf *conf, sbdrv_be_conn **out, fbw_err *err)
 {
     return open_db(conf, 0, out, err);
 }
 
-static int fbc_create(const fbw_be_conf *conf, fbw_be_conn **out, fbw_err *err)
+static int fbc_create(const sbdrv_be_conf *conf, sbdrv_be_conn **out, fbw_err *err)
 {
     return open_db(conf, 1, out, err);
 }
 
-static void fbc_disconnect(fbw_be_conn *c)
+static void fbc_disconnect(sbdrv_be_conn *c)
 {
     if (c == NULL)
         return;
     fbw_err e;
-    (void)fbw_bec_end_tr(&c->exp_tr, 0, &e);
-    (void)fbw_bec_end_tr(&c->shared_tr, 1, &e);
-    (void)fbw_bec_end_tr(&c->meta_tr, 1, &e);
+    (void)be_fbclient_end_tr(&c->exp_tr, 0, &e);
+    (void)be_fbclient_end_tr(&c->shared_tr, 1, &e);
+    (void)be_fbclient_end_tr(&c->meta_tr, 1, &e);
     isc_status st[STATUS_LEN];
     if (c->db != 0)
         (void)API->detach(st, &c->db);
     free(c);
 }
 
-static int fbc_stats(fbw_be_conn *c, fbw_stats *out, fbw_err *err)
+static int fbc_stats(sbdrv_be_conn *c, fbw_stats *out, fbw_err *err)
 {
     (void)c;
     (void)out;
     return fbw_err_set(err, FBW_E_UNSUPPORTED, "fbclient: wire statistics are not visible");
 }
 
-const fbw_backend fbw_backend_fbclient = {
+const sbdrv_backend sbdrv_backend_fbclient = {
     .name = "fbclient",
-    .global_init = fbw_bec_global_init,
+    .global_init = be_fbclient_global_init,
     .connect = fbc_connect,
     .create = fbc_create,
     .disconnect = fbc_disconnect,
-    .begin = fbw_bec_begin,
-    .commit = fbw_bec_commit,
-    .rollback = fbw_bec_rollback,
-    .prepare = fbw_bec_prepare,
-    .param_count = fbw_bec_param_count,
-    .execute = fbw_bec_execute,
-    .close = fbw_bec_close,
-    .exec = fbw_bec_exec,
-    .bulk_insert = fbw_bec_bulk_insert,
+    .begin = be_fbclient_begin,
+    .commit = be_fbclient_commit,
+    .rollback = be_fbclient_rollback,
+    .prepare = be_fbclient_prepare,
+    .param_count = be_fbclient_param_count,
+    .execute = be_fbclient_execute,
+    .close = be_fbclient_close,
+    .exec = be_fbclient_exec,
+    .bulk_insert = be_fbclient_bulk_insert,
     .stats = fbc_stats,
 };

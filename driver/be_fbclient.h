@@ -12,8 +12,8 @@
  *
  * The few ISC types and entry points used are declared here from the documented C API (XSQLDA,
  * TEB, status vectors); fbclient's headers are not used, so libfbclient is no build dependency. */
-#ifndef FBW_BE_FBCLIENT_H
-#define FBW_BE_FBCLIENT_H
+#ifndef BE_FBCLIENT_H
+#define BE_FBCLIENT_H
 
 #include "backend.h"
 
@@ -119,28 +119,27 @@ typedef struct fbclient_lib {
 } fbclient_lib;
 
 /* Written once by be_fbclient_lib.c's load_lib under pthread_once, read-only afterwards. */
-extern fbclient_lib fbw_bec_lib;
+extern fbclient_lib be_fbclient_lib;
 
-#define API (&fbw_bec_lib.api)
+#define API (&be_fbclient_lib.api)
 
 /* ---------------------------------------------------------------- objects */
 
-struct fbw_be_conn {
-    const fbw_be_conf *conf;
+struct sbdrv_be_conn {
+    const sbdrv_be_conf *conf;
     isc_handle db;
     isc_handle meta_tr;   /* read-only read committed: prepares outside transactions */
     isc_handle exp_tr;    /* explicit transaction (BEGIN) */
-    isc_handle shared_tr; /* FBW_AC_SHARED */
-    unsigned shared_count;
-    uint64_t shared_started_ms;
+    isc_handle shared_tr; /* SBDRV_AC_SHARED */
+    sbdrv_be_shared_age shared_age; /* of shared_tr */
     char tpb[16];         /* read-write transactions */
     int tpb_len;
     char tpb_ac[16];      /* shared autocommit transaction */
     int tpb_ac_len;
 };
 
-struct fbw_be_stmt {
-    fbw_be_conn *c;
+struct sbdrv_be_stmt {
+    sbdrv_be_conn *c;
     isc_handle h;
     int type;             /* STMT_* */
     xsqlda *in, *out;
@@ -160,37 +159,37 @@ static inline int has_error(const isc_status *st)
 
 /* be_fbclient_lib.c */
 /* Load libfbclient.so.2 once; FBW_E_UNSUPPORTED naming what is missing. */
-int fbw_bec_global_init(fbw_err *err);
+int be_fbclient_global_init(fbw_err *err);
 /* Fill err from a status vector; a lost attachment gives FBW_E_IO. */
-int fbw_bec_status_err(const isc_status *st, fbw_err *err, const char *what);
+int be_fbclient_status_err(const isc_status *st, fbw_err *err, const char *what);
 
 /* be_fbclient_tx.c */
-void fbw_bec_build_tpbs(fbw_be_conn *c);
-int fbw_bec_start_tr(fbw_be_conn *c, isc_handle *tr, const char *tpb, int len, fbw_err *err);
-int fbw_bec_end_tr(isc_handle *tr, int commit, fbw_err *err);
-int fbw_bec_acquire_tr(fbw_be_conn *c, isc_handle **tr, isc_handle *own, int *how,
+void be_fbclient_build_tpbs(sbdrv_be_conn *c);
+int be_fbclient_start_tr(sbdrv_be_conn *c, isc_handle *tr, const char *tpb, int len, fbw_err *err);
+int be_fbclient_end_tr(isc_handle *tr, int commit, fbw_err *err);
+int be_fbclient_acquire_tr(sbdrv_be_conn *c, isc_handle **tr, isc_handle *own, int *how,
                        fbw_err *err);
-int fbw_bec_release_tr(fbw_be_conn *c, isc_handle *own, int how, int rc, fbw_err *err);
-int fbw_bec_begin(fbw_be_conn *c, fbw_err *err);
-int fbw_bec_commit(fbw_be_conn *c, fbw_err *err);
-int fbw_bec_rollback(fbw_be_conn *c, fbw_err *err);
+int be_fbclient_release_tr(sbdrv_be_conn *c, isc_handle *own, int how, int rc, fbw_err *err);
+int be_fbclient_begin(sbdrv_be_conn *c, fbw_err *err);
+int be_fbclient_commit(sbdrv_be_conn *c, fbw_err *err);
+int be_fbclient_rollback(sbdrv_be_conn *c, fbw_err *err);
 
 /* be_fbclient_stmt.c */
-void fbw_bec_stmt_free(fbw_be_stmt *s);
-int fbw_bec_prepare_in(fbw_be_conn *c, isc_handle *tr, const char *sql, size_t len,
-                       fbw_be_stmt **out, fbw_err *err);
-int fbw_bec_bind_params(fbw_be_stmt *s, const fbw_val *p, size_t n, fbw_err *err);
-int fbw_bec_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out,
+void be_fbclient_stmt_free(sbdrv_be_stmt *s);
+int be_fbclient_prepare_in(sbdrv_be_conn *c, isc_handle *tr, const char *sql, size_t len,
+                       sbdrv_be_stmt **out, fbw_err *err);
+int be_fbclient_bind_params(sbdrv_be_stmt *s, const sbdrv_val *p, size_t n, fbw_err *err);
+int be_fbclient_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_stmt **out,
                     fbw_err *err);
-unsigned fbw_bec_param_count(const fbw_be_stmt *s);
-int fbw_bec_execute(fbw_be_stmt *s, const fbw_val *params, size_t n, fbw_be_result *res,
+unsigned be_fbclient_param_count(const sbdrv_be_stmt *s);
+int be_fbclient_execute(sbdrv_be_stmt *s, const sbdrv_val *params, size_t n, sbdrv_be_result *res,
                     fbw_err *err);
-void fbw_bec_close(fbw_be_stmt *s);
-int fbw_bec_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res,
+void be_fbclient_close(sbdrv_be_stmt *s);
+int be_fbclient_exec(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_result *res,
                  fbw_err *err);
 
 /* be_fbclient_bulk.c */
-int fbw_bec_bulk_insert(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_result *res,
+int be_fbclient_bulk_insert(sbdrv_be_conn *c, const sbdrv_bulk_insert *b, sbdrv_be_result *res,
                         fbw_err *err);
 
 #endif

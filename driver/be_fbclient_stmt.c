@@ -33,12 +33,12 @@ static uint64_t le_uint(const unsigned char *p, size_t len)
 }
 
 /* Ask for one info item and return its value bytes (bounded to the reply). */
-static int info_item(fbw_be_stmt *s, char item, unsigned char *buf, size_t cap,
+static int info_item(sbdrv_be_stmt *s, char item, unsigned char *buf, size_t cap,
                      const unsigned char **val, size_t *len, fbw_err *err)
 {
     isc_status st[STATUS_LEN];
     if (API->sql_info(st, &s->h, 1, &item, (short)cap, (char *)buf) && has_error(st))
-        return fbw_bec_status_err(st, err, "statement info");
+        return be_fbclient_status_err(st, err, "statement info");
     if (cap < 3 || buf[0] != (unsigned char)item)
         return fbw_err_set(err, FBW_E_PROTO, "fbclient: statement info item %d missing", item);
     size_t l = (size_t)le_uint(buf + 1, 2);
@@ -49,7 +49,7 @@ static int info_item(fbw_be_stmt *s, char item, unsigned char *buf, size_t cap,
     return FBW_OK;
 }
 
-static int stmt_type(fbw_be_stmt *s, fbw_err *err)
+static int stmt_type(sbdrv_be_stmt *s, fbw_err *err)
 {
     unsigned char buf[32];
     const unsigned char *v;
@@ -61,7 +61,7 @@ static int stmt_type(fbw_be_stmt *s, fbw_err *err)
 }
 
 /* Rows inserted + updated + deleted by the last execution. */
-static int affected_rows(fbw_be_stmt *s, uint64_t *out, fbw_err *err)
+static int affected_rows(sbdrv_be_stmt *s, uint64_t *out, fbw_err *err)
 {
     unsigned char buf[64];
     const unsigned char *v;
@@ -91,7 +91,7 @@ static size_t column_size(const xsqlvar *v)
 
 /* Choose how each output column arrives and lay out one buffer for all of them. Types that
  * need formatting rules of the server (dates, floats, booleans) are requested as text. */
-static int setup_output(fbw_be_stmt *s, fbw_err *err)
+static int setup_output(sbdrv_be_stmt *s, fbw_err *err)
 {
     size_t total = 0;
     int n = s->out->sqld;
@@ -122,7 +122,7 @@ static int setup_output(fbw_be_stmt *s, fbw_err *err)
     return FBW_OK;
 }
 
-static int describe(fbw_be_stmt *s, fbw_err *err)
+static int describe(sbdrv_be_stmt *s, fbw_err *err)
 {
     isc_status st[STATUS_LEN];
     if (s->out->sqld > s->out->sqln) {
@@ -132,11 +132,11 @@ static int describe(fbw_be_stmt *s, fbw_err *err)
         if (s->out == NULL)
             return fbw_err_set(err, FBW_E_NOMEM, "fbclient: out of memory for a descriptor");
         if (API->describe(st, &s->h, SQLDA_VERSION1, s->out) && has_error(st))
-            return fbw_bec_status_err(st, err, "describe");
+            return be_fbclient_status_err(st, err, "describe");
     }
     for (int pass = 0; pass < 2; pass++) {
         if (API->describe_bind(st, &s->h, SQLDA_VERSION1, s->in) && has_error(st))
-            return fbw_bec_status_err(st, err, "describe parameters");
+            return be_fbclient_status_err(st, err, "describe parameters");
         if (s->in->sqld <= s->in->sqln)
             break;
         int n = s->in->sqld;
@@ -154,7 +154,7 @@ static int describe(fbw_be_stmt *s, fbw_err *err)
     return rc == FBW_OK ? setup_output(s, err) : rc;
 }
 
-void fbw_bec_stmt_free(fbw_be_stmt *s)
+void be_fbclient_stmt_free(sbdrv_be_stmt *s)
 {
     if (s == NULL)
         return;
@@ -172,14 +172,14 @@ void fbw_bec_stmt_free(fbw_be_stmt *s)
 }
 
 /* Prepare in transaction tr (any open transaction works for Firebird's metadata lookups). */
-int fbw_bec_prepare_in(fbw_be_conn *c, isc_handle *tr, const char *sql, size_t len,
-                       fbw_be_stmt **out, fbw_err *err)
+int be_fbclient_prepare_in(sbdrv_be_conn *c, isc_handle *tr, const char *sql, size_t len,
+                       sbdrv_be_stmt **out, fbw_err *err)
 {
     *out = NULL;
     if (len > 65535)
         return fbw_err_set(err, FBW_E_UNSUPPORTED,
                            "fbclient: statement of %zu bytes exceeds 64 KiB", len);
-    fbw_be_stmt *s = calloc(1, sizeof *s);
+    sbdrv_be_stmt *s = calloc(1, sizeof *s);
     if (s == NULL)
         return fbw_err_set(err, FBW_E_NOMEM, "fbclient: out of memory");
     s->c = c;
@@ -190,21 +190,21 @@ int fbw_bec_prepare_in(fbw_be_conn *c, isc_handle *tr, const char *sql, size_t l
     if (s->in == NULL || s->out == NULL)
         rc = fbw_err_set(err, FBW_E_NOMEM, "fbclient: out of memory for a descriptor");
     else if (API->alloc(st, &c->db, &s->h) && has_error(st))
-        rc = fbw_bec_status_err(st, err, "allocate statement");
+        rc = be_fbclient_status_err(st, err, "allocate statement");
     else if (API->prepare(st, tr, &s->h, (unsigned short)len, sql, SQL_DIALECT_V6, s->out) &&
              has_error(st))
-        rc = fbw_bec_status_err(st, err, "prepare");
+        rc = be_fbclient_status_err(st, err, "prepare");
     else
         rc = describe(s, err);
     if (rc != FBW_OK) {
-        fbw_bec_stmt_free(s);
+        be_fbclient_stmt_free(s);
         return rc;
     }
     *out = s;
     return FBW_OK;
 }
 
-int fbw_bec_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out,
+int be_fbclient_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_stmt **out,
                     fbw_err *err)
 {
     isc_handle *tr = &c->meta_tr;
@@ -214,18 +214,18 @@ int fbw_bec_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **o
     } else if (c->meta_tr == 0) {
         static const char ro[] = {TPB_VERSION3, TPB_READ, TPB_READ_COMMITTED, TPB_REC_VERSION,
                                   TPB_WAIT};
-        rc = fbw_bec_start_tr(c, &c->meta_tr, ro, (int)sizeof ro, err);
+        rc = be_fbclient_start_tr(c, &c->meta_tr, ro, (int)sizeof ro, err);
     }
-    return rc == FBW_OK ? fbw_bec_prepare_in(c, tr, sql, len, out, err) : rc;
+    return rc == FBW_OK ? be_fbclient_prepare_in(c, tr, sql, len, out, err) : rc;
 }
 
-unsigned fbw_bec_param_count(const fbw_be_stmt *s)
+unsigned be_fbclient_param_count(const sbdrv_be_stmt *s)
 {
     return (unsigned)s->in->sqld;
 }
 
 /* Point the parameter descriptors at the values; the server converts to the column types. */
-int fbw_bec_bind_params(fbw_be_stmt *s, const fbw_val *p, size_t n, fbw_err *err)
+int be_fbclient_bind_params(sbdrv_be_stmt *s, const sbdrv_val *p, size_t n, fbw_err *err)
 {
     if (n != (size_t)s->in->sqld)
         return fbw_err_set(err, FBW_E_USAGE, "fbclient: statement takes %d parameters, got %zu",
@@ -237,20 +237,20 @@ int fbw_bec_bind_params(fbw_be_stmt *s, const fbw_val *p, size_t n, fbw_err *err
         v->sqlscale = 0;
         v->sqlsubtype = 0;
         switch (p[i].type) {
-        case FBW_VAL_INT64:
+        case SBDRV_VAL_INT64:
             s->in_num[i] = p[i].i;
             v->sqltype = SQL_INT64 | 1;
             v->sqllen = 8;
             v->sqldata = (char *)&s->in_num[i];
             break;
-        case FBW_VAL_DOUBLE:
+        case SBDRV_VAL_DOUBLE:
             memcpy(&s->in_num[i], &p[i].d, sizeof(double));
             v->sqltype = SQL_DOUBLE | 1;
             v->sqllen = 8;
             v->sqldata = (char *)&s->in_num[i];
             break;
-        case FBW_VAL_TEXT:
-        case FBW_VAL_NUMTEXT:
+        case SBDRV_VAL_TEXT:
+        case SBDRV_VAL_NUMTEXT:
             if (p[i].len > 32767)
                 return fbw_err_set(err, FBW_E_UNSUPPORTED,
                                    "fbclient: parameter %zu is %zu bytes (max 32767)", i + 1,
@@ -293,45 +293,45 @@ static size_t format_scaled(int64_t v, int scale, char *buf, size_t cap)
                             padded + nd - frac);
 }
 
-static int add_column(const xsqlvar *v, fbw_be_result *res, fbw_err *err)
+static int add_column(const xsqlvar *v, sbdrv_be_result *res, fbw_err *err)
 {
     char num[48];
     const char *d = v->sqldata;
     if (*v->sqlind < 0)
-        return fbw_be_result_add(res, NULL, 0, err);
+        return sbdrv_be_result_add(res, NULL, 0, err);
     switch (v->sqltype & ~1) {
     case SQL_TEXT:
-        return fbw_be_result_add(res, d, (size_t)(unsigned short)v->sqllen, err);
+        return sbdrv_be_result_add(res, d, (size_t)(unsigned short)v->sqllen, err);
     case SQL_VARYING: {
         unsigned short l;
         memcpy(&l, d, 2);
         if (l > (unsigned short)v->sqllen)
             l = (unsigned short)v->sqllen;
-        return fbw_be_result_add(res, d + 2, l, err);
+        return sbdrv_be_result_add(res, d + 2, l, err);
     }
     case SQL_SHORT: {
         int16_t x;
         memcpy(&x, d, 2);
-        return fbw_be_result_add(res, num, format_scaled(x, v->sqlscale, num, sizeof num), err);
+        return sbdrv_be_result_add(res, num, format_scaled(x, v->sqlscale, num, sizeof num), err);
     }
     case SQL_LONG: {
         int32_t x;
         memcpy(&x, d, 4);
-        return fbw_be_result_add(res, num, format_scaled(x, v->sqlscale, num, sizeof num), err);
+        return sbdrv_be_result_add(res, num, format_scaled(x, v->sqlscale, num, sizeof num), err);
     }
     case SQL_INT64: {
         int64_t x;
         memcpy(&x, d, 8);
-        return fbw_be_result_add(res, num, format_scaled(x, v->sqlscale, num, sizeof num), err);
+        return sbdrv_be_result_add(res, num, format_scaled(x, v->sqlscale, num, sizeof num), err);
     }
     case SQL_NULL:
-        return fbw_be_result_add(res, NULL, 0, err);
+        return sbdrv_be_result_add(res, NULL, 0, err);
     default: /* BLOB, ARRAY: content is not fetched, only a marker */
-        return fbw_be_result_add(res, "[blob]", 6, err);
+        return sbdrv_be_result_add(res, "[blob]", 6, err);
     }
 }
 
-static int add_row(fbw_be_stmt *s, fbw_be_result *res, fbw_err *err)
+static int add_row(sbdrv_be_stmt *s, sbdrv_be_result *res, fbw_err *err)
 {
     for (int i = 0; i < s->out->sqld; i++) {
         int rc = add_column(&s->out->sqlvar[i], res, err);
@@ -341,7 +341,7 @@ static int add_row(fbw_be_stmt *s, fbw_be_result *res, fbw_err *err)
     return FBW_OK;
 }
 
-static int fetch_all(fbw_be_stmt *s, fbw_be_result *res, fbw_err *err)
+static int fetch_all(sbdrv_be_stmt *s, sbdrv_be_result *res, fbw_err *err)
 {
     isc_status st[STATUS_LEN];
     int rc = FBW_OK;
@@ -350,78 +350,78 @@ static int fetch_all(fbw_be_stmt *s, fbw_be_result *res, fbw_err *err)
         if (r == 100)
             break;
         if (r != 0 && has_error(st)) {
-            rc = fbw_bec_status_err(st, err, "fetch");
+            rc = be_fbclient_status_err(st, err, "fetch");
             break;
         }
         rc = add_row(s, res, err);
         if (rc != FBW_OK)
             break;
     }
-    if (!fbw_be_conn_lost(rc, err))
+    if (!sbdrv_be_conn_lost(rc, err))
         (void)API->free_stmt(st, &s->h, DSQL_CLOSE);
     return rc;
 }
 
 /* Execute in transaction tr; fills res (rows or affected count). */
-static int run_in(fbw_be_stmt *s, isc_handle *tr, fbw_be_result *res, fbw_err *err)
+static int run_in(sbdrv_be_stmt *s, isc_handle *tr, sbdrv_be_result *res, fbw_err *err)
 {
     isc_status st[STATUS_LEN];
-    fbw_be_result_reset(res);
+    sbdrv_be_result_reset(res);
     int sel = s->type == STMT_SELECT || s->type == STMT_SELECT_FOR_UPD;
     if (sel) {
         if (API->execute(st, tr, &s->h, SQLDA_VERSION1, s->in) && has_error(st))
-            return fbw_bec_status_err(st, err, "execute");
-        fbw_be_result_set_cols(res, (uint32_t)s->out->sqld);
+            return be_fbclient_status_err(st, err, "execute");
+        sbdrv_be_result_set_cols(res, (uint32_t)s->out->sqld);
         return fetch_all(s, res, err);
     }
     if (s->out->sqld > 0) { /* EXECUTE PROCEDURE, INSERT ... RETURNING: one row */
         if (API->execute2(st, tr, &s->h, SQLDA_VERSION1, s->in, s->out) && has_error(st))
-            return fbw_bec_status_err(st, err, "execute");
-        fbw_be_result_set_cols(res, (uint32_t)s->out->sqld);
+            return be_fbclient_status_err(st, err, "execute");
+        sbdrv_be_result_set_cols(res, (uint32_t)s->out->sqld);
         int rc = add_row(s, res, err);
         if (rc != FBW_OK)
             return rc;
     } else if (API->execute(st, tr, &s->h, SQLDA_VERSION1, s->in) && has_error(st)) {
-        return fbw_bec_status_err(st, err, "execute");
+        return be_fbclient_status_err(st, err, "execute");
     }
     if (s->type == STMT_INSERT || s->type == STMT_UPDATE || s->type == STMT_DELETE)
         return affected_rows(s, &res->affected, err);
     return FBW_OK;
 }
 
-int fbw_bec_execute(fbw_be_stmt *s, const fbw_val *params, size_t n, fbw_be_result *res,
+int be_fbclient_execute(sbdrv_be_stmt *s, const sbdrv_val *params, size_t n, sbdrv_be_result *res,
                     fbw_err *err)
 {
     isc_handle own = 0, *tr;
     int how;
-    int rc = fbw_bec_bind_params(s, params, n, err);
+    int rc = be_fbclient_bind_params(s, params, n, err);
     if (rc == FBW_OK)
-        rc = fbw_bec_acquire_tr(s->c, &tr, &own, &how, err);
+        rc = be_fbclient_acquire_tr(s->c, &tr, &own, &how, err);
     if (rc != FBW_OK)
         return rc;
     rc = run_in(s, tr, res, err);
-    return fbw_bec_release_tr(s->c, &own, how, rc, err);
+    return be_fbclient_release_tr(s->c, &own, how, rc, err);
 }
 
-void fbw_bec_close(fbw_be_stmt *s)
+void be_fbclient_close(sbdrv_be_stmt *s)
 {
-    fbw_bec_stmt_free(s);
+    be_fbclient_stmt_free(s);
 }
 
-int fbw_bec_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res,
+int be_fbclient_exec(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_result *res,
                  fbw_err *err)
 {
     isc_handle own = 0, *tr;
     int how;
-    fbw_be_stmt *s = NULL;
-    int rc = fbw_bec_acquire_tr(c, &tr, &own, &how, err);
+    sbdrv_be_stmt *s = NULL;
+    int rc = be_fbclient_acquire_tr(c, &tr, &own, &how, err);
     if (rc != FBW_OK)
         return rc;
-    rc = fbw_bec_prepare_in(c, tr, sql, len, &s, err);
+    rc = be_fbclient_prepare_in(c, tr, sql, len, &s, err);
     if (rc == FBW_OK)
-        rc = fbw_bec_bind_params(s, NULL, 0, err);
+        rc = be_fbclient_bind_params(s, NULL, 0, err);
     if (rc == FBW_OK)
         rc = run_in(s, tr, res, err);
-    fbw_bec_stmt_free(s);
-    return fbw_bec_release_tr(c, &own, how, rc, err);
+    be_fbclient_stmt_free(s);
+    return be_fbclient_release_tr(c, &own, how, rc, err);
 }

@@ -5,31 +5,22 @@
  * every N statements or T ms). Each ISC call waits for its reply: no request rides along. */
 #include "be_fbclient.h"
 
-#include <time.h>
-
 /* ---------------------------------------------------------------- transactions */
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int put_isolation(char *t, int n, fbw_be_isolation iso)
+static int put_isolation(char *t, int n, sbdrv_be_isolation iso)
 {
     switch (iso) {
-    case FBW_BE_ISO_SNAPSHOT:
+    case SBDRV_BE_ISO_SNAPSHOT:
         t[n++] = TPB_CONCURRENCY;
         break;
-    case FBW_BE_ISO_SERIALIZABLE:
+    case SBDRV_BE_ISO_SERIALIZABLE:
         t[n++] = TPB_CONSISTENCY;
         break;
-    case FBW_BE_ISO_READ_COMMITTED_NOREC:
+    case SBDRV_BE_ISO_READ_COMMITTED_NOREC:
         t[n++] = TPB_READ_COMMITTED;
         t[n++] = TPB_NO_REC_VERSION;
         break;
-    case FBW_BE_ISO_READ_CONSISTENCY:
+    case SBDRV_BE_ISO_READ_CONSISTENCY:
         t[n++] = TPB_READ_COMMITTED;
         t[n++] = TPB_READ_CONSISTENCY;
         break;
@@ -58,7 +49,7 @@ static int put_wait(char *t, int n, int lock_timeout)
     return n;
 }
 
-void fbw_bec_build_tpbs(fbw_be_conn *c)
+void be_fbclient_build_tpbs(sbdrv_be_conn *c)
 {
     int n = 0;
     c->tpb[n++] = TPB_VERSION3;
@@ -68,30 +59,30 @@ void fbw_bec_build_tpbs(fbw_be_conn *c)
     n = 0;
     c->tpb_ac[n++] = TPB_VERSION3;
     c->tpb_ac[n++] = TPB_WRITE;
-    n = put_isolation(c->tpb_ac, n, FBW_BE_ISO_READ_COMMITTED);
+    n = put_isolation(c->tpb_ac, n, SBDRV_BE_ISO_READ_COMMITTED);
     n = put_wait(c->tpb_ac, n, c->conf->lock_timeout);
     c->tpb_ac[n++] = TPB_AUTOCOMMIT;
     c->tpb_ac_len = n;
 }
 
-int fbw_bec_start_tr(fbw_be_conn *c, isc_handle *tr, const char *tpb, int len, fbw_err *err)
+int be_fbclient_start_tr(sbdrv_be_conn *c, isc_handle *tr, const char *tpb, int len, fbw_err *err)
 {
     isc_status st[STATUS_LEN];
     isc_teb teb = {&c->db, len, tpb};
     *tr = 0;
     if (API->start_multiple(st, tr, 1, &teb) && has_error(st))
-        return fbw_bec_status_err(st, err, "start transaction");
+        return be_fbclient_status_err(st, err, "start transaction");
     return FBW_OK;
 }
 
-int fbw_bec_end_tr(isc_handle *tr, int commit, fbw_err *err)
+int be_fbclient_end_tr(isc_handle *tr, int commit, fbw_err *err)
 {
     isc_status st[STATUS_LEN];
     if (*tr == 0)
         return FBW_OK;
     if (commit) {
         if (API->commit(st, tr) && has_error(st)) {
-            int rc = fbw_bec_status_err(st, err, "commit");
+            int rc = be_fbclient_status_err(st, err, "commit");
             isc_status st2[STATUS_LEN];
             if (API->rollback(st2, tr) && has_error(st2))
                 *tr = 0; /* the handle is useless either way */
@@ -99,77 +90,73 @@ int fbw_bec_end_tr(isc_handle *tr, int commit, fbw_err *err)
         }
     } else if (API->rollback(st, tr) && has_error(st)) {
         *tr = 0;
-        return fbw_bec_status_err(st, err, "rollback");
+        return be_fbclient_status_err(st, err, "rollback");
     }
     *tr = 0;
     return FBW_OK;
 }
 
 /* The shared autocommit transaction, restarted when it has run long enough. */
-static int shared_tr(fbw_be_conn *c, fbw_err *err)
+static int shared_tr(sbdrv_be_conn *c, fbw_err *err)
 {
-    const fbw_be_conf *f = c->conf;
     if (c->shared_tr != 0) {
-        int due = (f->restart_statements && c->shared_count >= f->restart_statements) ||
-                  (f->restart_ms && now_ms() - c->shared_started_ms >= f->restart_ms);
-        if (!due)
+        if (!sbdrv_be_shared_due(c->conf, &c->shared_age))
             return FBW_OK;
-        int rc = fbw_bec_end_tr(&c->shared_tr, 1, err);
+        int rc = be_fbclient_end_tr(&c->shared_tr, 1, err);
         if (rc != FBW_OK)
             return rc;
     }
-    c->shared_count = 0;
-    c->shared_started_ms = now_ms();
-    return fbw_bec_start_tr(c, &c->shared_tr, c->tpb_ac, c->tpb_ac_len, err);
+    sbdrv_be_shared_started(&c->shared_age, 0);
+    return be_fbclient_start_tr(c, &c->shared_tr, c->tpb_ac, c->tpb_ac_len, err);
 }
 
 /* The transaction a statement runs in (explicit, shared or a new one of its own). */
-int fbw_bec_acquire_tr(fbw_be_conn *c, isc_handle **tr, isc_handle *own, int *how, fbw_err *err)
+int be_fbclient_acquire_tr(sbdrv_be_conn *c, isc_handle **tr, isc_handle *own, int *how, fbw_err *err)
 {
     if (c->exp_tr != 0) {
         *how = TR_EXPLICIT;
         *tr = &c->exp_tr;
         return FBW_OK;
     }
-    if (c->conf->autocommit == FBW_AC_SHARED) {
+    if (c->conf->autocommit == SBDRV_AC_SHARED) {
         *how = TR_SHARED;
         *tr = &c->shared_tr;
         return shared_tr(c, err);
     }
     *how = TR_OWN;
     *tr = own;
-    return fbw_bec_start_tr(c, own, c->tpb, c->tpb_len, err);
+    return be_fbclient_start_tr(c, own, c->tpb, c->tpb_len, err);
 }
 
 /* Finish a statement's transaction: commit (rc == OK) or roll back its own transaction. */
-int fbw_bec_release_tr(fbw_be_conn *c, isc_handle *own, int how, int rc, fbw_err *err)
+int be_fbclient_release_tr(sbdrv_be_conn *c, isc_handle *own, int how, int rc, fbw_err *err)
 {
     if (how == TR_SHARED)
-        c->shared_count++;
+        c->shared_age.statements++;
     if (how != TR_OWN)
         return rc;
     if (rc == FBW_OK)
-        return fbw_bec_end_tr(own, 1, err);
+        return be_fbclient_end_tr(own, 1, err);
     fbw_err keep = *err;
-    (void)fbw_bec_end_tr(own, 0, err);
+    (void)be_fbclient_end_tr(own, 0, err);
     *err = keep;
     return rc;
 }
 
-int fbw_bec_begin(fbw_be_conn *c, fbw_err *err)
+int be_fbclient_begin(sbdrv_be_conn *c, fbw_err *err)
 {
-    int rc = fbw_bec_end_tr(&c->exp_tr, 1, err);
+    int rc = be_fbclient_end_tr(&c->exp_tr, 1, err);
     if (rc == FBW_OK)
-        rc = fbw_bec_start_tr(c, &c->exp_tr, c->tpb, c->tpb_len, err);
+        rc = be_fbclient_start_tr(c, &c->exp_tr, c->tpb, c->tpb_len, err);
     return rc;
 }
 
-int fbw_bec_commit(fbw_be_conn *c, fbw_err *err)
+int be_fbclient_commit(sbdrv_be_conn *c, fbw_err *err)
 {
-    return fbw_bec_end_tr(&c->exp_tr, 1, err);
+    return be_fbclient_end_tr(&c->exp_tr, 1, err);
 }
 
-int fbw_bec_rollback(fbw_be_conn *c, fbw_err *err)
+int be_fbclient_rollback(sbdrv_be_conn *c, fbw_err *err)
 {
-    return fbw_bec_end_tr(&c->exp_tr, 0, err);
+    return be_fbclient_end_tr(&c->exp_tr, 0, err);
 }

@@ -2,7 +2,12 @@
 /* be_fbwire_bulk.c - the native backend's multi-row INSERT: the batch API on protocol 16+, else
  * single-row executes queued in chunks; inside BEGIN under a savepoint, else in a transaction of
  * its own. */
-#include "be_fbwire.h"
+#include "be_fbwire_bulk.h"
+
+#include "be_fbwire_pipe.h"
+#include "be_fbwire_stmt.h"
+#include "be_fbwire_tx.h"
+#include "batch.h"
 
 #include <string.h>
 
@@ -10,20 +15,24 @@
 
 /* ---- bulk insert: every row's execute queued, one wait per chunk ---- */
 
-typedef struct bulk_call {
-    fbw_be_stmt *bs;
-    const fbw_bulk_insert *b;
+/* One chunk of rows to queue: rows next .. end-1 of b, bound to bs, executed in tx. A row whose
+ * values cannot be bound stops the chunk with bind_rc (err filled). */
+typedef struct rows_call {
+    sbdrv_be_stmt *bs;
+    const sbdrv_bulk_insert *b;
     fbw_tx *tx;
     size_t next, end;
     fbw_err *err;
     int bind_rc;
-} bulk_call;
+    fbw_batch *bt; /* the batch API: the batch, and whether its create was queued */
+    int created;
+} rows_call;
 
-static int q_bulk(void *arg)
+static int queue_bulk(void *arg)
 {
-    bulk_call *k = arg;
+    rows_call *k = arg;
     while (k->next < k->end) {
-        int rc = fbw_bew_bind_all(k->bs, k->b->values + k->next * k->b->ncols, k->b->ncols, k->err);
+        int rc = be_fbwire_bind_all(k->bs, k->b->values + k->next * k->b->ncols, k->b->ncols, k->err);
         if (rc) {
             k->bind_rc = rc;
             return FBW_OK;
@@ -36,34 +45,30 @@ static int q_bulk(void *arg)
     return FBW_OK;
 }
 
-static int immediate(fbw_be_conn *c, fbw_tx *t, const char *sql, fbw_err *err)
+static int immediate(sbdrv_be_conn *c, fbw_tx *t, const char *sql, fbw_err *err)
 {
     fbw_exec_result r;
-    int rc = fbw_exec_immediate(c->c, t, sql, strlen(sql), &r);
-    if (rc == FBW_OK)
-        rc = fbw_bew_wait_all(c, err);
-    else
-        rc = fbw_bew_fail(c, rc, err);
+    int rc = be_fbwire_wait_queued(c, fbw_exec_immediate(c->conn, t, sql, strlen(sql), &r), err);
     if (rc == FBW_OK && r.err.code != FBW_OK)
-        rc = fbw_bew_server_error(&r.err, err);
+        rc = be_fbwire_server_error(&r.err, err);
     return rc;
 }
 
-static int insert_rows(fbw_be_conn *c, fbw_be_stmt *bs, fbw_tx *tx, const fbw_bulk_insert *b,
+static int insert_rows(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_tx *tx, const sbdrv_bulk_insert *b,
                        fbw_err *err)
 {
-    bulk_call k = {bs, b, tx, 0, 0, err, FBW_OK};
+    rows_call k = {bs, b, tx, 0, 0, err, FBW_OK, NULL, 0};
     while (k.next < b->nrows) {
         k.end = k.next + BULK_CHUNK < b->nrows ? k.next + BULK_CHUNK : b->nrows;
         /* Every execute of the chunk is answered before the next chunk is sent, so the first
          * failing row stops the insert; each reply's error lands in the statement. */
-        int rc = fbw_bew_run(c, q_bulk, &k, err);
+        int rc = be_fbwire_round_trip(c, queue_bulk, &k, err);
         if (rc == FBW_OK && k.bind_rc)
             rc = k.bind_rc;
         if (rc)
             return rc;
         if (fbw_stmt_error(bs->s)->code != FBW_OK)
-            return fbw_bew_server_error(fbw_stmt_error(bs->s), err);
+            return be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     }
     return FBW_OK;
 }
@@ -75,20 +80,10 @@ static int insert_rows(fbw_be_conn *c, fbw_be_stmt *bs, fbw_tx *tx, const fbw_bu
 
 #define BATCH_CHUNK_BYTES ((size_t)4 << 20) /* well under the server's 16 MiB batch buffer */
 
-typedef struct batch_call {
-    fbw_batch *bt;
-    fbw_be_stmt *bs;
-    const fbw_bulk_insert *b;
-    fbw_tx *tx;
-    size_t next, end;
-    fbw_err *err;
-    int bind_rc;
-    int created;
-} batch_call;
 
-static int q_batch(void *arg)
+static int queue_batch(void *arg)
 {
-    batch_call *k = arg;
+    rows_call *k = arg;
     int rc;
     if (!k->created) {
         if ((rc = fbw_batch_create(k->bt)) != FBW_OK)
@@ -96,7 +91,7 @@ static int q_batch(void *arg)
         k->created = 1;
     }
     for (; k->next < k->end; k->next++) {
-        rc = fbw_bew_bind_all(k->bs, k->b->values + k->next * k->b->ncols, k->b->ncols, k->err);
+        rc = be_fbwire_bind_all(k->bs, k->b->values + k->next * k->b->ncols, k->b->ncols, k->err);
         if (rc) {
             k->bind_rc = rc; /* nothing of this chunk is executed; the caller rolls back */
             return FBW_OK;
@@ -111,7 +106,7 @@ static int q_batch(void *arg)
 static int batch_outcome(fbw_batch *bt, size_t rows, fbw_err *err)
 {
     if (fbw_batch_error(bt)->code != FBW_OK)
-        return fbw_bew_server_error(fbw_batch_error(bt), err);
+        return be_fbwire_server_error(fbw_batch_error(bt), err);
     const fbw_batch_cs *cs = fbw_batch_result(bt);
     if (!fbw_batch_executed(bt) || cs == NULL)
         return fbw_err_set(err, FBW_E_PROTO, "fbwire: batch executed without a completion state");
@@ -131,20 +126,20 @@ static int batch_outcome(fbw_batch *bt, size_t rows, fbw_err *err)
     return FBW_OK;
 }
 
-static int insert_batch(fbw_be_conn *c, fbw_be_stmt *bs, fbw_tx *tx, const fbw_bulk_insert *b,
+static int insert_batch(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_tx *tx, const sbdrv_bulk_insert *b,
                         fbw_err *err)
 {
     fbw_batch_opts o;
     fbw_batch_opts_init(&o);
     fbw_batch *bt = NULL;
-    int rc = fbw_batch_new(c->c, bs->s, &o, &bt, err);
+    int rc = fbw_batch_new(c->conn, bs->s, &o, &bt, err);
     size_t msg = fbw_msg_length(fbw_stmt_input(bs->s));
     size_t per = msg ? BATCH_CHUNK_BYTES / msg : b->nrows;
-    batch_call k = {bt, bs, b, tx, 0, 0, err, FBW_OK, 0};
+    rows_call k = {bs, b, tx, 0, 0, err, FBW_OK, bt, 0};
     while (rc == FBW_OK && k.next < b->nrows) {
         size_t first = k.next;
         k.end = per > 0 && b->nrows - k.next > per ? k.next + per : b->nrows;
-        rc = fbw_bew_run(c, q_batch, &k, err);
+        rc = be_fbwire_round_trip(c, queue_batch, &k, err);
         if (rc == FBW_OK && k.bind_rc)
             rc = k.bind_rc;
         if (rc == FBW_OK)
@@ -154,45 +149,39 @@ static int insert_batch(fbw_be_conn *c, fbw_be_stmt *bs, fbw_tx *tx, const fbw_b
     return rc;
 }
 
-int fbw_bew_bulk_insert(fbw_be_conn *c, const fbw_bulk_insert *b, fbw_be_result *res,
+int be_fbwire_bulk_insert(sbdrv_be_conn *c, const sbdrv_bulk_insert *b, sbdrv_be_result *res,
                               fbw_err *err)
 {
-    fbw_be_result_reset(res);
-    int prc = fbw_bew_pipe_settle(c, err);
+    sbdrv_be_result_reset(res);
+    int prc = be_fbwire_pipe_settle(c, err);
     if (prc)
         return prc;
-    int explicit_tr = c->exp_open;
-    fbw_tx *tx = explicit_tr ? &c->exp : &c->own;
+    int explicit_tr = c->explicit_open;
+    fbw_tx *tx = explicit_tr ? &c->explicit_tx : &c->own_tx;
     int rc = FBW_OK;
     if (explicit_tr)
         rc = immediate(c, tx, "SAVEPOINT FBW_BULK", err);
-    else if ((rc = fbw_tx_start(tx, &c->rw)) != FBW_OK)
-        rc = fbw_bew_fail(c, rc, err);
-    fbw_be_stmt *bs = NULL;
+    else if ((rc = fbw_tx_start(tx, &c->opts_rw)) != FBW_OK)
+        rc = be_fbwire_fail(c, rc, err);
+    sbdrv_be_stmt *bs = NULL;
     if (rc == FBW_OK)
-        rc = fbw_bew_prepare(c, b->single, b->single_len, &bs, err);
+        rc = be_fbwire_prepare(c, b->single, b->single_len, &bs, err);
     if (rc == FBW_OK)
-        rc = fbw_conn_get_info(c->c)->protocol >= 16 ? insert_batch(c, bs, tx, b, err)
+        rc = fbw_conn_get_info(c->conn)->protocol >= 16 ? insert_batch(c, bs, tx, b, err)
                                                      : insert_rows(c, bs, tx, b, err);
-    fbw_bew_stmt_free(bs);
+    be_fbwire_stmt_free(bs);
     if (rc == FBW_OK)
         res->affected = b->nrows;
     if (explicit_tr) {
         if (rc == FBW_OK)
             return immediate(c, tx, "RELEASE SAVEPOINT FBW_BULK ONLY", err);
-        if (!fbw_be_conn_lost(rc, err)) {
+        if (!sbdrv_be_conn_lost(rc, err)) {
             fbw_err keep = *err;
             immediate(c, tx, "ROLLBACK TO SAVEPOINT FBW_BULK", err);
             *err = keep;
         }
         return rc;
     }
-    if (rc == FBW_OK)
-        return fbw_bew_end_tx(c, tx, 1, err);
-    fbw_err keep = *err;
-    if (!fbw_be_conn_lost(rc, err))
-        fbw_bew_end_tx(c, tx, 0, err);
-    *err = keep;
-    return rc;
+    return be_fbwire_end_own(c, tx, rc, err);
 }
 

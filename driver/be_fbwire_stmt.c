@@ -1,73 +1,52 @@
 /* SPDX-License-Identifier: MIT */
 /* be_fbwire_stmt.c - the native backend's statements: prepare (in the transaction prepare_tx
- * picks), binding sysbench values to described parameters, results as text cells, execution and
- * fetch, and the unprepared fast path for plain INSERT/UPDATE/DELETE text. */
-#include "be_fbwire.h"
+ * picks), binding sysbench values to described parameters, execution in a planned transaction
+ * and fetch, results as text cells, close. */
+#include "be_fbwire_stmt.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* ---- statements ---- */
 
 typedef struct prep_call {
-    fbw_be_stmt *bs;
+    sbdrv_be_stmt *bs;
     fbw_tx *tx;
     const char *sql;
     size_t len;
 } prep_call;
 
-static int q_prepare(void *arg)
+static int queue_prepare(void *arg)
 {
     prep_call *p = arg;
     return fbw_stmt_prepare(p->bs->s, p->tx, p->sql, p->len);
 }
 
-void fbw_bew_stmt_free(fbw_be_stmt *bs)
-{
-    if (!bs)
-        return;
-    fbw_stmt_free(bs->s);
-    free(bs->vals);
-    free(bs->num);
-    free(bs);
-}
-
-/* The statement kept for unprepared DML stays prepared on the server, and Firebird counts the table
- * it names as in use (a DROP would fail). Any other statement releases it first: its DSQL_drop
- * rides in the same write as the new statement's requests. */
-void fbw_bew_release_query(fbw_be_conn *c)
-{
-    fbw_bew_stmt_free(c->query);
-    c->query = NULL;
-}
-
-int fbw_bew_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out,
+int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_stmt **out,
                           fbw_err *err)
 {
-    fbw_bew_release_query(c);
+    be_fbwire_release_query(c);
     *out = NULL;
     if (fbw_pipe_queued(c->pipe)) { /* a sync point; a queued statement's failure is reported later */
-        int rc = fbw_bew_pipe_sync(c, err);
+        int rc = be_fbwire_pipe_sync(c, err);
         if (rc)
             return rc;
     }
-    fbw_be_stmt *bs = calloc(1, sizeof *bs);
+    sbdrv_be_stmt *bs = calloc(1, sizeof *bs);
     if (!bs)
         return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     bs->c = c;
     int shown = (int)(len < sizeof bs->what ? len : sizeof bs->what - 1);
     snprintf(bs->what, sizeof bs->what, "%.*s", shown, sql);
-    int rc = fbw_stmt_new(c->c, &bs->s, err);
+    int rc = fbw_stmt_new(c->conn, &bs->s, err);
     prep_call p = {bs, NULL, sql, len};
     if (rc == FBW_OK)
-        rc = fbw_bew_prepare_tx(c, &p.tx, err);
+        rc = be_fbwire_prepare_tx(c, &p.tx, err);
     if (rc == FBW_OK)
-        rc = fbw_bew_run(c, q_prepare, &p, err);
+        rc = be_fbwire_round_trip(c, queue_prepare, &p, err);
     if (rc == FBW_OK && !fbw_stmt_prepared(bs->s))
-        rc = fbw_bew_server_error(fbw_stmt_error(bs->s), err);
+        rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK) {
         bs->nparams = fbw_stmt_input(bs->s)->n;
         size_t n = bs->nparams ? bs->nparams : 1;
@@ -77,26 +56,26 @@ int fbw_bew_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **o
             rc = fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     }
     if (rc) {
-        fbw_bew_stmt_free(bs);
+        be_fbwire_stmt_free(bs);
         return rc;
     }
     *out = bs;
     return FBW_OK;
 }
 
-unsigned fbw_bew_param_count(const fbw_be_stmt *s) { return s->nparams; }
+unsigned be_fbwire_param_count(const sbdrv_be_stmt *s) { return s->nparams; }
 
 static int is_text(const fbw_col *col) { return col->type == FBW_SQL_VARYING || col->type == FBW_SQL_TEXT; }
 
 /* One sysbench value for a described parameter: native where the types meet, else through the
  * canonical text parser (value.h), which rounds and range-checks like the server. */
-static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
+static int bind_one(sbdrv_be_stmt *bs, unsigned i, const sbdrv_val *v, fbw_err *err)
 {
     const fbw_col *col = &fbw_stmt_input(bs->s)->cols[i];
     fbw_value *x = &bs->vals[i];
     memset(x, 0, sizeof *x);
     x->type = col->type;
-    if (v->type == FBW_VAL_NULL) {
+    if (v->type == SBDRV_VAL_NULL) {
         x->is_null = 1;
         return FBW_OK;
     }
@@ -104,7 +83,7 @@ static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
         return FBW_OK;
     const char *text = v->s;
     size_t len = v->len;
-    if (v->type == FBW_VAL_INT64) {
+    if (v->type == SBDRV_VAL_INT64) {
         int exact = col->scale == 0 && (col->type == FBW_SQL_INT64 ||
                     (col->type == FBW_SQL_LONG && v->i >= INT32_MIN && v->i <= INT32_MAX) ||
                     (col->type == FBW_SQL_SHORT && v->i >= INT16_MIN && v->i <= INT16_MAX));
@@ -114,7 +93,7 @@ static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
         }
         len = (size_t)snprintf(bs->num[i], sizeof bs->num[i], "%lld", (long long)v->i);
         text = bs->num[i];
-    } else if (v->type == FBW_VAL_DOUBLE) {
+    } else if (v->type == SBDRV_VAL_DOUBLE) {
         if (col->type == FBW_SQL_DOUBLE) {
             x->u.f64 = v->d;
             return FBW_OK;
@@ -138,7 +117,7 @@ static int bind_one(fbw_be_stmt *bs, unsigned i, const fbw_val *v, fbw_err *err)
     return fbw_value_from_text(col, text, len, x, err);
 }
 
-int fbw_bew_bind_all(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_err *err)
+int be_fbwire_bind_all(sbdrv_be_stmt *bs, const sbdrv_val *params, size_t n, fbw_err *err)
 {
     if (n != bs->nparams)
         return fbw_err_set(err, FBW_E_USAGE, "fbwire: %zu values for %u parameters", n, bs->nparams);
@@ -173,7 +152,7 @@ static size_t char_len(const fbw_col *col, const char *p, size_t n)
 }
 
 /* Rows as text cells (backend.h), in the canonical forms of value.h. */
-int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
+int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
 {
     const fbw_msgfmt *f = fbw_stmt_output(bs->s);
     size_t nrows = fbw_stmt_row_count(bs->s);
@@ -186,14 +165,14 @@ int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
         rc = fbw_stmt_row(bs->s, r, v, err);
         for (uint16_t i = 0; i < f->n && rc == FBW_OK; i++) {
             if (v[i].is_null) {
-                rc = fbw_be_result_add(res, NULL, 0, err);
+                rc = sbdrv_be_result_add(res, NULL, 0, err);
                 continue;
             }
             fbw_buf_reset(&bs->c->text);
             rc = fbw_value_to_text(&v[i], &f->cols[i], NULL, &bs->c->text, err);
             const char *t = bs->c->text.data ? (const char *)bs->c->text.data : "";
             if (rc == FBW_OK)
-                rc = fbw_be_result_add(res, t, char_len(&f->cols[i], t, bs->c->text.len), err);
+                rc = sbdrv_be_result_add(res, t, char_len(&f->cols[i], t, bs->c->text.len), err);
         }
     }
     if (v != vals)
@@ -202,9 +181,9 @@ int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err)
     return rc;
 }
 
-static int q_execute(void *arg)
+static int queue_execute(void *arg)
 {
-    exec_call *x = arg;
+    be_fbwire_exec_plan *x = arg;
     int rc;
     if (!x->queued) {
         if (x->end_first) {
@@ -232,153 +211,47 @@ static int q_execute(void *arg)
     return FBW_OK;
 }
 
-int fbw_bew_q_fetch(void *arg) { return fbw_stmt_fetch(arg); }
+static int queue_fetch(void *arg) { return fbw_stmt_fetch(arg); }
+
+int be_fbwire_fetch_all(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_err *err)
+{
+    int rc = FBW_OK;
+    while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
+        rc = be_fbwire_round_trip(c, queue_fetch, bs->s, err);
+    return rc;
+}
 
 /* Execute in tx (queued as x says), fetch every row, fill res. */
-int fbw_bew_execute_in(fbw_be_conn *c, exec_call *x, fbw_be_result *res, fbw_err *err)
+int be_fbwire_execute_in(sbdrv_be_conn *c, be_fbwire_exec_plan *x, sbdrv_be_result *res, fbw_err *err)
 {
-    fbw_be_stmt *bs = x->bs;
-    int rc = fbw_bew_run(c, q_execute, x, err);
-    while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
-        rc = fbw_bew_run(c, fbw_bew_q_fetch, bs->s, err);
+    sbdrv_be_stmt *bs = x->bs;
+    int rc = be_fbwire_round_trip(c, queue_execute, x, err);
+    if (rc == FBW_OK)
+        rc = be_fbwire_fetch_all(c, bs, err);
     if (rc)
         return rc;
     if (x->tx->err.code != FBW_OK && x->tx->state == FBW_TX_FAILED)
-        return fbw_bew_server_error(&x->tx->err, err);
+        return be_fbwire_server_error(&x->tx->err, err);
     if (fbw_stmt_error(bs->s)->code != FBW_OK)
-        return fbw_bew_server_error(fbw_stmt_error(bs->s), err);
+        return be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (fbw_stmt_has_cursor(bs->s) || fbw_stmt_output(bs->s)->n > 0) {
-        fbw_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
-        rc = fbw_bew_fill_result(bs, res, err);
+        sbdrv_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
+        rc = be_fbwire_fill_result(bs, res, err);
     }
     res->affected = fbw_stmt_affected(bs->s);
     return rc;
 }
 
-void fbw_bew_close(fbw_be_stmt *s)
+void be_fbwire_close(sbdrv_be_stmt *s)
 {
-    fbw_be_conn *c = s->c;
+    sbdrv_be_conn *c = s->c;
     if (fbw_pipe_queued(c->pipe)) { /* its queued executions are answered first (their errors kept) */
         fbw_err ignored;
-        fbw_bew_pipe_sync(c, &ignored);
+        be_fbwire_pipe_sync(c, &ignored);
     }
     if (c->reader_bs == s) {
         c->reader = 0;
         c->reader_bs = NULL;
     }
-    fbw_bew_stmt_free(s);
+    be_fbwire_stmt_free(s);
 }
-
-/* INSERT, UPDATE or DELETE text without parameters and without RETURNING: its execution has no
- * cursor and no output, so it can go out right behind its own prepare. Conservative: a '?' or the
- * word RETURNING anywhere (even inside a literal) takes the ordinary path. */
-static int plain_dml(const char *sql, size_t len)
-{
-    static const char *const verbs[] = {"INSERT", "UPDATE", "DELETE"};
-    size_t i = 0;
-    while (i < len && isspace((unsigned char)sql[i]))
-        i++;
-    int verb = 0;
-    for (size_t k = 0; k < sizeof verbs / sizeof *verbs; k++)
-        if (len - i > 6 && strncasecmp(sql + i, verbs[k], 6) == 0 && isspace((unsigned char)sql[i + 6]))
-            verb = 1;
-    if (!verb)
-        return 0;
-    for (size_t j = i; j < len; j++)
-        if (sql[j] == '?' || (len - j >= 9 && strncasecmp(sql + j, "RETURNING", 9) == 0))
-            return 0;
-    return 1;
-}
-
-typedef struct fast_call {
-    fbw_be_stmt *bs;
-    fbw_tx *ptx;      /* transaction to prepare in */
-    const char *sql;
-    size_t len;
-    int prepare_queued;
-    exec_call x;      /* where it executes (explicit or shared transaction, with restart) */
-} fast_call;
-
-/* allocate + prepare + execute + records info in one write (stmt.h fbw_stmt_execute_unprepared) */
-static int q_fast(void *arg)
-{
-    fast_call *k = arg;
-    fbw_stmt *s = k->bs->s;
-    int rc;
-    if (!k->prepare_queued) {
-        rc = fbw_stmt_prepare(s, k->ptx, k->sql, k->len);
-        if (rc)
-            return rc;
-        k->prepare_queued = 1;
-    }
-    exec_call *x = &k->x;
-    if (x->end_first) {
-        if ((rc = fbw_tx_commit(x->end_first)) != FBW_OK)
-            return rc;
-        x->end_first = NULL;
-    }
-    if (x->start) {
-        if ((rc = fbw_tx_start(x->tx, x->opts)) != FBW_OK)
-            return rc;
-        x->start = 0;
-    }
-    /* After a wait (FBW_AGAIN) the prepare may have been answered: execute normally then, or
-     * leave the prepare's error in the statement (fbw_stmt_prepare cleared it when queued, so an
-     * error here is the prepare's: "Table unknown", not a usage error of the execute). */
-    if (fbw_stmt_prepared(s))
-        return fbw_stmt_execute(s, x->tx, NULL, FBW_EXEC_COUNT);
-    if (fbw_stmt_error(s)->code != FBW_OK)
-        return FBW_OK;
-    rc = fbw_stmt_execute_unprepared(s, x->tx, FBW_EXEC_COUNT);
-    return rc == FBW_E_USAGE && fbw_stmt_error(s)->code != FBW_E_USAGE ? FBW_OK : rc;
-}
-
-static int exec_fast(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err)
-{
-    if (!c->query) {
-        fbw_be_stmt *bs = calloc(1, sizeof *bs);
-        if (!bs)
-            return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
-        bs->c = c;
-        int rc = fbw_stmt_new(c->c, &bs->s, err);
-        if (rc) {
-            free(bs);
-            return rc;
-        }
-        c->query = bs;
-    }
-    fast_call k = {.bs = c->query, .sql = sql, .len = len};
-    int rc = fbw_bew_prepare_tx(c, &k.ptx, err);
-    if (rc == FBW_OK) {
-        if (c->exp_open)
-            k.x.tx = &c->exp;
-        else
-            fbw_bew_shared_plan(c, &k.x, &c->ac);
-        rc = fbw_bew_run(c, q_fast, &k, err);
-    }
-    fbw_stmt *s = c->query->s;
-    if (rc == FBW_OK && fbw_stmt_error(s)->code != FBW_OK)
-        rc = fbw_bew_server_error(fbw_stmt_error(s), err);
-    if (rc == FBW_OK)
-        res->affected = fbw_stmt_affected(s);
-    return rc;
-}
-
-int fbw_bew_exec(fbw_be_conn *c, const char *sql, size_t len, fbw_be_result *res, fbw_err *err)
-{
-    fbw_be_result_reset(res);
-    int prc = fbw_bew_pipe_settle(c, err); /* SQL text is not pipelined: a sync point */
-    if (prc)
-        return prc;
-    if (plain_dml(sql, len) && (c->exp_open || c->conf->autocommit == FBW_AC_SHARED))
-        return exec_fast(c, sql, len, res, err);
-    fbw_bew_release_query(c);
-    fbw_be_stmt *bs = NULL;
-    int rc = fbw_bew_prepare(c, sql, len, &bs, err);
-    if (rc == FBW_OK)
-        rc = bs->nparams ? fbw_err_set(err, FBW_E_USAGE, "fbwire: statement has parameters")
-                         : fbw_bew_execute_bound(bs, res, 0, err);
-    fbw_bew_stmt_free(bs);
-    return rc;
-}
-

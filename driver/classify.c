@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-static fbw_sql_class classify_select(fbw_sqltok *t)
+static sbdrv_sql_class classify_select(fbw_sqltok *t)
 {
     int between = 0, sum = 0, order = 0, distinct = 0, where = 0, point = 0;
     fbw_tok prev = {FBW_TOK_END, 0, 0, 0};
@@ -30,11 +30,11 @@ static fbw_sql_class classify_select(fbw_sqltok *t)
             point = 1;
     }
     if (between)
-        return distinct ? FBW_CLS_DISTINCT_RANGE
-               : order  ? FBW_CLS_ORDER_RANGE
-               : sum    ? FBW_CLS_SUM_RANGE
-                        : FBW_CLS_SIMPLE_RANGE;
-    return point ? FBW_CLS_POINT_SELECT : FBW_CLS_OTHER;
+        return distinct ? SBDRV_CLS_DISTINCT_RANGE
+               : order  ? SBDRV_CLS_ORDER_RANGE
+               : sum    ? SBDRV_CLS_SUM_RANGE
+                        : SBDRV_CLS_SIMPLE_RANGE;
+    return point ? SBDRV_CLS_POINT_SELECT : SBDRV_CLS_OTHER;
 }
 
 /* Column k, sysbench's secondary-indexed column: the word k in any case, or exactly "k". */
@@ -46,7 +46,7 @@ static int is_column_k(const fbw_sqltok *t, const fbw_tok *k)
 }
 
 /* An UPDATE assigning column k is an index update. */
-static fbw_sql_class classify_update(fbw_sqltok *t)
+static sbdrv_sql_class classify_update(fbw_sqltok *t)
 {
     int in_set = 0, depth = 0;
     fbw_tok prev = {FBW_TOK_END, 0, 0, 0};
@@ -60,12 +60,12 @@ static fbw_sql_class classify_update(fbw_sqltok *t)
         else if (depth == 0 && fbw_tok_is(t, &k, "WHERE"))
             break;
         else if (in_set && depth == 0 && fbw_tok_is_char(t, &k, '=') && is_column_k(t, &prev))
-            return FBW_CLS_UPDATE_INDEX;
+            return SBDRV_CLS_UPDATE_INDEX;
     }
-    return FBW_CLS_UPDATE_NON_INDEX;
+    return SBDRV_CLS_UPDATE_NON_INDEX;
 }
 
-fbw_sql_class fbw_classify(const char *sql, size_t len)
+sbdrv_sql_class sbdrv_classify(const char *sql, size_t len)
 {
     size_t body = 0;
     fbw_sqltok t;
@@ -77,52 +77,52 @@ fbw_sql_class fbw_classify(const char *sql, size_t len)
     case FBW_STMT_UPDATE:
         t.pos = body;
         return classify_update(&t);
-    case FBW_STMT_DELETE: return FBW_CLS_DELETE;
-    case FBW_STMT_INSERT: return FBW_CLS_INSERT;
-    case FBW_STMT_BULK_INSERT: return FBW_CLS_BULK_INSERT;
-    case FBW_STMT_BEGIN: return FBW_CLS_BEGIN;
-    case FBW_STMT_COMMIT: return FBW_CLS_COMMIT;
-    case FBW_STMT_ROLLBACK: return FBW_CLS_ROLLBACK;
-    case FBW_STMT_DDL: return FBW_CLS_DDL;
-    default: return FBW_CLS_OTHER;
+    case FBW_STMT_DELETE: return SBDRV_CLS_DELETE;
+    case FBW_STMT_INSERT: return SBDRV_CLS_INSERT;
+    case FBW_STMT_BULK_INSERT: return SBDRV_CLS_BULK_INSERT;
+    case FBW_STMT_BEGIN: return SBDRV_CLS_BEGIN;
+    case FBW_STMT_COMMIT: return SBDRV_CLS_COMMIT;
+    case FBW_STMT_ROLLBACK: return SBDRV_CLS_ROLLBACK;
+    case FBW_STMT_DDL: return SBDRV_CLS_DDL;
+    default: return SBDRV_CLS_OTHER;
     }
 }
 
 static const struct {
     const char *id, *label;
-} NAMES[FBW_CLS_COUNT] = {
-    [FBW_CLS_POINT_SELECT] = {"point_select", "point select"},
-    [FBW_CLS_SIMPLE_RANGE] = {"simple_range", "simple range"},
-    [FBW_CLS_SUM_RANGE] = {"sum_range", "sum range"},
-    [FBW_CLS_ORDER_RANGE] = {"order_range", "order range"},
-    [FBW_CLS_DISTINCT_RANGE] = {"distinct_range", "distinct range"},
-    [FBW_CLS_UPDATE_INDEX] = {"update_index", "update index"},
-    [FBW_CLS_UPDATE_NON_INDEX] = {"update_non_index", "update non-index"},
-    [FBW_CLS_DELETE] = {"delete", "delete"},
-    [FBW_CLS_INSERT] = {"insert", "insert"},
-    [FBW_CLS_BEGIN] = {"begin", "begin"},
-    [FBW_CLS_COMMIT] = {"commit", "commit"},
-    [FBW_CLS_ROLLBACK] = {"rollback", "rollback"},
-    [FBW_CLS_BULK_INSERT] = {"bulk_insert", "bulk insert"},
-    [FBW_CLS_DDL] = {"ddl", "DDL"},
-    [FBW_CLS_OTHER] = {"other", "other"},
-    [FBW_CLS_PREPARE] = {"prepare", "(prepare)"},
-    [FBW_CLS_SESSION] = {"session", "(session)"},
+} NAMES[SBDRV_CLS_COUNT] = {
+    [SBDRV_CLS_POINT_SELECT] = {"point_select", "point select"},
+    [SBDRV_CLS_SIMPLE_RANGE] = {"simple_range", "simple range"},
+    [SBDRV_CLS_SUM_RANGE] = {"sum_range", "sum range"},
+    [SBDRV_CLS_ORDER_RANGE] = {"order_range", "order range"},
+    [SBDRV_CLS_DISTINCT_RANGE] = {"distinct_range", "distinct range"},
+    [SBDRV_CLS_UPDATE_INDEX] = {"update_index", "update index"},
+    [SBDRV_CLS_UPDATE_NON_INDEX] = {"update_non_index", "update non-index"},
+    [SBDRV_CLS_DELETE] = {"delete", "delete"},
+    [SBDRV_CLS_INSERT] = {"insert", "insert"},
+    [SBDRV_CLS_BEGIN] = {"begin", "begin"},
+    [SBDRV_CLS_COMMIT] = {"commit", "commit"},
+    [SBDRV_CLS_ROLLBACK] = {"rollback", "rollback"},
+    [SBDRV_CLS_BULK_INSERT] = {"bulk_insert", "bulk insert"},
+    [SBDRV_CLS_DDL] = {"ddl", "DDL"},
+    [SBDRV_CLS_OTHER] = {"other", "other"},
+    [SBDRV_CLS_PREPARE] = {"prepare", "(prepare)"},
+    [SBDRV_CLS_SESSION] = {"session", "(session)"},
 };
 
-const char *fbw_class_id(int cls)
+const char *sbdrv_class_id(int cls)
 {
-    return cls >= 0 && cls < FBW_CLS_COUNT ? NAMES[cls].id : "?";
+    return cls >= 0 && cls < SBDRV_CLS_COUNT ? NAMES[cls].id : "?";
 }
 
-const char *fbw_class_label(int cls)
+const char *sbdrv_class_label(int cls)
 {
-    return cls >= 0 && cls < FBW_CLS_COUNT ? NAMES[cls].label : "?";
+    return cls >= 0 && cls < SBDRV_CLS_COUNT ? NAMES[cls].label : "?";
 }
 
-int fbw_class_from_id(const char *id)
+int sbdrv_class_from_id(const char *id)
 {
-    for (int i = 0; id && i < FBW_CLS_COUNT; i++)
+    for (int i = 0; id && i < SBDRV_CLS_COUNT; i++)
         if (!strcmp(NAMES[i].id, id))
             return i;
     return -1;

@@ -8,9 +8,9 @@
  * (docs/report.md, "What the report costs"). So by default the clock is read around a random
  * sample of the calls and the rest are estimated from the sample of their class:
  *
- *   - the first FBW_CPU_WARM_CALLS calls of a connection are all timed (short runs and the
+ *   - the first SBDRV_CPU_WARM_CALLS calls of a connection are all timed (short runs and the
  *     prepares and first executions at the start are then exact);
- *   - after that one call in FBW_CPU_SAMPLE_EVERY on average is timed, the gap to the next
+ *   - after that one call in SBDRV_CPU_SAMPLE_EVERY on average is timed, the gap to the next
  *     timed call drawn at random (uniform in 1 .. 2N-1), so a workload that repeats with a
  *     period (an oltp_read_only event is 16 calls) cannot hide a class from the sample;
  *   - a class's figure is the CPU of its timed calls plus, for each untimed call, the mean of
@@ -18,98 +18,98 @@
  *
  * Pure bookkeeping: no clock here (sbreport.c reads it), no locks (one sampler per connection,
  * merged at the end). */
-#ifndef FBW_CPUACCT_H
-#define FBW_CPUACCT_H
+#ifndef SBDRV_CPUACCT_H
+#define SBDRV_CPUACCT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define FBW_CPU_SAMPLE_EVERY 16u
-#define FBW_CPU_WARM_CALLS 64u
+#define SBDRV_CPU_SAMPLE_EVERY 16u
+#define SBDRV_CPU_WARM_CALLS 64u
 
-typedef enum fbw_cpu_mode {
-    FBW_CPU_SAMPLED = 0,  /* the default (above) */
-    FBW_CPU_EVERY_CALL,   /* the clock around every call: exact, two system calls per call */
-} fbw_cpu_mode;
+typedef enum sbdrv_cpu_mode {
+    SBDRV_CPU_SAMPLED = 0,  /* the default (above) */
+    SBDRV_CPU_EVERY_CALL,   /* the clock around every call: exact, two system calls per call */
+} sbdrv_cpu_mode;
 
 /* What is known of one call's CPU. */
-typedef enum fbw_cpu_how {
-    FBW_CPU_UNTIMED = 0,  /* not a timed call (the attach, the version query): no CPU charged */
-    FBW_CPU_READ,         /* clock read because every such call is (every-call, warm-up) */
-    FBW_CPU_SAMPLE,       /* clock read, the call being one of the random sample */
-    FBW_CPU_SKIP,         /* clock not read: estimated from the class's sample */
-} fbw_cpu_how;
+typedef enum sbdrv_cpu_how {
+    SBDRV_CPU_UNTIMED = 0,  /* not a timed call (the attach, the version query): no CPU charged */
+    SBDRV_CPU_READ,         /* clock read because every such call is (every-call, warm-up) */
+    SBDRV_CPU_SAMPLE,       /* clock read, the call being one of the random sample */
+    SBDRV_CPU_SKIP,         /* clock not read: estimated from the class's sample */
+} sbdrv_cpu_how;
 
 /* One class's raw figures; summed over connections before the estimate is taken. */
-typedef struct fbw_cpu_cls {
-    uint64_t read_calls, read_ns;      /* FBW_CPU_READ */
-    uint64_t sample_calls, sample_ns;  /* FBW_CPU_SAMPLE */
-    uint64_t skipped_calls;            /* FBW_CPU_SKIP */
-} fbw_cpu_cls;
+typedef struct sbdrv_cpu_cls {
+    uint64_t read_calls, read_ns;      /* SBDRV_CPU_READ */
+    uint64_t sample_calls, sample_ns;  /* SBDRV_CPU_SAMPLE */
+    uint64_t skipped_calls;            /* SBDRV_CPU_SKIP */
+} sbdrv_cpu_cls;
 
 /* Chooses, per connection, which calls are timed. */
-typedef struct fbw_cpu_sampler {
-    fbw_cpu_mode mode;
+typedef struct sbdrv_cpu_sampler {
+    sbdrv_cpu_mode mode;
     uint32_t warm;       /* calls still timed unconditionally */
     uint32_t countdown;  /* calls until the next sampled one (1 = the next call) */
     uint64_t rng;        /* xorshift64 state, never 0 */
-} fbw_cpu_sampler;
+} sbdrv_cpu_sampler;
 
 /* Parse a --P-accounting value: "sampled" (also NULL or ""), "every-call"; "off" gives -2 (no
  * report at all, sbreport.h); "cost-sampled" / "cost-every-call" give the mode with
- * FBW_CPU_COST set (measure what that mode costs, below); anything else -1. */
-#define FBW_CPU_COST 0x10
-int fbw_cpu_mode_parse(const char *s);
-const char *fbw_cpu_mode_name(fbw_cpu_mode m);
+ * SBDRV_CPU_COST set (measure what that mode costs, below); anything else -1. */
+#define SBDRV_CPU_COST 0x10
+int sbdrv_cpu_mode_parse(const char *s);
+const char *sbdrv_cpu_mode_name(sbdrv_cpu_mode m);
 
-void fbw_cpu_sampler_init(fbw_cpu_sampler *s, fbw_cpu_mode mode, uint64_t seed);
-/* How the next call is taken: FBW_CPU_READ, FBW_CPU_SAMPLE (read the clock) or FBW_CPU_SKIP. */
-fbw_cpu_how fbw_cpu_sampler_next(fbw_cpu_sampler *s);
+void sbdrv_cpu_sampler_init(sbdrv_cpu_sampler *s, sbdrv_cpu_mode mode, uint64_t seed);
+/* How the next call is taken: SBDRV_CPU_READ, SBDRV_CPU_SAMPLE (read the clock) or SBDRV_CPU_SKIP. */
+sbdrv_cpu_how sbdrv_cpu_sampler_next(sbdrv_cpu_sampler *s);
 
 /* Add one call's figure (ns ignored unless the clock was read). */
-void fbw_cpu_add(fbw_cpu_cls *c, fbw_cpu_how how, uint64_t ns);
-void fbw_cpu_sum(fbw_cpu_cls *into, const fbw_cpu_cls *from);
+void sbdrv_cpu_add(sbdrv_cpu_cls *c, sbdrv_cpu_how how, uint64_t ns);
+void sbdrv_cpu_sum(sbdrv_cpu_cls *into, const sbdrv_cpu_cls *from);
 /* Calls with a CPU figure (timed or estimated), and those whose clock was read. */
-uint64_t fbw_cpu_calls(const fbw_cpu_cls *c);
-uint64_t fbw_cpu_measured_calls(const fbw_cpu_cls *c);
+uint64_t sbdrv_cpu_calls(const sbdrv_cpu_cls *c);
+uint64_t sbdrv_cpu_measured_calls(const sbdrv_cpu_cls *c);
 /* The class's CPU in ns: measured plus estimated (equal to the measured sum when nothing was
  * skipped). */
-uint64_t fbw_cpu_estimate(const fbw_cpu_cls *c);
+uint64_t sbdrv_cpu_estimate(const sbdrv_cpu_cls *c);
 
 /* ---- What the accounting itself costs, measured inside one sysbench run.
  *
  * Runs of separate processes differ by far more than the report costs when the machine is
  * shared (+-40% between neighbouring runs here), so the comparison is made inside one thread:
- * blocks of FBW_COST_BLOCK driver calls alternate between no accounting at all and the method
+ * blocks of SBDRV_COST_BLOCK driver calls alternate between no accounting at all and the method
  * measured. The thread CPU clock is read only at block boundaries (once per block in both
  * kinds), and each accounted block is compared with the mean of the unaccounted blocks just
  * before and after it (a drift during the run cancels): the median of those ratios is the cost,
  * as a share of the client CPU per call (blocks hold whole events of the same mix, so it is also
  * the share per event). */
-#define FBW_COST_BLOCK 256u
+#define SBDRV_COST_BLOCK 256u
 
-typedef struct fbw_cost_probe {
+typedef struct sbdrv_cost_probe {
     uint32_t left;       /* calls left in the current block; 0 before the first */
     int on;              /* the current block is accounted */
     uint64_t t0;         /* thread CPU at the current block's start */
     double off_per_call; /* ns per call of the last unaccounted block, 0 when none */
     double on_per_call;  /* ns per call of the accounted block since then, 0 when none */
-} fbw_cost_probe;
+} sbdrv_cost_probe;
 
-typedef struct fbw_cost_result {
+typedef struct sbdrv_cost_result {
     uint64_t on_ns, on_calls, off_ns, off_calls;
     double *ratios;      /* per accounted block: its CPU per call / its neighbours' - 1 */
     size_t n, cap;
-} fbw_cost_result;
+} sbdrv_cost_result;
 
 /* At the start of each driver call: 1 when a block ends here (the caller then reads the clock
- * and calls fbw_cost_block before deciding anything else). */
-int fbw_cost_next_call(fbw_cost_probe *p);
+ * and calls sbdrv_cost_block before deciding anything else). */
+int sbdrv_cost_next_call(sbdrv_cost_probe *p);
 /* Close the block that ended at thread CPU now_ns and start the next one (the other kind);
  * the finished block goes into res (the caller serialises access to res). */
-void fbw_cost_block(fbw_cost_probe *p, uint64_t now_ns, fbw_cost_result *res);
+void sbdrv_cost_block(sbdrv_cost_probe *p, uint64_t now_ns, sbdrv_cost_result *res);
 /* One line: the median paired cost with its quartiles and the pooled means. */
-void fbw_cost_summary(fbw_cost_result *res, const char *method, char *buf, size_t cap);
-void fbw_cost_free(fbw_cost_result *res);
+void sbdrv_cost_summary(sbdrv_cost_result *res, const char *method, char *buf, size_t cap);
+void sbdrv_cost_free(sbdrv_cost_result *res);
 
 #endif

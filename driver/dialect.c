@@ -16,7 +16,7 @@
 /* ------------------------------------------------------------------------------------------
  * A small growable string for building SQL text (dialect_int.h). */
 
-void fbw_sbuf_put(fbw_sbuf *b, const char *s, size_t n)
+void sbdrv_sbuf_put(sbdrv_sbuf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
@@ -41,22 +41,22 @@ void fbw_sbuf_put(fbw_sbuf *b, const char *s, size_t n)
     b->p[b->len] = '\0';
 }
 
-void fbw_sbuf_puts(fbw_sbuf *b, const char *s)
+void sbdrv_sbuf_puts(sbdrv_sbuf *b, const char *s)
 {
-    fbw_sbuf_put(b, s, strlen(s));
+    sbdrv_sbuf_put(b, s, strlen(s));
 }
 
-void fbw_sbuf_put_quoted_body(fbw_sbuf *b, const char *s, size_t n)
+void sbdrv_sbuf_put_quoted_body(sbdrv_sbuf *b, const char *s, size_t n)
 {
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\'') {
-            fbw_sbuf_put(b, s + run, i + 1 - run);
-            fbw_sbuf_put(b, "'", 1);
+            sbdrv_sbuf_put(b, s + run, i + 1 - run);
+            sbdrv_sbuf_put(b, "'", 1);
             run = i + 1;
         }
     }
-    fbw_sbuf_put(b, s + run, n - run);
+    sbdrv_sbuf_put(b, s + run, n - run);
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -127,34 +127,34 @@ static int read_objname(fbw_sqltok *t, objname *o)
 }
 
 /* IF [NOT] EXISTS(SELECT 1 FROM <rel> WHERE <col> = '<name>') THEN EXECUTE STATEMENT '<stmt>'; */
-static void put_guarded(fbw_sbuf *b, const objkind *k, const objname *o, int negate,
+static void put_guarded(sbdrv_sbuf *b, const objkind *k, const objname *o, int negate,
                         const char *stmt, size_t stmt_len)
 {
-    fbw_sbuf_puts(b, negate ? "IF (NOT EXISTS(SELECT 1 FROM " : "IF (EXISTS(SELECT 1 FROM ");
-    fbw_sbuf_puts(b, k->relation);
-    fbw_sbuf_puts(b, " WHERE ");
-    fbw_sbuf_puts(b, k->column);
-    fbw_sbuf_puts(b, " = '");
-    fbw_sbuf_put_quoted_body(b, o->norm, o->norm_len);
-    fbw_sbuf_puts(b, "')) THEN EXECUTE STATEMENT '");
-    fbw_sbuf_put_quoted_body(b, stmt, stmt_len);
-    fbw_sbuf_puts(b, "';\n");
+    sbdrv_sbuf_puts(b, negate ? "IF (NOT EXISTS(SELECT 1 FROM " : "IF (EXISTS(SELECT 1 FROM ");
+    sbdrv_sbuf_puts(b, k->relation);
+    sbdrv_sbuf_puts(b, " WHERE ");
+    sbdrv_sbuf_puts(b, k->column);
+    sbdrv_sbuf_puts(b, " = '");
+    sbdrv_sbuf_put_quoted_body(b, o->norm, o->norm_len);
+    sbdrv_sbuf_puts(b, "')) THEN EXECUTE STATEMENT '");
+    sbdrv_sbuf_put_quoted_body(b, stmt, stmt_len);
+    sbdrv_sbuf_puts(b, "';\n");
 }
 
-static int finish_rewrite(fbw_sbuf *b, fbw_sql_plan *plan, fbw_err *err)
+static int finish_rewrite(sbdrv_sbuf *b, sbdrv_sql_plan *plan, fbw_err *err)
 {
     if (b->oom) {
         free(b->p);
         return fbw_err_set(err, FBW_E_NOMEM, "dialect: out of memory building a rewrite");
     }
-    plan->kind = FBW_SQL_REWRITTEN;
+    plan->kind = SBDRV_SQL_REWRITTEN;
     plan->text = b->p;
     plan->len = b->len;
     return FBW_OK;
 }
 
 /* t is just after DROP. DROP <kind> IF EXISTS name [, name ...] */
-static int rewrite_drop(fbw_sqltok *t, fbw_sql_plan *plan, fbw_err *err)
+static int rewrite_drop(fbw_sqltok *t, sbdrv_sql_plan *plan, fbw_err *err)
 {
     const objkind *k = read_objkind(t);
     if (k == NULL || !fbw_sqltok_accept(t, "IF"))
@@ -162,8 +162,8 @@ static int rewrite_drop(fbw_sqltok *t, fbw_sql_plan *plan, fbw_err *err)
     if (!fbw_sqltok_accept(t, "EXISTS"))
         return fbw_err_set(err, FBW_E_UNSUPPORTED, "dialect: expected EXISTS after DROP %s IF",
                            k->word);
-    fbw_sbuf b = {0};
-    fbw_sbuf_puts(&b, "EXECUTE BLOCK AS BEGIN\n");
+    sbdrv_sbuf b = {0};
+    sbdrv_sbuf_puts(&b, "EXECUTE BLOCK AS BEGIN\n");
     for (;;) {
         objname o;
         if (!read_objname(t, &o)) {
@@ -186,7 +186,7 @@ static int rewrite_drop(fbw_sqltok *t, fbw_sql_plan *plan, fbw_err *err)
                            "dialect: unexpected text after DROP %s IF EXISTS at byte %zu", k->word,
                            fbw_sqltok_peek(t).b);
     }
-    fbw_sbuf_puts(&b, "END");
+    sbdrv_sbuf_puts(&b, "END");
     return finish_rewrite(&b, plan, err);
 }
 
@@ -203,7 +203,7 @@ static size_t trimmed_end(const char *s, size_t n)
 }
 
 /* t is just after CREATE. CREATE TABLE|SEQUENCE|GENERATOR IF NOT EXISTS name <rest> */
-static int rewrite_create(fbw_sqltok *t, fbw_sql_plan *plan, fbw_err *err)
+static int rewrite_create(fbw_sqltok *t, sbdrv_sql_plan *plan, fbw_err *err)
 {
     const objkind *k = read_objkind(t);
     if (k == NULL || !fbw_sqltok_accept(t, "IF"))
@@ -222,19 +222,19 @@ static int rewrite_create(fbw_sqltok *t, fbw_sql_plan *plan, fbw_err *err)
                            k->word, t->pos);
     size_t end = trimmed_end(t->s, t->n);
     size_t rest = o.e < end ? end - o.e : 0;
-    fbw_sbuf stmt = {0};
-    fbw_sbuf_puts(&stmt, "CREATE ");
-    fbw_sbuf_puts(&stmt, k->word);
-    fbw_sbuf_puts(&stmt, " ");
-    fbw_sbuf_put(&stmt, t->s + o.b, o.e - o.b);
-    fbw_sbuf_put(&stmt, t->s + o.e, rest);
-    fbw_sbuf b = {0};
-    fbw_sbuf_puts(&b, "EXECUTE BLOCK AS BEGIN\n");
+    sbdrv_sbuf stmt = {0};
+    sbdrv_sbuf_puts(&stmt, "CREATE ");
+    sbdrv_sbuf_puts(&stmt, k->word);
+    sbdrv_sbuf_puts(&stmt, " ");
+    sbdrv_sbuf_put(&stmt, t->s + o.b, o.e - o.b);
+    sbdrv_sbuf_put(&stmt, t->s + o.e, rest);
+    sbdrv_sbuf b = {0};
+    sbdrv_sbuf_puts(&b, "EXECUTE BLOCK AS BEGIN\n");
     if (!stmt.oom)
         put_guarded(&b, k, &o, 1, stmt.p, stmt.len);
     else
         b.oom = 1;
-    fbw_sbuf_puts(&b, "END");
+    sbdrv_sbuf_puts(&b, "END");
     free(stmt.p);
     return finish_rewrite(&b, plan, err);
 }
@@ -242,28 +242,28 @@ static int rewrite_create(fbw_sqltok *t, fbw_sql_plan *plan, fbw_err *err)
 /* ------------------------------------------------------------------------------------------
  * Classification. */
 
-int fbw_dialect_plan(const char *sql, size_t len, fbw_sql_plan *plan, fbw_err *err)
+int sbdrv_dialect_plan(const char *sql, size_t len, sbdrv_sql_plan *plan, fbw_err *err)
 {
-    plan->kind = FBW_SQL_PLAIN;
+    plan->kind = SBDRV_SQL_PLAIN;
     plan->ddl = 0;
     plan->text = NULL;
     plan->len = 0;
-    if (len > FBW_DIALECT_MAX_SQL)
+    if (len > SBDRV_DIALECT_MAX_SQL)
         return fbw_err_set(err, FBW_E_USAGE, "dialect: statement of %zu bytes exceeds %u", len,
-                           FBW_DIALECT_MAX_SQL);
+                           SBDRV_DIALECT_MAX_SQL);
     size_t body = 0;
     switch (fbw_sql_stmt_kind(sql, len, &body)) {
     case FBW_STMT_BEGIN:
-        plan->kind = FBW_SQL_BEGIN;
+        plan->kind = SBDRV_SQL_BEGIN;
         return FBW_OK;
     case FBW_STMT_COMMIT:
-        plan->kind = FBW_SQL_COMMIT;
+        plan->kind = SBDRV_SQL_COMMIT;
         return FBW_OK;
     case FBW_STMT_ROLLBACK:
-        plan->kind = FBW_SQL_ROLLBACK;
+        plan->kind = SBDRV_SQL_ROLLBACK;
         return FBW_OK;
     case FBW_STMT_BULK_INSERT:
-        plan->kind = FBW_SQL_BULK_INSERT;
+        plan->kind = SBDRV_SQL_BULK_INSERT;
         return FBW_OK;
     case FBW_STMT_DDL:
         break;
@@ -281,7 +281,7 @@ int fbw_dialect_plan(const char *sql, size_t len, fbw_sql_plan *plan, fbw_err *e
     return FBW_OK;
 }
 
-void fbw_dialect_plan_free(fbw_sql_plan *plan)
+void sbdrv_dialect_plan_free(sbdrv_sql_plan *plan)
 {
     free(plan->text);
     plan->text = NULL;

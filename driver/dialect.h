@@ -9,8 +9,8 @@
  * Words come from the library's one SQL tokenizer (wire/sqltok.h: '...' and q'...' literals,
  * "..." identifiers, -- and block comments), and transaction control, DDL and multi-row INSERT
  * from its one statement-kind rule (wire/sqlkind.h), which the report's classes use too. */
-#ifndef FBW_DIALECT_H
-#define FBW_DIALECT_H
+#ifndef SBDRV_DIALECT_H
+#define SBDRV_DIALECT_H
 
 #include "err.h"
 
@@ -19,78 +19,78 @@
 
 /* A value handed to a backend: a bound parameter or a literal from a multi-row INSERT. */
 typedef enum {
-    FBW_VAL_NULL = 0,
-    FBW_VAL_INT64,   /* i */
-    FBW_VAL_DOUBLE,  /* d */
-    FBW_VAL_TEXT,    /* s/len: character data, not NUL-terminated, may contain any byte */
-    FBW_VAL_NUMTEXT  /* s/len: a numeric literal too big or too precise for int64 ("1.5e3") */
-} fbw_val_type;
+    SBDRV_VAL_NULL = 0,
+    SBDRV_VAL_INT64,   /* i */
+    SBDRV_VAL_DOUBLE,  /* d */
+    SBDRV_VAL_TEXT,    /* s/len: character data, not NUL-terminated, may contain any byte */
+    SBDRV_VAL_NUMTEXT  /* s/len: a numeric literal too big or too precise for int64 ("1.5e3") */
+} sbdrv_val_type;
 
-typedef struct fbw_val {
-    fbw_val_type type;
+typedef struct sbdrv_val {
+    sbdrv_val_type type;
     int64_t i;
     double d;
     const char *s;
     size_t len;
-} fbw_val;
+} sbdrv_val;
 
 typedef enum {
-    FBW_SQL_PLAIN = 0,    /* send unchanged */
-    FBW_SQL_BEGIN,        /* BEGIN [WORK|TRANSACTION], START TRANSACTION */
-    FBW_SQL_COMMIT,       /* COMMIT [WORK] */
-    FBW_SQL_ROLLBACK,     /* ROLLBACK [WORK] (not ROLLBACK TO SAVEPOINT) */
-    FBW_SQL_REWRITTEN,    /* send fbw_sql_plan.text instead */
-    FBW_SQL_BULK_INSERT   /* INSERT ... VALUES (..),(..): use fbw_dialect_parse_insert */
-} fbw_sql_kind;
+    SBDRV_SQL_PLAIN = 0,    /* send unchanged */
+    SBDRV_SQL_BEGIN,        /* BEGIN [WORK|TRANSACTION], START TRANSACTION */
+    SBDRV_SQL_COMMIT,       /* COMMIT [WORK] */
+    SBDRV_SQL_ROLLBACK,     /* ROLLBACK [WORK] (not ROLLBACK TO SAVEPOINT) */
+    SBDRV_SQL_REWRITTEN,    /* send sbdrv_sql_plan.text instead */
+    SBDRV_SQL_BULK_INSERT   /* INSERT ... VALUES (..),(..): use sbdrv_dialect_parse_insert */
+} sbdrv_sql_kind;
 
-typedef struct fbw_sql_plan {
-    fbw_sql_kind kind;
+typedef struct sbdrv_sql_plan {
+    sbdrv_sql_kind kind;
     int ddl;      /* metadata change (CREATE, ALTER, DROP, RECREATE, ...): safe to retry */
-    char *text;   /* FBW_SQL_REWRITTEN only: malloc'd, NUL-terminated; else NULL */
+    char *text;   /* SBDRV_SQL_REWRITTEN only: malloc'd, NUL-terminated; else NULL */
     size_t len;
-} fbw_sql_plan;
+} sbdrv_sql_plan;
 
 /* A multi-row INSERT split for row-wise execution. `single` is the one-row template
  * "<prefix> VALUES (?, ?, ...)"; values holds nrows*ncols literals, row-major, whose text
  * points into `arena` (strings are unescaped). Everything is owned by the struct. */
-typedef struct fbw_bulk_insert {
+typedef struct sbdrv_bulk_insert {
     char *single;
     size_t single_len;
     size_t prefix_len;  /* bytes of `single` before " VALUES" (the "INSERT INTO t(cols)" part) */
     unsigned ncols;
     size_t nrows;
-    fbw_val *values;
+    sbdrv_val *values;
     char *arena;
-} fbw_bulk_insert;
+} sbdrv_bulk_insert;
 
 /* Largest statement the dialect accepts (the bulk layer sends at most 512 KiB). */
-#define FBW_DIALECT_MAX_SQL (16u * 1024u * 1024u)
+#define SBDRV_DIALECT_MAX_SQL (16u * 1024u * 1024u)
 /* Largest row arity of a multi-row INSERT. */
-#define FBW_DIALECT_MAX_COLS 1024u
+#define SBDRV_DIALECT_MAX_COLS 1024u
 
 /* Classify `sql` and, for DROP <obj> IF EXISTS / CREATE TABLE|SEQUENCE IF NOT EXISTS, build the
- * replacement EXECUTE BLOCK. Returns FBW_OK with *plan filled (free with fbw_dialect_plan_free),
+ * replacement EXECUTE BLOCK. Returns FBW_OK with *plan filled (free with sbdrv_dialect_plan_free),
  * FBW_E_UNSUPPORTED for IF [NOT] EXISTS forms it cannot translate (message says which),
- * FBW_E_USAGE for a statement over FBW_DIALECT_MAX_SQL, FBW_E_NOMEM. */
-int fbw_dialect_plan(const char *sql, size_t len, fbw_sql_plan *plan, fbw_err *err);
-void fbw_dialect_plan_free(fbw_sql_plan *plan);
+ * FBW_E_USAGE for a statement over SBDRV_DIALECT_MAX_SQL, FBW_E_NOMEM. */
+int sbdrv_dialect_plan(const char *sql, size_t len, sbdrv_sql_plan *plan, fbw_err *err);
+void sbdrv_dialect_plan_free(sbdrv_sql_plan *plan);
 
-/* Parse a multi-row INSERT (as classified FBW_SQL_BULK_INSERT). Literals: NULL, integers
- * (FBW_VAL_INT64 when they fit, else FBW_VAL_NUMTEXT), decimals/exponents (FBW_VAL_NUMTEXT),
- * '...' strings with '' escapes (FBW_VAL_TEXT), each optionally signed. Every row must have the
+/* Parse a multi-row INSERT (as classified SBDRV_SQL_BULK_INSERT). Literals: NULL, integers
+ * (SBDRV_VAL_INT64 when they fit, else SBDRV_VAL_NUMTEXT), decimals/exponents (SBDRV_VAL_NUMTEXT),
+ * '...' strings with '' escapes (SBDRV_VAL_TEXT), each optionally signed. Every row must have the
  * same arity. Returns FBW_OK, FBW_E_UNSUPPORTED (a non-literal value, text after the rows,
  * arity mismatch; the message gives the byte offset) or FBW_E_NOMEM. *out is cleared on error. */
-int fbw_dialect_parse_insert(const char *sql, size_t len, fbw_bulk_insert *out, fbw_err *err);
-void fbw_dialect_bulk_free(fbw_bulk_insert *b);
+int sbdrv_dialect_parse_insert(const char *sql, size_t len, sbdrv_bulk_insert *out, fbw_err *err);
+void sbdrv_dialect_bulk_free(sbdrv_bulk_insert *b);
 
 /* Number of '?' placeholders outside literals, quoted identifiers and comments. */
-size_t fbw_dialect_count_params(const char *sql, size_t len);
+size_t sbdrv_dialect_count_params(const char *sql, size_t len);
 
 /* Replace each placeholder by the SQL literal of params[i] (strings quoted, quotes doubled,
  * doubles with 17 significant digits). Returns FBW_OK with a malloc'd NUL-terminated *out,
  * FBW_E_USAGE when n differs from the number of placeholders or a double is not finite,
  * FBW_E_NOMEM. */
-int fbw_dialect_inline(const char *sql, size_t len, const fbw_val *params, size_t n,
+int sbdrv_dialect_inline(const char *sql, size_t len, const sbdrv_val *params, size_t n,
                        char **out, size_t *out_len, fbw_err *err);
 
 #endif

@@ -26,16 +26,16 @@ static int is_digit(char c)
 typedef struct bulkp {
     const char *s;
     size_t i, n;
-    fbw_bulk_insert *out;
+    sbdrv_bulk_insert *out;
     size_t arena_used, vals_cap, nvals;
     fbw_err *err;
 } bulkp;
 
-static int push_val(bulkp *p, const fbw_val *v)
+static int push_val(bulkp *p, const sbdrv_val *v)
 {
     if (p->nvals == p->vals_cap) {
         size_t cap = p->vals_cap ? p->vals_cap * 2 : 64;
-        fbw_val *nv = realloc(p->out->values, cap * sizeof *nv);
+        sbdrv_val *nv = realloc(p->out->values, cap * sizeof *nv);
         if (nv == NULL)
             return fbw_err_set(p->err, FBW_E_NOMEM, "dialect: out of memory for INSERT rows");
         p->out->values = nv;
@@ -52,7 +52,7 @@ static int bad_literal(bulkp *p, const char *what)
                        "supported)", what, p->i);
 }
 
-static int parse_string(bulkp *p, fbw_val *v)
+static int parse_string(bulkp *p, sbdrv_val *v)
 {
     char *dst = p->out->arena + p->arena_used;
     size_t k = 0, i = p->i + 1;
@@ -69,7 +69,7 @@ static int parse_string(bulkp *p, fbw_val *v)
         }
         dst[k++] = p->s[i++];
     }
-    v->type = FBW_VAL_TEXT;
+    v->type = SBDRV_VAL_TEXT;
     v->s = dst;
     v->len = k;
     p->arena_used += k;
@@ -77,7 +77,7 @@ static int parse_string(bulkp *p, fbw_val *v)
     return FBW_OK;
 }
 
-static int parse_number(bulkp *p, size_t start, fbw_val *v)
+static int parse_number(bulkp *p, size_t start, sbdrv_val *v)
 {
     const char *s = p->s;
     size_t i = p->i, digits = 0;
@@ -111,7 +111,7 @@ static int parse_number(bulkp *p, size_t start, fbw_val *v)
     p->i = i;
     v->s = dst;
     v->len = len;
-    v->type = FBW_VAL_NUMTEXT;
+    v->type = SBDRV_VAL_NUMTEXT;
     if (integral && len < 24) {
         char tmp[24];
         memcpy(tmp, dst, len);
@@ -120,14 +120,14 @@ static int parse_number(bulkp *p, size_t start, fbw_val *v)
         char *endp;
         long long x = strtoll(tmp, &endp, 10);
         if (errno == 0 && *endp == '\0') {
-            v->type = FBW_VAL_INT64;
+            v->type = SBDRV_VAL_INT64;
             v->i = (int64_t)x;
         }
     }
     return FBW_OK;
 }
 
-static int parse_literal(bulkp *p, fbw_val *v)
+static int parse_literal(bulkp *p, sbdrv_val *v)
 {
     memset(v, 0, sizeof *v);
     p->i = fbw_sql_skip_blank(p->s, p->n, p->i);
@@ -150,7 +150,7 @@ static int parse_literal(bulkp *p, fbw_val *v)
     t.pos = p->i;
     fbw_tok w = fbw_sqltok_raw(&t);
     if (fbw_tok_is(&t, &w, "NULL")) {
-        v->type = FBW_VAL_NULL;
+        v->type = SBDRV_VAL_NULL;
         p->i = w.e;
         return FBW_OK;
     }
@@ -163,13 +163,13 @@ static int parse_row(bulkp *p, unsigned *ncols)
     unsigned k = 0;
     p->i++;
     for (;;) {
-        fbw_val v;
+        sbdrv_val v;
         int rc = parse_literal(p, &v);
         if (rc == FBW_OK)
             rc = push_val(p, &v);
         if (rc != FBW_OK)
             return rc;
-        if (++k > FBW_DIALECT_MAX_COLS)
+        if (++k > SBDRV_DIALECT_MAX_COLS)
             return bad_literal(p, "too many columns");
         p->i = fbw_sql_skip_blank(p->s, p->n, p->i);
         if (p->i < p->n && p->s[p->i] == ',') {
@@ -185,15 +185,15 @@ static int parse_row(bulkp *p, unsigned *ncols)
     }
 }
 
-static int build_single(fbw_bulk_insert *b, const char *s, size_t prefix_b, size_t prefix_e,
+static int build_single(sbdrv_bulk_insert *b, const char *s, size_t prefix_b, size_t prefix_e,
                         fbw_err *err)
 {
-    fbw_sbuf t = {0};
-    fbw_sbuf_put(&t, s + prefix_b, prefix_e - prefix_b);
-    fbw_sbuf_puts(&t, " VALUES (");
+    sbdrv_sbuf t = {0};
+    sbdrv_sbuf_put(&t, s + prefix_b, prefix_e - prefix_b);
+    sbdrv_sbuf_puts(&t, " VALUES (");
     for (unsigned k = 0; k < b->ncols; k++)
-        fbw_sbuf_puts(&t, k ? ", ?" : "?");
-    fbw_sbuf_puts(&t, ")");
+        sbdrv_sbuf_puts(&t, k ? ", ?" : "?");
+    sbdrv_sbuf_puts(&t, ")");
     if (t.oom) {
         free(t.p);
         return fbw_err_set(err, FBW_E_NOMEM, "dialect: out of memory for the INSERT template");
@@ -231,13 +231,13 @@ static int parse_rows(bulkp *p)
     }
 }
 
-int fbw_dialect_parse_insert(const char *sql, size_t len, fbw_bulk_insert *out, fbw_err *err)
+int sbdrv_dialect_parse_insert(const char *sql, size_t len, sbdrv_bulk_insert *out, fbw_err *err)
 {
     memset(out, 0, sizeof *out);
     size_t vb, ve;
-    if (len > FBW_DIALECT_MAX_SQL)
+    if (len > SBDRV_DIALECT_MAX_SQL)
         return fbw_err_set(err, FBW_E_USAGE, "dialect: INSERT of %zu bytes exceeds %u", len,
-                           FBW_DIALECT_MAX_SQL);
+                           SBDRV_DIALECT_MAX_SQL);
     if (!fbw_sql_find_values(sql, len, &vb, &ve))
         return fbw_err_set(err, FBW_E_UNSUPPORTED, "dialect: INSERT without VALUES");
     out->arena = malloc(len + 1); /* decoded text is never longer than its source */
@@ -252,11 +252,11 @@ int fbw_dialect_parse_insert(const char *sql, size_t len, fbw_bulk_insert *out, 
         rc = build_single(out, sql, pb, pe, err);
     }
     if (rc != FBW_OK)
-        fbw_dialect_bulk_free(out);
+        sbdrv_dialect_bulk_free(out);
     return rc;
 }
 
-void fbw_dialect_bulk_free(fbw_bulk_insert *b)
+void sbdrv_dialect_bulk_free(sbdrv_bulk_insert *b)
 {
     free(b->single);
     free(b->values);
@@ -283,45 +283,45 @@ static size_t scan_params(const char *s, size_t n, void (*fn)(void *, size_t), v
     return count;
 }
 
-size_t fbw_dialect_count_params(const char *sql, size_t len)
+size_t sbdrv_dialect_count_params(const char *sql, size_t len)
 {
     return scan_params(sql, len, NULL, NULL);
 }
 
 typedef struct inl {
     const char *s;
-    const fbw_val *params;
+    const sbdrv_val *params;
     size_t next, done; /* next parameter; source bytes copied so far */
-    fbw_sbuf out;
+    sbdrv_sbuf out;
     int bad;
 } inl;
 
-static void put_literal(fbw_sbuf *b, const fbw_val *v, int *bad)
+static void put_literal(sbdrv_sbuf *b, const sbdrv_val *v, int *bad)
 {
     char tmp[40];
     switch (v->type) {
-    case FBW_VAL_INT64:
+    case SBDRV_VAL_INT64:
         snprintf(tmp, sizeof tmp, "%" PRId64, v->i);
-        fbw_sbuf_puts(b, tmp);
+        sbdrv_sbuf_puts(b, tmp);
         break;
-    case FBW_VAL_DOUBLE:
+    case SBDRV_VAL_DOUBLE:
         if (!isfinite(v->d)) {
             *bad = 1;
             break;
         }
         snprintf(tmp, sizeof tmp, "%.17g", v->d);
-        fbw_sbuf_puts(b, tmp);
+        sbdrv_sbuf_puts(b, tmp);
         break;
-    case FBW_VAL_TEXT:
-        fbw_sbuf_put(b, "'", 1);
-        fbw_sbuf_put_quoted_body(b, v->s, v->len);
-        fbw_sbuf_put(b, "'", 1);
+    case SBDRV_VAL_TEXT:
+        sbdrv_sbuf_put(b, "'", 1);
+        sbdrv_sbuf_put_quoted_body(b, v->s, v->len);
+        sbdrv_sbuf_put(b, "'", 1);
         break;
-    case FBW_VAL_NUMTEXT:
-        fbw_sbuf_put(b, v->s, v->len);
+    case SBDRV_VAL_NUMTEXT:
+        sbdrv_sbuf_put(b, v->s, v->len);
         break;
     default:
-        fbw_sbuf_puts(b, "NULL");
+        sbdrv_sbuf_puts(b, "NULL");
         break;
     }
 }
@@ -329,24 +329,24 @@ static void put_literal(fbw_sbuf *b, const fbw_val *v, int *bad)
 static void inline_one(void *ctx, size_t at)
 {
     inl *x = ctx;
-    fbw_sbuf_put(&x->out, x->s + x->done, at - x->done);
+    sbdrv_sbuf_put(&x->out, x->s + x->done, at - x->done);
     put_literal(&x->out, &x->params[x->next++], &x->bad);
     x->done = at + 1;
 }
 
-int fbw_dialect_inline(const char *sql, size_t len, const fbw_val *params, size_t n,
+int sbdrv_dialect_inline(const char *sql, size_t len, const sbdrv_val *params, size_t n,
                        char **out, size_t *out_len, fbw_err *err)
 {
     *out = NULL;
     *out_len = 0;
-    size_t want = fbw_dialect_count_params(sql, len);
+    size_t want = sbdrv_dialect_count_params(sql, len);
     if (want != n)
         return fbw_err_set(err, FBW_E_USAGE,
                            "dialect: statement has %zu placeholders but %zu values were bound",
                            want, n);
     inl x = {sql, params, 0, 0, {0}, 0};
     scan_params(sql, len, inline_one, &x);
-    fbw_sbuf_put(&x.out, sql + x.done, len - x.done);
+    sbdrv_sbuf_put(&x.out, sql + x.done, len - x.done);
     if (x.bad || x.out.oom) {
         free(x.out.p);
         return x.bad ? fbw_err_set(err, FBW_E_USAGE, "dialect: cannot inline a non-finite double")

@@ -44,8 +44,8 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-static const fbw_ip_hooks *_Atomic HOOKS;
-static const fbw_ip_socket_hooks *_Atomic SOCKET_HOOKS;
+static const sbdrv_ip_hooks *_Atomic HOOKS;
+static const sbdrv_ip_socket_hooks *_Atomic SOCKET_HOOKS;
 
 static void *_Atomic REAL_MUTEX_INIT, *_Atomic REAL_NEWSTATE, *_Atomic REAL_LOADFILE;
 static void *_Atomic REAL_CONNECT, *_Atomic REAL_SEND, *_Atomic REAL_RECV, *_Atomic REAL_CLOSE;
@@ -61,27 +61,27 @@ static void *real(void *_Atomic *slot, const char *name)
     return f;
 }
 
-static const fbw_ip_hooks *hooks(void)
+static const sbdrv_ip_hooks *hooks(void)
 {
     return atomic_load_explicit(&HOOKS, memory_order_acquire);
 }
 
-void fbw_ip_set_hooks(const fbw_ip_hooks *h)
+void sbdrv_ip_set_hooks(const sbdrv_ip_hooks *h)
 {
     atomic_store_explicit(&HOOKS, h, memory_order_release);
 }
 
-static const fbw_ip_socket_hooks *socket_hooks(void)
+static const sbdrv_ip_socket_hooks *socket_hooks(void)
 {
     return atomic_load_explicit(&SOCKET_HOOKS, memory_order_acquire);
 }
 
-void fbw_ip_set_socket_hooks(const fbw_ip_socket_hooks *h)
+void sbdrv_ip_set_socket_hooks(const sbdrv_ip_socket_hooks *h)
 {
     atomic_store_explicit(&SOCKET_HOOKS, h, memory_order_release);
 }
 
-int fbw_ip_real_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
+int sbdrv_ip_real_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 {
     int (*f)(pthread_mutex_t *, const pthread_mutexattr_t *);
     *(void **)&f = real(&REAL_MUTEX_INIT, "pthread_mutex_init");
@@ -92,17 +92,17 @@ int fbw_ip_real_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 
 EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
 {
-    const fbw_ip_hooks *h = hooks();
+    const sbdrv_ip_hooks *h = hooks();
     if (h && h->mutex_init)
         h->mutex_init(m);
-    return fbw_ip_real_mutex_init(m, a);
+    return sbdrv_ip_real_mutex_init(m, a);
 }
 
 EXPORT lua_State *luaL_newstate(void)
 {
     lua_State *(*f)(void);
     *(void **)&f = real(&REAL_NEWSTATE, "luaL_newstate");
-    const fbw_ip_hooks *h = hooks();
+    const sbdrv_ip_hooks *h = hooks();
     if (h && h->new_state)
         h->new_state();
     return f ? f() : NULL;
@@ -115,7 +115,7 @@ EXPORT int luaL_loadfile(lua_State *L, const char *filename)
     if (f == NULL)
         return LUA_ERRFILE;
     int rc = f(L, filename);
-    const fbw_ip_hooks *h = hooks();
+    const sbdrv_ip_hooks *h = hooks();
     if (rc == 0 && h && h->loaded)
         h->loaded(L, filename);
     return rc;
@@ -128,7 +128,7 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
     int (*f)(int, const struct sockaddr *, socklen_t);
     *(void **)&f = real(&REAL_CONNECT, "connect");
     int rc = f(fd, addr, len);
-    const fbw_ip_socket_hooks *h = socket_hooks();
+    const sbdrv_ip_socket_hooks *h = socket_hooks();
     if (h && addr && (addr->sa_family == AF_INET || addr->sa_family == AF_INET6) &&
         (rc == 0 || errno == EINPROGRESS)) {
         int keep = errno;
@@ -141,8 +141,8 @@ EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 /* What a send (from_client 1) or recv (0) of k bytes moved, to the tap watching fd, if any. */
 static void moved(int fd, int from_client, const void *buf, ssize_t k)
 {
-    const fbw_ip_socket_hooks *h = socket_hooks();
-    struct fbw_tap *t = k > 0 && h ? h->watched(fd) : NULL;
+    const sbdrv_ip_socket_hooks *h = socket_hooks();
+    struct sbdrv_tap *t = k > 0 && h ? h->watched(fd) : NULL;
     if (t) {
         int keep = errno;
         h->moved(t, from_client, buf, (size_t)k);
@@ -173,8 +173,8 @@ EXPORT int close(int fd)
 {
     int (*f)(int);
     *(void **)&f = real(&REAL_CLOSE, "close");
-    const fbw_ip_socket_hooks *h = socket_hooks();
-    struct fbw_tap *t = h ? h->watched(fd) : NULL;
+    const sbdrv_ip_socket_hooks *h = socket_hooks();
+    struct sbdrv_tap *t = h ? h->watched(fd) : NULL;
     if (t)
         h->closing(t);
     return f(fd);

@@ -5,7 +5,7 @@
  * Everything of sysbench is looked up with dlsym at run time; in any other program the
  * constructor finds no sysbench symbols and the library stays passive (the interpositions of
  * interpose.c only forward). Once sysbench 1.0.20 is verified, the constructor subscribes to
- * three of them (fbw_ip_set_hooks). Linking (sysbench 1.0.20 src/db_driver.c): the constructor
+ * three of them (sbdrv_ip_set_hooks). Linking (sysbench 1.0.20 src/db_driver.c): the constructor
  * learns &pgsql_driver through the exported register_driver_pgsql(); when db_register() calls
  * pthread_mutex_init on that driver's mutex, our drivers are appended after it, so the same loop
  * registers their options. luaL_newstate is the fallback if that never happened. Each chunk
@@ -26,8 +26,8 @@
 #include <string.h>
 
 /* lua/fbwire_sysbench.lua, embedded by the build (fbwire_sysbench_lua.c). */
-extern const unsigned char fbw_sysbench_lua[];
-extern const size_t fbw_sysbench_lua_len;
+extern const unsigned char sbdrv_sysbench_lua[];
+extern const size_t sbdrv_sysbench_lua_len;
 
 typedef struct lua_api {
     int (*gettop)(lua_State *);
@@ -87,7 +87,7 @@ static sb_driver *probe_driver(int (*reg)(sb_list_item *), const char *sname)
     return d;
 }
 
-static const char *verify(fbw_sb_host *host)
+static const char *verify(sbdrv_sb_host *host)
 {
     int missing = 0;
     int (*reg_pg)(sb_list_item *);
@@ -144,13 +144,13 @@ static const char *resolve_lua(lua_api *l)
 static void on_mutex_init(pthread_mutex_t *m);
 static void on_new_state(void);
 static void on_loaded(lua_State *L, const char *filename);
-static const fbw_ip_hooks HOOKS = {on_mutex_init, on_new_state, on_loaded};
+static const sbdrv_ip_hooks HOOKS = {on_mutex_init, on_new_state, on_loaded};
 
-__attribute__((constructor)) static void fbw_preload_init(void)
+__attribute__((constructor)) static void sbdrv_preload_init(void)
 {
     if (dlsym(RTLD_DEFAULT, "register_driver_pgsql") == NULL)
         return; /* not sysbench: stay passive */
-    fbw_sb_host host;
+    sbdrv_sb_host host;
     memset(&host, 0, sizeof host);
     const char *why = verify(&host);
     if (why == NULL)
@@ -159,9 +159,9 @@ __attribute__((constructor)) static void fbw_preload_init(void)
         refuse(why);
         return;
     }
-    fbw_sbdrv_setup(&host);
+    sbdrv_setup(&host);
     P.active = 1;
-    fbw_ip_set_hooks(&HOOKS);
+    sbdrv_ip_set_hooks(&HOOKS);
 }
 
 /* ---------------------------------------------------------------- linking the drivers */
@@ -183,8 +183,8 @@ static int link_drivers(void)
         refuse("sysbench's driver list is not where 1.0.20 keeps it");
         return 0;
     }
-    for (int i = 0; i < FBW_SBDRV_COUNT; i++)
-        add_tail(head, &fbw_sbdrv_driver(i)->listitem);
+    for (int i = 0; i < SBDRV_COUNT; i++)
+        add_tail(head, &sbdrv_sysbench_driver(i)->listitem);
     __atomic_store_n(&P.linked, 1, __ATOMIC_RELEASE);
     return 1;
 }
@@ -203,11 +203,11 @@ static void on_mutex_init(pthread_mutex_t *m)
 static void on_new_state(void)
 {
     if (P.active && !__atomic_load_n(&P.linked, __ATOMIC_ACQUIRE) && link_drivers()) {
-        for (int i = 0; i < FBW_SBDRV_COUNT; i++) {
-            sb_driver *d = fbw_sbdrv_driver(i);
+        for (int i = 0; i < SBDRV_COUNT; i++) {
+            sb_driver *d = sbdrv_sysbench_driver(i);
             P.register_arg_set(d->args);
             d->initialized = false;
-            fbw_ip_real_mutex_init(&d->mutex, NULL);
+            sbdrv_ip_real_mutex_init(&d->mutex, NULL);
         }
     }
 }
@@ -226,7 +226,7 @@ static void push_module(lua_State *L)
     l->settop(L, -2);
     const char *path = getenv("FBWIRE_SYSBENCH_LUA"); /* development override */
     int rc = path && path[0] ? luaL_loadfile(L, path)
-                             : l->loadbuffer(L, (const char *)fbw_sysbench_lua, fbw_sysbench_lua_len,
+                             : l->loadbuffer(L, (const char *)sbdrv_sysbench_lua, sbdrv_sysbench_lua_len,
                                              "=fbwire_sysbench.lua");
     if (rc != 0)
         l->error(L);

@@ -4,8 +4,8 @@
  *   report.c       per-class round-trip accounting, merging, totals
  *   report_text.c  the text report and the interval line
  *   report_json.c  the JSON document (with jansson; without it, an error saying so) */
-#ifndef FBW_REPORT_INT_H
-#define FBW_REPORT_INT_H
+#ifndef SBDRV_REPORT_INT_H
+#define SBDRV_REPORT_INT_H
 
 #include "report.h"
 

@@ -28,7 +28,7 @@ static int secret_option(const char *a, size_t name_len)
 }
 
 /* Option text as given, with the value of any password option replaced by "***". */
-static json_t *options_json(const fbw_rep_run *run)
+static json_t *options_json(const sbdrv_rep_run *run)
 {
     json_t *arr = json_array();
     for (int i = 0; arr && i < run->argc; i++) {
@@ -42,11 +42,11 @@ static json_t *options_json(const fbw_rep_run *run)
     return arr;
 }
 
-static json_t *class_json(int k, const fbw_rep_cls *c)
+static json_t *class_json(int k, const sbdrv_rep_cls *c)
 {
     double n = (double)c->executions;
     json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f}",
-                     "class", fbw_class_id(k), "label", fbw_class_label(k),
+                     "class", sbdrv_class_id(k), "label", sbdrv_class_label(k),
                      "executions", (json_int_t)c->executions, "round_trips", (json_int_t)c->round_trips,
                      "packets_sent", (json_int_t)c->packets_sent,
                      "packets_received", (json_int_t)c->packets_received,
@@ -56,15 +56,15 @@ static json_t *class_json(int k, const fbw_rep_cls *c)
                      "packets_per_execution", ratio((double)(c->packets_sent + c->packets_received), n),
                      "bytes_per_execution", ratio((double)(c->bytes_sent + c->bytes_received), n),
                      "wait_mean_ms", ratio((double)c->wait_ns / 1e6, n),
-                     "wait_p95_ms", (double)fbw_rep_percentile(c, 95) / 1e6,
+                     "wait_p95_ms", (double)sbdrv_rep_percentile(c, 95) / 1e6,
                      "cpu_us_per_execution", ratio((double)c->cpu_ns / 1e3, n));
-    json_object_set_new(o, "cpu_calls", json_integer((json_int_t)fbw_cpu_calls(&c->cpu)));
+    json_object_set_new(o, "cpu_calls", json_integer((json_int_t)sbdrv_cpu_calls(&c->cpu)));
     json_object_set_new(o, "cpu_measured_calls",
-                        json_integer((json_int_t)fbw_cpu_measured_calls(&c->cpu)));
+                        json_integer((json_int_t)sbdrv_cpu_measured_calls(&c->cpu)));
     return o;
 }
 
-static json_t *ops_json(const fbw_rep_acc *a)
+static json_t *ops_json(const sbdrv_rep_acc *a)
 {
     json_t *arr = json_array();
     for (int op = 0; op <= FBW_OP_MAX; op++) {
@@ -82,11 +82,11 @@ static json_t *ops_json(const fbw_rep_acc *a)
     return arr;
 }
 
-static json_t *intervals_json(const fbw_rep_run *run)
+static json_t *intervals_json(const sbdrv_rep_run *run)
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < run->nintervals; i++) {
-        const fbw_rep_interval *iv = &run->intervals[i];
+        const sbdrv_rep_interval *iv = &run->intervals[i];
         json_array_append_new(arr, json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:f}", "t", iv->t,
                                              "seconds", iv->seconds, "events", (json_int_t)iv->events,
                                              "round_trips", (json_int_t)iv->round_trips,
@@ -101,9 +101,9 @@ static json_t *intervals_json(const fbw_rep_run *run)
 static json_t *tri_json(int v) { return v < 0 ? json_null() : json_boolean(v); }
 
 /* Server CPU: figures when measured, else available false and the reason (never 0 CPU). */
-static json_t *server_cpu_json(const fbw_rep_run *run, const fbw_rep_totals *t)
+static json_t *server_cpu_json(const sbdrv_rep_run *run, const sbdrv_rep_totals *t)
 {
-    const fbw_rep_server_cpu *sc = &run->server_cpu;
+    const sbdrv_rep_server_cpu *sc = &run->server_cpu;
     if (!sc->available)
         return json_pack("{s:b, s:s}", "available", 0, "why", str(sc->why, "not measured"));
     return json_pack("{s:b, s:i, s:i, s:I, s:f, s:f}", "available", 1, "pid", sc->pid,
@@ -112,13 +112,13 @@ static json_t *server_cpu_json(const fbw_rep_run *run, const fbw_rep_totals *t)
                      "us_per_execution", t->server_us_per_execution);
 }
 
-static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
+static json_t *document(const sbdrv_rep_acc *a, const sbdrv_rep_run *run)
 {
-    fbw_rep_totals t;
-    fbw_rep_totals_of(a, run, &t);
-    const fbw_rep_facts *x = &run->facts;
+    sbdrv_rep_totals t;
+    sbdrv_rep_totals_of(a, run, &t);
+    const sbdrv_rep_facts *x = &run->facts;
     json_t *classes = json_array();
-    for (int k = 0; k < FBW_CLS_COUNT; k++)
+    for (int k = 0; k < SBDRV_CLS_COUNT; k++)
         if (a->cls[k].executions)
             json_array_append_new(classes, class_json(k, &a->cls[k]));
     json_t *runj = json_pack("{s:o, s:o, s:o, s:o, s:i, s:f, s:I, s:{s:I, s:I, s:I, s:I}, s:I, s:I, s:f, s:f}",
@@ -178,7 +178,7 @@ static json_t *document(const fbw_rep_acc *a, const fbw_rep_run *run)
                      "ops", ops_json(a), "intervals", intervals_json(run));
 }
 
-int fbw_rep_write_json(const char *path, const fbw_rep_acc *a, const fbw_rep_run *run, fbw_err *err)
+int sbdrv_rep_write_json(const char *path, const sbdrv_rep_acc *a, const sbdrv_rep_run *run, fbw_err *err)
 {
     json_t *doc = document(a, run);
     if (!doc)
@@ -190,7 +190,7 @@ int fbw_rep_write_json(const char *path, const fbw_rep_acc *a, const fbw_rep_run
 
 #else
 
-int fbw_rep_write_json(const char *path, const fbw_rep_acc *a, const fbw_rep_run *run, fbw_err *err)
+int sbdrv_rep_write_json(const char *path, const sbdrv_rep_acc *a, const sbdrv_rep_run *run, fbw_err *err)
 {
     (void)a;
     (void)run;

@@ -11,9 +11,9 @@
 
 static const char *tri(int v) { return v < 0 ? "?" : v ? "on" : "off"; }
 
-static void print_facts(FILE *f, const fbw_rep_run *run)
+static void print_facts(FILE *f, const sbdrv_rep_run *run)
 {
-    const fbw_rep_facts *x = &run->facts;
+    const sbdrv_rep_facts *x = &run->facts;
     char proto[16] = "?";
     if (x->protocol > 0)
         snprintf(proto, sizeof proto, "%d", x->protocol);
@@ -30,15 +30,15 @@ static void print_facts(FILE *f, const fbw_rep_run *run)
                 str(x->wire_crypt, "?"), str(run->driver, "fbclient"));
 }
 
-static void print_classes(FILE *f, const fbw_rep_acc *a, int socket_level)
+static void print_classes(FILE *f, const sbdrv_rep_acc *a, int socket_level)
 {
     fprintf(f, "\n    %-18s %10s %8s %9s %21s %12s %12s %12s\n", "statement class", "execs", "rt/exec",
             socket_level ? "calls/exec" : "pkts/exec", "bytes/exec out/in", "wait mean ms",
             "wait p95 ms", "cpu us/exec");
-    fbw_rep_cls sum;
+    sbdrv_rep_cls sum;
     memset(&sum, 0, sizeof sum);
-    for (int k = 0; k < FBW_CLS_COUNT; k++) {
-        const fbw_rep_cls *c = &a->cls[k];
+    for (int k = 0; k < SBDRV_CLS_COUNT; k++) {
+        const sbdrv_rep_cls *c = &a->cls[k];
         if (c->executions == 0)
             continue;
         double n = (double)c->executions;
@@ -46,12 +46,12 @@ static void print_classes(FILE *f, const fbw_rep_acc *a, int socket_level)
         snprintf(bytes, sizeof bytes, "%.0f / %.0f", (double)c->bytes_sent / n,
                  (double)c->bytes_received / n);
         char cpu[16] = "-"; /* a class none of whose calls was timed has no figure */
-        if (fbw_cpu_measured_calls(&c->cpu) > 0 || fbw_cpu_calls(&c->cpu) == 0)
+        if (sbdrv_cpu_measured_calls(&c->cpu) > 0 || sbdrv_cpu_calls(&c->cpu) == 0)
             snprintf(cpu, sizeof cpu, "%.2f", (double)c->cpu_ns / n / 1e3);
-        fprintf(f, "    %-18s %10llu %8.3f %9.2f %21s %12.3f %12.3f %12s\n", fbw_class_label(k),
+        fprintf(f, "    %-18s %10llu %8.3f %9.2f %21s %12.3f %12.3f %12s\n", sbdrv_class_label(k),
                 (unsigned long long)c->executions, (double)c->round_trips / n,
                 (double)(c->packets_sent + c->packets_received) / n, bytes,
-                (double)c->wait_ns / n / 1e6, (double)fbw_rep_percentile(c, 95) / 1e6, cpu);
+                (double)c->wait_ns / n / 1e6, (double)sbdrv_rep_percentile(c, 95) / 1e6, cpu);
         sum.round_trips += c->round_trips;
         sum.packets_sent += c->packets_sent + c->packets_received;
         sum.bytes_sent += c->bytes_sent;
@@ -62,7 +62,7 @@ static void print_classes(FILE *f, const fbw_rep_acc *a, int socket_level)
             (unsigned long long)sum.round_trips, (unsigned long long)sum.packets_sent, "");
 }
 
-static void print_ops(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
+static void print_ops(FILE *f, const sbdrv_rep_acc *a, const sbdrv_rep_run *run)
 {
     if (run->facts.socket_level) {
         fprintf(f, "\n    op codes:                            not available (encrypted session)\n");
@@ -85,9 +85,9 @@ static void print_ops(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
             (unsigned long long)a->ops.bytes_sent, (unsigned long long)a->ops.bytes_received);
 }
 
-static void print_server_cpu(FILE *f, const fbw_rep_run *run, const fbw_rep_totals *t)
+static void print_server_cpu(FILE *f, const sbdrv_rep_run *run, const sbdrv_rep_totals *t)
 {
-    const fbw_rep_server_cpu *sc = &run->server_cpu;
+    const sbdrv_rep_server_cpu *sc = &run->server_cpu;
     if (!sc->available) {
         fprintf(f, "    server CPU:                          not available (%s)\n",
                 str(sc->why, "not measured"));
@@ -99,7 +99,7 @@ static void print_server_cpu(FILE *f, const fbw_rep_run *run, const fbw_rep_tota
 }
 
 /* How the client CPU figures were taken, so an estimate never reads as a measurement. */
-static void print_cpu_method(FILE *f, const fbw_rep_run *run, const fbw_rep_totals *t)
+static void print_cpu_method(FILE *f, const sbdrv_rep_run *run, const sbdrv_rep_totals *t)
 {
     if (t->cpu_measured_calls == t->cpu_calls)
         fprintf(f, "    client CPU taken:                    thread CPU clock around every call (%s)\n",
@@ -108,13 +108,13 @@ static void print_cpu_method(FILE *f, const fbw_rep_run *run, const fbw_rep_tota
         fprintf(f, "    client CPU taken:                    sampled: clock read around %llu of %llu calls\n"
                    "                                         (1 in %u at random), the rest estimated per class\n",
                 (unsigned long long)t->cpu_measured_calls, (unsigned long long)t->cpu_calls,
-                run->cpu_sample_every ? run->cpu_sample_every : FBW_CPU_SAMPLE_EVERY);
+                run->cpu_sample_every ? run->cpu_sample_every : SBDRV_CPU_SAMPLE_EVERY);
 }
 
-void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
+void sbdrv_rep_print(FILE *f, const sbdrv_rep_acc *a, const sbdrv_rep_run *run)
 {
-    fbw_rep_totals t;
-    fbw_rep_totals_of(a, run, &t);
+    sbdrv_rep_totals t;
+    sbdrv_rep_totals_of(a, run, &t);
     fprintf(f, "Firebird wire statistics (%s driver, autocommit %s):\n", str(run->driver, "?"),
             str(run->autocommit, "?"));
     fprintf(f, "    pipeline:                            %s\n", str(run->pipeline, "off"));
@@ -148,7 +148,7 @@ void fbw_rep_print(FILE *f, const fbw_rep_acc *a, const fbw_rep_run *run)
     fputc('\n', f);
 }
 
-void fbw_rep_interval_line(char *buf, size_t cap, const char *driver, const fbw_rep_interval *iv,
+void sbdrv_rep_interval_line(char *buf, size_t cap, const char *driver, const sbdrv_rep_interval *iv,
                            unsigned threads)
 {
     double secs = iv->seconds > 0 ? iv->seconds : 1;

@@ -7,8 +7,8 @@
  * are never referenced directly (they are looked up at run time by preload.c), so the plug-in
  * stays loadable into other programs.
  * Master (1.1.0) is NOT compatible: its drv_ops_t has 20 entries. */
-#ifndef FBW_SB_ABI_H
-#define FBW_SB_ABI_H
+#ifndef SBDRV_SB_ABI_H
+#define SBDRV_SB_ABI_H
 
 #include <pthread.h>
 #include <stdbool.h>

@@ -54,8 +54,9 @@
  * pointer and links the objects into its own list, so they must be static; they are written
  * in the main thread before workers start, and by init() under sysbench's driver mutex.
  *
- * This file: driver-level ops, connections, reconnects and the driver objects; the options are
- * in sbdrv_opts.c, the statement ops in sbdrv_stmt.c (sbdrv_int.h lists the parts). */
+ * This file is the entry: driver-level ops, the connection ops and the driver objects; the
+ * options are in sbdrv_opts.c, the statement ops in sbdrv_stmt.c, what both use of a connection
+ * in sbdrv_conn.c (sbdrv_int.h lists the parts). */
 #include "sbdrv_int.h"
 
 #include "classify.h"
@@ -68,34 +69,30 @@
 #include <strings.h>
 #include <time.h>
 
-#define RECONNECT_SECONDS 30
-
-fbw_sb_host fbw_sbdrv_host;
-
 /* ---------------------------------------------------------------- driver-level ops */
 
-static int drv_init(fbw_sbdrv *d)
+static int drv_init(sbdrv_driver *d)
 {
-    if (!fbw_sbdrv_read_options(d))
+    if (!sbdrv_read_options(d))
         return 1;
-    d->ps_disable = fbw_sbdrv_host.db_globals->ps_mode == SB_PS_MODE_DISABLE;
-    d->debug = fbw_sbdrv_host.db_globals->debug != 0;
+    d->ps_disable = sbdrv_host.db_globals->ps_mode == SB_PS_MODE_DISABLE;
+    d->debug = sbdrv_host.db_globals->debug != 0;
     d->conf.debug = d->debug;
     fbw_err err;
     fbw_err_clear(&err);
     if (d->be->global_init(&err) != FBW_OK) {
-        fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, "%s: %s", d->prefix, err.msg);
+        sbdrv_host.log_text(SBDRV_SB_LOG_FATAL, "%s: %s", d->prefix, err.msg);
         return 1;
     }
-    int acct = fbw_sbrep_accounting(fbw_sbdrv_opt_string(d, "accounting"));
+    int acct = sbdrv_sbrep_accounting(sbdrv_opt_string(d, "accounting"));
     if (acct == -1) {
-        fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL,
+        sbdrv_host.log_text(SBDRV_SB_LOG_FATAL,
                       "invalid --%s-accounting (sampled, every-call, off, cost-sampled or "
                       "cost-every-call)", d->prefix);
         return 1;
     }
-    d->rep = fbw_sbrep_open(&fbw_sbdrv_host, d->prefix, d->be, &d->conf,
-                            fbw_sbdrv_opt_string(d, "report"), acct);
+    d->rep = sbdrv_sbrep_open(&sbdrv_host, d->prefix, d->be, &d->conf,
+                            sbdrv_opt_string(d, "report"), acct);
     return 0;
 }
 
@@ -111,9 +108,9 @@ static int describe(sb_drv_caps *caps)
 static int drv_done(void)
 {
     /* Runs after sysbench's cumulative report: the wire statistics follow it. */
-    for (int i = 0; i < FBW_SBDRV_COUNT; i++) {
-        fbw_sbdrv *d = (fbw_sbdrv *)(void *)fbw_sbdrv_driver(i); /* drv is the first member */
-        fbw_sbrep_done(d->rep);
+    for (int i = 0; i < SBDRV_COUNT; i++) {
+        sbdrv_driver *d = (sbdrv_driver *)(void *)sbdrv_sysbench_driver(i); /* drv is the first member */
+        sbdrv_sbrep_done(d->rep);
         d->rep = NULL;
     }
     return 0;
@@ -132,7 +129,7 @@ static int db_missing(const fbw_err *e)
 }
 
 /* What to change when the server refused the connection: the option that decides it. */
-static void connect_hint(const fbw_sbdrv *d, const fbw_err *e, char *out, size_t cap)
+static void connect_hint(const sbdrv_driver *d, const fbw_err *e, char *out, size_t cap)
 {
     const char *p = d->prefix, *wc = d->conf.wire_crypt ? d->conf.wire_crypt : "enabled";
     out[0] = '\0';
@@ -164,7 +161,7 @@ static void connect_hint(const fbw_sbdrv *d, const fbw_err *e, char *out, size_t
 /* Create the database when the attach found none and --P-create-db is on. Serialized: sysbench's
  * prepare connects from several threads at once, and only the first may create; the others
  * then attach to what it created. */
-static int attach_or_create(fbw_sbdrv *d, sbconn *sc)
+static int attach_or_create(sbdrv_driver *d, sbdrv_conn *sc)
 {
     static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
     int rc = d->be->connect(&d->conf, &sc->bc, &sc->err);
@@ -177,7 +174,7 @@ static int attach_or_create(fbw_sbdrv *d, sbconn *sc)
         fbw_err_clear(&sc->err);
         rc = d->be->create(&d->conf, &sc->bc, &sc->err);
         if (rc == FBW_OK)
-            fbw_sbdrv_host.log_text(FBW_SB_LOG_NOTICE, "%s: created database '%s'", d->prefix,
+            sbdrv_host.log_text(SBDRV_SB_LOG_NOTICE, "%s: created database '%s'", d->prefix,
                                     d->conf.db);
         else
             fbw_err_prefix(&sc->err, "--%s-create-db=on: cannot create the database", d->prefix);
@@ -186,15 +183,15 @@ static int attach_or_create(fbw_sbdrv *d, sbconn *sc)
     return rc;
 }
 
-static int open_backend(sbconn *sc)
+static int open_backend(sbdrv_conn *sc)
 {
-    fbw_sbdrv *d = sc->d;
+    sbdrv_driver *d = sc->d;
     fbw_err_clear(&sc->err);
     int rc = attach_or_create(d, sc);
     if (rc != FBW_OK) {
         char hint[320];
         connect_hint(d, &sc->err, hint, sizeof hint);
-        fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, "%s: connection to '%s' as %s failed: %s%s",
+        sbdrv_host.log_text(SBDRV_SB_LOG_FATAL, "%s: connection to '%s' as %s failed: %s%s",
                                 d->prefix, d->conf.db, d->conf.user, sc->err.msg, hint);
     }
     return rc;
@@ -202,13 +199,13 @@ static int open_backend(sbconn *sc)
 
 static int drv_connect(sb_conn *con)
 {
-    sbconn *sc = calloc(1, sizeof *sc);
+    sbdrv_conn *sc = calloc(1, sizeof *sc);
     if (sc == NULL)
         return 1;
     sc->d = driver_of(con);
-    fbw_sbrep_connect_begin(sc->d->rep); /* report hooks: watch the attach, charge it */
+    sbdrv_sbrep_connect_begin(sc->d->rep); /* report hooks: watch the attach, charge it */
     int rc = open_backend(sc);
-    fbw_sbrep_connect_end(sc->d->rep, &sc->rep, sc->bc, rc);
+    sbdrv_sbrep_connect_end(sc->d->rep, &sc->rep, sc->bc, rc);
     if (rc != FBW_OK) {
         free(sc);
         return 1;
@@ -217,74 +214,30 @@ static int drv_connect(sb_conn *con)
     return 0;
 }
 
-void fbw_sbdrv_stmt_release(sbconn *sc, sbstmt *ss)
-{
-    if (ss->bs)
-        sc->d->be->close(ss->bs);
-    free(ss->sql);
-    if (ss->text != ss->sql)
-        free(ss->text);
-    free(ss->vals);
-    free(ss->scratch);
-    free(ss);
-}
-
 static int drv_disconnect(sb_conn *con)
 {
-    sbconn *sc = conn_of(con);
+    sbdrv_conn *sc = conn_of(con);
     if (sc == NULL)
         return 0;
     while (sc->stmts) { /* statements the script never closed */
-        sbstmt *ss = sc->stmts;
+        sbdrv_stmt *ss = sc->stmts;
         sc->stmts = ss->next;
-        fbw_sbdrv_stmt_release(sc, ss);
+        sbdrv_stmt_release(sc, ss);
     }
-    fbw_sbrep_detach(&sc->rep, 1); /* report: charge what is left, stop watching */
+    sbdrv_sbrep_detach(&sc->rep, 1); /* report: charge what is left, stop watching */
     sc->d->be->disconnect(sc->bc);
-    fbw_be_result_free(&sc->res);
+    sbdrv_be_result_free(&sc->res);
     free(sc);
     con->ptr = NULL;
     return 0;
 }
 
-/* Drop the attachment and attach again, retrying for RECONNECT_SECONDS unless sysbench is
- * stopping. Statements are re-prepared lazily on their next execute. */
-int fbw_sbdrv_reattach(sbconn *sc)
-{
-    for (sbstmt *ss = sc->stmts; ss; ss = ss->next) {
-        if (ss->bs)
-            sc->d->be->close(ss->bs);
-        ss->bs = NULL;
-    }
-    fbw_sbrep_detach(&sc->rep, 0);
-    sc->d->be->disconnect(sc->bc);
-    sc->bc = NULL;
-    sc->in_txn = 0;
-    struct timespec pause = {0, 10 * 1000 * 1000}, t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    /* Bounded by time, not attempts: against a stalled server each attempt itself lasts up to
-     * the connect timeout. */
-    for (now = t0; now.tv_sec - t0.tv_sec < RECONNECT_SECONDS && !*fbw_sbdrv_host.sb_error;
-         clock_gettime(CLOCK_MONOTONIC, &now)) {
-        fbw_err_clear(&sc->err);
-        fbw_sbrep_connect_begin(sc->d->rep);
-        int rc = sc->d->be->connect(&sc->d->conf, &sc->bc, &sc->err);
-        fbw_sbrep_connect_end(sc->d->rep, &sc->rep, sc->bc, rc);
-        if (rc == FBW_OK)
-            return 0;
-        nanosleep(&pause, NULL);
-    }
-    fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, "%s: reconnect to '%s' failed: %s", sc->d->prefix,
-                  sc->d->conf.db, sc->err.msg);
-    return -1;
-}
-
 static int drv_reconnect(sb_conn *con)
 {
-    sbconn *sc = conn_of(con);
+    sbdrv_conn *sc = conn_of(con);
     if (sc == NULL)
         return SB_DB_ERROR_FATAL;
-    return fbw_sbdrv_reattach(sc) == 0 ? SB_DB_ERROR_IGNORABLE : SB_DB_ERROR_FATAL;
+    return sbdrv_reattach(sc) == 0 ? SB_DB_ERROR_IGNORABLE : SB_DB_ERROR_FATAL;
 }
 
 /* ---------------------------------------------------------------- the driver objects */
@@ -295,40 +248,40 @@ static int init_fbclient(void);
 #define FB_OPS(INIT)                                                                               \
     {                                                                                              \
         .init = INIT, .thread_init = NULL, .describe = describe, .connect = drv_connect,           \
-        .disconnect = drv_disconnect, .reconnect = drv_reconnect, .prepare = fbw_sbdrv_prepare,    \
-        .bind_param = fbw_sbdrv_bind_param, .bind_result = fbw_sbdrv_bind_result,                  \
-        .execute = fbw_sbdrv_execute, .fetch = fbw_sbdrv_fetch, .fetch_row = fbw_sbdrv_fetch_row,  \
-        .free_results = fbw_sbdrv_free_results, .close = fbw_sbdrv_close,                          \
-        .query = fbw_sbdrv_query, .thread_done = NULL, .done = drv_done,                           \
+        .disconnect = drv_disconnect, .reconnect = drv_reconnect, .prepare = sbdrv_prepare,    \
+        .bind_param = sbdrv_bind_param, .bind_result = sbdrv_bind_result,                  \
+        .execute = sbdrv_execute, .fetch = sbdrv_fetch, .fetch_row = sbdrv_fetch_row,  \
+        .free_results = sbdrv_free_results, .close = sbdrv_close,                          \
+        .query = sbdrv_query, .thread_done = NULL, .done = drv_done,                           \
     }
 
-static fbw_sbdrv DRIVERS[FBW_SBDRV_COUNT] = {
+static sbdrv_driver DRIVERS[SBDRV_COUNT] = {
     {.drv = {.sname = "fbwire", .lname = "Firebird driver (fbwire native protocol client)",
-             .args = fbw_sbdrv_args_fbwire, .ops = FB_OPS(init_fbwire)},
-     .be = &fbw_backend_fbwire, .prefix = "fbwire"},
+             .args = sbdrv_args_fbwire, .ops = FB_OPS(init_fbwire)},
+     .be = &sbdrv_backend_fbwire, .prefix = "fbwire"},
     {.drv = {.sname = "fbclient", .lname = "Firebird driver (libfbclient baseline)",
-             .args = fbw_sbdrv_args_fbclient, .ops = FB_OPS(init_fbclient)},
-     .be = &fbw_backend_fbclient, .prefix = "fbclient"},
+             .args = sbdrv_args_fbclient, .ops = FB_OPS(init_fbclient)},
+     .be = &sbdrv_backend_fbclient, .prefix = "fbclient"},
 };
 
 static int init_fbwire(void)
 {
-    return drv_init(&DRIVERS[FBW_SBDRV_FBWIRE]);
+    return drv_init(&DRIVERS[SBDRV_FBWIRE]);
 }
 
 static int init_fbclient(void)
 {
-    return drv_init(&DRIVERS[FBW_SBDRV_FBCLIENT]);
+    return drv_init(&DRIVERS[SBDRV_FBCLIENT]);
 }
 
-void fbw_sbdrv_setup(const fbw_sb_host *host)
+void sbdrv_setup(const sbdrv_sb_host *host)
 {
-    fbw_sbdrv_host = *host;
+    sbdrv_host = *host;
 }
 
-sb_driver *fbw_sbdrv_driver(int which)
+sb_driver *sbdrv_sysbench_driver(int which)
 {
-    if (which < 0 || which >= FBW_SBDRV_COUNT)
+    if (which < 0 || which >= SBDRV_COUNT)
         return NULL;
     return &DRIVERS[which].drv;
 }

@@ -74,39 +74,39 @@
      "VARCHAR, values unchanged) or described (as the server describes them, as fbclient)",     \
      "compact", SB_ARG_TYPE_STRING, NULL},
 
-sb_arg fbw_sbdrv_args_fbwire[] = FB_ARGS("fbwire", FBWIRE_TIMEOUT_ARG);
-sb_arg fbw_sbdrv_args_fbclient[] = FB_ARGS("fbclient", );
+sb_arg sbdrv_args_fbwire[] = FB_ARGS("fbwire", FBWIRE_TIMEOUT_ARG);
+sb_arg sbdrv_args_fbclient[] = FB_ARGS("fbclient", );
 
-const char *fbw_sbdrv_opt_string(const fbw_sbdrv *d, const char *suffix)
+const char *sbdrv_opt_string(const sbdrv_driver *d, const char *suffix)
 {
     char name[64];
     snprintf(name, sizeof name, "%s-%s", d->prefix, suffix);
-    const char *v = fbw_sbdrv_host.get_string(name);
+    const char *v = sbdrv_host.get_string(name);
     return v && v[0] ? v : NULL;
 }
 
-static int opt_int(const fbw_sbdrv *d, const char *suffix)
+static int opt_int(const sbdrv_driver *d, const char *suffix)
 {
     char name[64];
     snprintf(name, sizeof name, "%s-%s", d->prefix, suffix);
-    return fbw_sbdrv_host.get_int(name);
+    return sbdrv_host.get_int(name);
 }
 
-static int opt_flag(const fbw_sbdrv *d, const char *suffix)
+static int opt_flag(const sbdrv_driver *d, const char *suffix)
 {
     char name[64];
     snprintf(name, sizeof name, "%s-%s", d->prefix, suffix);
-    return fbw_sbdrv_host.get_flag(name);
+    return sbdrv_host.get_flag(name);
 }
 
-static int parse_isolation(const char *s, fbw_be_isolation *out)
+static int parse_isolation(const char *s, sbdrv_be_isolation *out)
 {
-    static const struct { const char *name; fbw_be_isolation iso; } map[] = {
-        {"read-committed", FBW_BE_ISO_READ_COMMITTED},
-        {"read-committed-no-rec-version", FBW_BE_ISO_READ_COMMITTED_NOREC},
-        {"read-consistency", FBW_BE_ISO_READ_CONSISTENCY},
-        {"snapshot", FBW_BE_ISO_SNAPSHOT},
-        {"serializable", FBW_BE_ISO_SERIALIZABLE},
+    static const struct { const char *name; sbdrv_be_isolation iso; } map[] = {
+        {"read-committed", SBDRV_BE_ISO_READ_COMMITTED},
+        {"read-committed-no-rec-version", SBDRV_BE_ISO_READ_COMMITTED_NOREC},
+        {"read-consistency", SBDRV_BE_ISO_READ_CONSISTENCY},
+        {"snapshot", SBDRV_BE_ISO_SNAPSHOT},
+        {"serializable", SBDRV_BE_ISO_SERIALIZABLE},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         if (strcasecmp(s, map[i].name) == 0) {
@@ -117,7 +117,7 @@ static int parse_isolation(const char *s, fbw_be_isolation *out)
     return 0;
 }
 
-static int add_rule(fbw_sbdrv *d, uint32_t gds, const char *state)
+static int add_rule(sbdrv_driver *d, uint32_t gds, const char *state)
 {
     if (d->nignore >= MAX_IGNORE)
         return 0;
@@ -130,7 +130,7 @@ static int add_rule(fbw_sbdrv *d, uint32_t gds, const char *state)
 /* A class name of the library's error model (fbw_errclass_from_name: "update-conflict",
  * "deadlock", ...). The ones that say "the connection is gone" are `network` here (a reconnect,
  * not a restart), and none/other are no error class to name. */
-static int add_class(fbw_sbdrv *d, const char *w)
+static int add_class(sbdrv_driver *d, const char *w)
 {
     fbw_errclass c;
     if (!fbw_errclass_from_name(w, &c) || c == FBW_EC_NONE || c == FBW_EC_OTHER ||
@@ -140,7 +140,7 @@ static int add_class(fbw_sbdrv *d, const char *w)
     return 1;
 }
 
-static int parse_one_ignore(fbw_sbdrv *d, const char *w)
+static int parse_one_ignore(sbdrv_driver *d, const char *w)
 {
     if (strcasecmp(w, "all") == 0) {
         d->classes |= CLASS_ALL | CLASS_NETWORK;
@@ -162,7 +162,7 @@ static int parse_one_ignore(fbw_sbdrv *d, const char *w)
     return 0;
 }
 
-static int parse_ignore(fbw_sbdrv *d, const char *list)
+static int parse_ignore(sbdrv_driver *d, const char *list)
 {
     char buf[512];
     if (list == NULL)
@@ -172,27 +172,27 @@ static int parse_ignore(fbw_sbdrv *d, const char *list)
     strcpy(buf, list);
     for (char *save = NULL, *w = strtok_r(buf, ", ", &save); w; w = strtok_r(NULL, ", ", &save))
         if (!parse_one_ignore(d, w)) {
-            fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, "%s: invalid --%s-ignore-errors entry '%s'",
+            sbdrv_host.log_text(SBDRV_SB_LOG_FATAL, "%s: invalid --%s-ignore-errors entry '%s'",
                           d->prefix, d->prefix, w);
             return 0;
         }
     return 1;
 }
 
-int fbw_sbdrv_read_options(fbw_sbdrv *d)
+int sbdrv_read_options(sbdrv_driver *d)
 {
-    fbw_be_conf *f = &d->conf;
+    sbdrv_be_conf *f = &d->conf;
     memset(f, 0, sizeof *f);
     d->classes = 0;
     d->ignore_classes = 0;
     d->nignore = 0;
-    f->db = fbw_sbdrv_opt_string(d, "db");
-    f->user = fbw_sbdrv_opt_string(d, "user");
+    f->db = sbdrv_opt_string(d, "db");
+    f->user = sbdrv_opt_string(d, "user");
     if (f->user == NULL)
         f->user = getenv("ISC_USER");
     if (f->user == NULL || f->user[0] == '\0')
         f->user = "SYSDBA";
-    f->password = fbw_sbdrv_opt_string(d, "password");
+    f->password = sbdrv_opt_string(d, "password");
     if (f->password == NULL)
         f->password = getenv("ISC_PASSWORD");
     if (f->password == NULL)
@@ -200,31 +200,31 @@ int fbw_sbdrv_read_options(fbw_sbdrv *d)
     f->lock_timeout = opt_int(d, "lock-timeout");
     f->restart_statements = (unsigned)opt_int(d, "shared-restart-statements");
     f->restart_ms = (unsigned)opt_int(d, "shared-restart-ms");
-    f->wire_crypt = fbw_sbdrv_opt_string(d, "wire-crypt");
+    f->wire_crypt = sbdrv_opt_string(d, "wire-crypt");
     f->compress = opt_flag(d, "compress");
-    f->auth = fbw_sbdrv_opt_string(d, "auth");
+    f->auth = sbdrv_opt_string(d, "auth");
     f->create_db = opt_flag(d, "create-db");
     f->page_size = opt_int(d, "page-size");
     f->connect_timeout = opt_int(d, "connect-timeout");
-    f->timeout = d->be == &fbw_backend_fbwire ? opt_int(d, "timeout") : 0;
-    const char *rowf = d->be == &fbw_backend_fbwire ? fbw_sbdrv_opt_string(d, "row-format") : NULL;
-    f->row_format = d->be == &fbw_backend_fbwire ? FBW_ROW_FORMAT_COMPACT : FBW_ROW_FORMAT_DESCRIBED;
-    const char *iso = fbw_sbdrv_opt_string(d, "isolation");
-    const char *ac = fbw_sbdrv_opt_string(d, "autocommit");
-    const char *pipe = fbw_sbdrv_opt_string(d, "pipeline");
+    f->timeout = d->be == &sbdrv_backend_fbwire ? opt_int(d, "timeout") : 0;
+    const char *rowf = d->be == &sbdrv_backend_fbwire ? sbdrv_opt_string(d, "row-format") : NULL;
+    f->row_format = d->be == &sbdrv_backend_fbwire ? FBW_ROW_FORMAT_COMPACT : FBW_ROW_FORMAT_DESCRIBED;
+    const char *iso = sbdrv_opt_string(d, "isolation");
+    const char *ac = sbdrv_opt_string(d, "autocommit");
+    const char *pipe = sbdrv_opt_string(d, "pipeline");
     const char *why = NULL;
     if (f->db == NULL)
         why = "--%s-db is required";
     else if (iso && !parse_isolation(iso, &f->isolation))
         why = "invalid --%s-isolation";
     else if (ac && strcasecmp(ac, "shared") == 0)
-        f->autocommit = FBW_AC_SHARED;
-    else if (ac && strcasecmp(ac, "pipelined") == 0 && d->be == &fbw_backend_fbwire)
-        f->autocommit = FBW_AC_PIPELINED;
+        f->autocommit = SBDRV_AC_SHARED;
+    else if (ac && strcasecmp(ac, "pipelined") == 0 && d->be == &sbdrv_backend_fbwire)
+        f->autocommit = SBDRV_AC_PIPELINED;
     else if (!ac || !*ac)
-        f->autocommit = d->be == &fbw_backend_fbwire ? FBW_AC_SHARED : FBW_AC_PER_STATEMENT;
+        f->autocommit = d->be == &sbdrv_backend_fbwire ? SBDRV_AC_SHARED : SBDRV_AC_PER_STATEMENT;
     else if (strcasecmp(ac, "per-statement") != 0)
-        why = d->be == &fbw_backend_fbwire
+        why = d->be == &sbdrv_backend_fbwire
                   ? "invalid --%s-autocommit (per-statement, shared or pipelined)"
                   : "invalid --%s-autocommit (per-statement or shared; only fbwire can pipeline)";
     if (why == NULL && f->wire_crypt && strcasecmp(f->wire_crypt, "disabled") != 0 &&
@@ -233,23 +233,23 @@ int fbw_sbdrv_read_options(fbw_sbdrv *d)
     if (why == NULL && f->page_size != 0 && f->page_size != 4096 && f->page_size != 8192 &&
         f->page_size != 16384 && f->page_size != 32768)
         why = "invalid --%s-page-size (4096, 8192, 16384 or 32768; 0 for the server's default)";
-    if (why == NULL && pipe && strcasecmp(pipe, "transaction") == 0 && d->be == &fbw_backend_fbwire)
-        f->pipeline = FBW_PIPE_TRANSACTION;
+    if (why == NULL && pipe && strcasecmp(pipe, "transaction") == 0 && d->be == &sbdrv_backend_fbwire)
+        f->pipeline = SBDRV_PIPE_TRANSACTION;
     else if (why == NULL && pipe && strcasecmp(pipe, "off") != 0)
-        why = d->be == &fbw_backend_fbwire
+        why = d->be == &sbdrv_backend_fbwire
                   ? "invalid --%s-pipeline (off or transaction)"
                   : "invalid --%s-pipeline (only off: only fbwire pipelines)";
     if (why == NULL && (f->connect_timeout < 1 || f->connect_timeout > 86400))
         why = "invalid --%s-connect-timeout (1..86400 seconds)";
-    if (why == NULL && d->be == &fbw_backend_fbwire && (f->timeout < 1 || f->timeout > 86400))
+    if (why == NULL && d->be == &sbdrv_backend_fbwire && (f->timeout < 1 || f->timeout > 86400))
         why = "invalid --%s-timeout (1..86400 seconds)";
     if (why == NULL && rowf && fbw_row_format_parse(rowf, &f->row_format) != FBW_OK)
         why = "invalid --%s-row-format (compact or described)";
     if (why == NULL && f->lock_timeout < -1)
         why = "invalid --%s-lock-timeout (-1, 0 or seconds)";
     if (why != NULL) {
-        fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, why, d->prefix);
+        sbdrv_host.log_text(SBDRV_SB_LOG_FATAL, why, d->prefix);
         return 0;
     }
-    return parse_ignore(d, fbw_sbdrv_opt_string(d, "ignore-errors"));
+    return parse_ignore(d, sbdrv_opt_string(d, "ignore-errors"));
 }

@@ -23,7 +23,7 @@ static void clear_error(sb_conn *con)
 
 /* --P-ignore-errors: a class of the library's model (fbw_err_in_class: one of the chain's codes
  * is of it), a gds code anywhere in the chain, or the SQLSTATE. */
-static int is_ignorable(const fbw_sbdrv *d, const fbw_err *e)
+static int is_ignorable(const sbdrv_driver *d, const fbw_err *e)
 {
     if (d->classes & CLASS_ALL)
         return 1;
@@ -38,10 +38,10 @@ static int is_ignorable(const fbw_sbdrv *d, const fbw_err *e)
     return 0;
 }
 
-static void debug_sql(const fbw_sbdrv *d, const char *what, const char *sql, size_t len)
+static void debug_sql(const sbdrv_driver *d, const char *what, const char *sql, size_t len)
 {
     if (d->debug)
-        fbw_sbdrv_host.log_text(FBW_SB_LOG_NOTICE, "%s: %s: %.*s", d->prefix, what,
+        sbdrv_host.log_text(SBDRV_SB_LOG_NOTICE, "%s: %s: %.*s", d->prefix, what,
                       (int)(len > 2000 ? 2000 : len), sql);
 }
 
@@ -49,9 +49,9 @@ static void debug_sql(const fbw_sbdrv *d, const char *what, const char *sql, siz
  * The fbwire backend knows whether a request that may commit was unanswered; fbclient does not
  * say, so for it a write outside BEGIN ... COMMIT (autocommit: it commits with its own reply) is
  * taken as one. A COMMIT's own error says so already. */
-static const char *lost_outcome(const sbconn *sc, const char *sql, size_t len, int code)
+static const char *lost_outcome(const sbdrv_conn *sc, const char *sql, size_t len, int code)
 {
-    const fbw_backend *be = sc->d->be;
+    const sbdrv_backend *be = sc->d->be;
     int unknown = be->outcome_unknown ? be->outcome_unknown(sc->bc) : -1;
     /* A wait that ended without its reply (EOF, I/O, timeout) names the unanswered COMMIT in its
      * error already (client.c give_up); a connection failed otherwise (a protocol error) does not. */
@@ -60,20 +60,20 @@ static const char *lost_outcome(const sbconn *sc, const char *sql, size_t len, i
         return named ? "" : "; a request that may commit was unanswered: its outcome is unknown";
     if (unknown == 0)
         return "";
-    fbw_sql_class cls = sql ? fbw_classify(sql, len) : FBW_CLS_OTHER;
-    int autocommit_write = !sc->in_txn && (cls == FBW_CLS_UPDATE_INDEX || cls == FBW_CLS_UPDATE_NON_INDEX ||
-                                           cls == FBW_CLS_DELETE || cls == FBW_CLS_INSERT ||
-                                           cls == FBW_CLS_BULK_INSERT || cls == FBW_CLS_DDL);
+    sbdrv_sql_class cls = sql ? sbdrv_classify(sql, len) : SBDRV_CLS_OTHER;
+    int autocommit_write = !sc->in_txn && (cls == SBDRV_CLS_UPDATE_INDEX || cls == SBDRV_CLS_UPDATE_NON_INDEX ||
+                                           cls == SBDRV_CLS_DELETE || cls == SBDRV_CLS_INSERT ||
+                                           cls == SBDRV_CLS_BULK_INSERT || cls == SBDRV_CLS_DDL);
     return autocommit_write ? "; the statement ran in autocommit: whether it was committed is unknown" : "";
 }
 
 /* Translate a backend outcome into sysbench's result fields and error code. */
-static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, size_t len)
+static sb_db_error finish(sb_conn *con, sbdrv_conn *sc, int rc, const char *sql, size_t len)
 {
     sb_result *rs = &con->rs;
-    fbw_sbdrv *d = sc->d;
+    sbdrv_driver *d = sc->d;
     if (rc == FBW_OK) {
-        const fbw_be_result *r = &sc->res;
+        const sbdrv_be_result *r = &sc->res;
         if (r->deferred) {
             /* Pipelined: the reply is still to come. sysbench fetches rows only when nrows > 0,
              * so a result set says UINT32_MAX (unknown) until its first fetch_row, which syncs
@@ -96,7 +96,7 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
             rs->counter = r->affected > 0 ? SB_CNT_WRITE : SB_CNT_OTHER;
         }
         if (d->debug)
-            fbw_sbdrv_host.log_text(FBW_SB_LOG_NOTICE, "%s: -> %s, %u rows", d->prefix,
+            sbdrv_host.log_text(SBDRV_SB_LOG_NOTICE, "%s: -> %s, %u rows", d->prefix,
                           r->has_set ? "rows" : "done", rs->nrows);
         return SB_DB_ERROR_NONE;
     }
@@ -107,19 +107,19 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
     con->sql_errmsg = e->msg;
     rs->counter = SB_CNT_ERROR;
     rs->nrows = 0;
-    if (fbw_be_conn_lost(rc, e)) {
-        if ((d->classes & CLASS_NETWORK) && fbw_sbdrv_reattach(sc) == 0) {
+    if (sbdrv_be_conn_lost(rc, e)) {
+        if ((d->classes & CLASS_NETWORK) && sbdrv_reattach(sc) == 0) {
             rs->counter = SB_CNT_RECONNECT;
             return SB_DB_ERROR_IGNORABLE;
         }
-        fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, "%s: connection lost during '%.*s': %s%s",
+        sbdrv_host.log_text(SBDRV_SB_LOG_FATAL, "%s: connection lost during '%.*s': %s%s",
                                 d->prefix, (int)(len > 200 ? 200 : len), sql ? sql : "", e->msg,
                                 lost_outcome(sc, sql, len, e->code));
         return SB_DB_ERROR_FATAL;
     }
     if (is_ignorable(d, e)) {
         if (d->debug)
-            fbw_sbdrv_host.log_text(FBW_SB_LOG_NOTICE, "%s: ignoring error %d: %s", d->prefix,
+            sbdrv_host.log_text(SBDRV_SB_LOG_NOTICE, "%s: ignoring error %d: %s", d->prefix,
                           con->sql_errno, e->msg);
         fbw_err keep = *e;
         (void)d->be->rollback(sc->bc, e); /* the event restarts from its BEGIN */
@@ -127,23 +127,23 @@ static sb_db_error finish(sb_conn *con, sbconn *sc, int rc, const char *sql, siz
         *e = keep;
         return SB_DB_ERROR_IGNORABLE;
     }
-    fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL, "%s: error %d (SQLSTATE %s) for query '%.*s': %s",
+    sbdrv_host.log_text(SBDRV_SB_LOG_FATAL, "%s: error %d (SQLSTATE %s) for query '%.*s': %s",
                             d->prefix, con->sql_errno, sc->state, (int)(len > 500 ? 500 : len),
                             sql ? sql : "", e->msg);
     return SB_DB_ERROR_FATAL;
 }
 
 /* BEGIN, COMMIT, ROLLBACK: transaction calls of the backend. */
-static int txn_control(sbconn *sc, fbw_sql_kind kind)
+static int txn_control(sbdrv_conn *sc, sbdrv_sql_kind kind)
 {
-    const fbw_backend *be = sc->d->be;
+    const sbdrv_backend *be = sc->d->be;
     int rc;
-    if (kind == FBW_SQL_BEGIN) {
+    if (kind == SBDRV_SQL_BEGIN) {
         rc = be->begin(sc->bc, &sc->err);
         sc->in_txn = rc == FBW_OK;
         return rc;
     }
-    rc = kind == FBW_SQL_COMMIT ? be->commit(sc->bc, &sc->err) : be->rollback(sc->bc, &sc->err);
+    rc = kind == SBDRV_SQL_COMMIT ? be->commit(sc->bc, &sc->err) : be->rollback(sc->bc, &sc->err);
     sc->in_txn = 0; /* a failed commit is rolled back by the backend */
     return rc;
 }
@@ -158,7 +158,7 @@ static int is_conflict(const fbw_err *e)
            fbw_err_in_class(e, FBW_EC_LOCK_CONFLICT) || fbw_err_in_class(e, FBW_EC_LOCK_TIMEOUT);
 }
 
-static int exec_ddl_aware(sbconn *sc, const fbw_sql_plan *plan, const char *sql, size_t len)
+static int exec_ddl_aware(sbdrv_conn *sc, const sbdrv_sql_plan *plan, const char *sql, size_t len)
 {
     int rc;
     for (int attempt = 0;; attempt++) {
@@ -167,7 +167,7 @@ static int exec_ddl_aware(sbconn *sc, const fbw_sql_plan *plan, const char *sql,
             !is_conflict(&sc->err))
             return rc;
         if (sc->d->debug)
-            fbw_sbdrv_host.log_text(FBW_SB_LOG_NOTICE, "%s: retrying DDL after: %s", sc->d->prefix,
+            sbdrv_host.log_text(SBDRV_SB_LOG_NOTICE, "%s: retrying DDL after: %s", sc->d->prefix,
                           sc->err.msg);
         struct timespec pause = {0, (long)(attempt + 1) * 20 * 1000 * 1000};
         nanosleep(&pause, NULL);
@@ -175,32 +175,32 @@ static int exec_ddl_aware(sbconn *sc, const fbw_sql_plan *plan, const char *sql,
 }
 
 /* Run SQL text through the dialect and the backend (the query op and emulated statements). */
-static int run_text(sbconn *sc, const char *sql, size_t len)
+static int run_text(sbdrv_conn *sc, const char *sql, size_t len)
 {
-    const fbw_backend *be = sc->d->be;
-    fbw_sql_plan plan;
+    const sbdrv_backend *be = sc->d->be;
+    sbdrv_sql_plan plan;
     debug_sql(sc->d, "query", sql, len);
-    fbw_be_result_reset(&sc->res);
-    int rc = fbw_dialect_plan(sql, len, &plan, &sc->err);
+    sbdrv_be_result_reset(&sc->res);
+    int rc = sbdrv_dialect_plan(sql, len, &plan, &sc->err);
     if (rc != FBW_OK)
         return rc;
     switch (plan.kind) {
-    case FBW_SQL_BEGIN:
-    case FBW_SQL_COMMIT:
-    case FBW_SQL_ROLLBACK:
+    case SBDRV_SQL_BEGIN:
+    case SBDRV_SQL_COMMIT:
+    case SBDRV_SQL_ROLLBACK:
         rc = txn_control(sc, plan.kind);
         break;
-    case FBW_SQL_BULK_INSERT: {
-        fbw_bulk_insert b;
-        rc = fbw_dialect_parse_insert(sql, len, &b, &sc->err);
+    case SBDRV_SQL_BULK_INSERT: {
+        sbdrv_bulk_insert b;
+        rc = sbdrv_dialect_parse_insert(sql, len, &b, &sc->err);
         if (rc == FBW_OK) {
             debug_sql(sc->d, "bulk insert", b.single, b.single_len);
             rc = be->bulk_insert(sc->bc, &b, &sc->res, &sc->err);
-            fbw_dialect_bulk_free(&b);
+            sbdrv_dialect_bulk_free(&b);
         }
         break;
     }
-    case FBW_SQL_REWRITTEN:
+    case SBDRV_SQL_REWRITTEN:
         debug_sql(sc->d, "rewritten", plan.text, plan.len);
         rc = exec_ddl_aware(sc, &plan, plan.text, plan.len);
         break;
@@ -208,41 +208,41 @@ static int run_text(sbconn *sc, const char *sql, size_t len)
         rc = exec_ddl_aware(sc, &plan, sql, len);
         break;
     }
-    fbw_dialect_plan_free(&plan);
+    sbdrv_dialect_plan_free(&plan);
     return rc;
 }
 
-sb_db_error fbw_sbdrv_query(sb_conn *con, const char *query, size_t len, sb_result *rs)
+sb_db_error sbdrv_query(sb_conn *con, const char *query, size_t len, sb_result *rs)
 {
     (void)rs; /* always &con->rs */
-    sbconn *sc = conn_of(con);
+    sbdrv_conn *sc = conn_of(con);
     clear_error(con);
-    fbw_sbrep_begin(sc->rep);
+    sbdrv_sbrep_begin(sc->rep);
     sb_db_error e = finish(con, sc, run_text(sc, query, len), query, len);
-    sc->last_cls = fbw_classify(query, len);
-    fbw_sbrep_charge(sc->rep, sc->last_cls); /* report: this statement's traffic */
+    sc->last_cls = sbdrv_classify(query, len);
+    sbdrv_sbrep_charge(sc->rep, sc->last_cls); /* report: this statement's traffic */
     return e;
 }
 
 /* ---------------------------------------------------------------- statements */
 
-static int prepare_backend(sbconn *sc, sbstmt *ss)
+static int prepare_backend(sbdrv_conn *sc, sbdrv_stmt *ss)
 {
-    if (ss->emulated || ss->kind == FBW_SQL_BEGIN || ss->kind == FBW_SQL_COMMIT ||
-        ss->kind == FBW_SQL_ROLLBACK || ss->bs != NULL)
+    if (ss->emulated || ss->kind == SBDRV_SQL_BEGIN || ss->kind == SBDRV_SQL_COMMIT ||
+        ss->kind == SBDRV_SQL_ROLLBACK || ss->bs != NULL)
         return FBW_OK;
     debug_sql(sc->d, "prepare", ss->text, ss->text_len);
     return sc->d->be->prepare(sc->bc, ss->text, ss->text_len, &ss->bs, &sc->err);
 }
 
-int fbw_sbdrv_prepare(sb_stmt *stmt, const char *query, size_t len)
+int sbdrv_prepare(sb_stmt *stmt, const char *query, size_t len)
 {
     sb_conn *con = stmt->connection;
-    sbconn *sc = conn_of(con);
+    sbdrv_conn *sc = conn_of(con);
     clear_error(con);
-    fbw_sbrep_begin(sc->rep);
-    sbstmt *ss = calloc(1, sizeof *ss);
-    fbw_sql_plan plan = {FBW_SQL_PLAIN, 0, NULL, 0};
+    sbdrv_sbrep_begin(sc->rep);
+    sbdrv_stmt *ss = calloc(1, sizeof *ss);
+    sbdrv_sql_plan plan = {SBDRV_SQL_PLAIN, 0, NULL, 0};
     int rc = ss ? FBW_OK : fbw_err_set(&sc->err, FBW_E_NOMEM, "out of memory");
     if (rc == FBW_OK && (ss->sql = malloc(len + 1)) == NULL)
         rc = fbw_err_set(&sc->err, FBW_E_NOMEM, "out of memory");
@@ -250,23 +250,23 @@ int fbw_sbdrv_prepare(sb_stmt *stmt, const char *query, size_t len)
         memcpy(ss->sql, query, len);
         ss->sql[len] = '\0';
         ss->sql_len = len;
-        rc = fbw_dialect_plan(query, len, &plan, &sc->err);
+        rc = sbdrv_dialect_plan(query, len, &plan, &sc->err);
     }
     if (rc == FBW_OK) {
         ss->kind = plan.kind;
         ss->text = plan.text ? plan.text : ss->sql;
         ss->text_len = plan.text ? plan.len : len;
-        ss->emulated = sc->d->ps_disable || plan.kind == FBW_SQL_BULK_INSERT;
+        ss->emulated = sc->d->ps_disable || plan.kind == SBDRV_SQL_BULK_INSERT;
         stmt->emulated = (char)ss->emulated;
-        ss->cls = fbw_classify(query, len);
+        ss->cls = sbdrv_classify(query, len);
         rc = prepare_backend(sc, ss);
-        fbw_sbrep_charge(sc->rep, FBW_CLS_PREPARE);
+        sbdrv_sbrep_charge(sc->rep, SBDRV_CLS_PREPARE);
     }
     if (rc != FBW_OK) {
         if (ss)
-            fbw_sbdrv_stmt_release(sc, ss);
+            sbdrv_stmt_release(sc, ss);
         else
-            fbw_dialect_plan_free(&plan);
+            sbdrv_dialect_plan_free(&plan);
         (void)finish(con, sc, rc, query, len);
         return 1;
     }
@@ -276,18 +276,18 @@ int fbw_sbdrv_prepare(sb_stmt *stmt, const char *query, size_t len)
     return 0;
 }
 
-int fbw_sbdrv_bind_param(sb_stmt *stmt, sb_bind *params, size_t n)
+int sbdrv_bind_param(sb_stmt *stmt, sb_bind *params, size_t n)
 {
-    sbstmt *ss = stmt->ptr;
-    sbconn *sc = conn_of(stmt->connection);
+    sbdrv_stmt *ss = stmt->ptr;
+    sbdrv_conn *sc = conn_of(stmt->connection);
     if (ss->bs && sc->d->be->param_count(ss->bs) != n) {
-        fbw_sbdrv_host.log_text(FBW_SB_LOG_FATAL,
+        sbdrv_host.log_text(SBDRV_SB_LOG_FATAL,
                                 "%s: statement takes %u parameters, %zu bound: %s", sc->d->prefix,
                                 sc->d->be->param_count(ss->bs), n, ss->sql);
         return 1;
     }
     sb_bind *copy = n ? malloc(n * sizeof *copy) : NULL;
-    fbw_val *vals = n ? calloc(n, sizeof *vals) : NULL;
+    sbdrv_val *vals = n ? calloc(n, sizeof *vals) : NULL;
     char(*scratch)[32] = n ? calloc(n, sizeof *scratch) : NULL;
     if (n && (copy == NULL || vals == NULL || scratch == NULL)) {
         free(copy);
@@ -309,28 +309,28 @@ int fbw_sbdrv_bind_param(sb_stmt *stmt, sb_bind *params, size_t n)
 }
 
 /* Read the current bound values (sysbench rewrites the buffers, not the binds). */
-static void load_params(sb_stmt *stmt, sbstmt *ss)
+static void load_params(sb_stmt *stmt, sbdrv_stmt *ss)
 {
     for (size_t i = 0; i < ss->nvals; i++) {
         const sb_bind *b = &stmt->bound_param[i];
-        fbw_val *v = &ss->vals[i];
+        sbdrv_val *v = &ss->vals[i];
         memset(v, 0, sizeof *v);
         if ((b->is_null && *b->is_null) || b->buffer == NULL) {
-            v->type = FBW_VAL_NULL;
+            v->type = SBDRV_VAL_NULL;
             continue;
         }
-        v->type = FBW_VAL_INT64;
+        v->type = SBDRV_VAL_INT64;
         switch (b->type) {
         case SB_TYPE_TINYINT: v->i = *(const int8_t *)b->buffer; break;
         case SB_TYPE_SMALLINT: v->i = *(const int16_t *)b->buffer; break;
         case SB_TYPE_INT: v->i = *(const int32_t *)b->buffer; break;
         case SB_TYPE_BIGINT: v->i = *(const int64_t *)b->buffer; break;
         case SB_TYPE_FLOAT:
-            v->type = FBW_VAL_DOUBLE;
+            v->type = SBDRV_VAL_DOUBLE;
             v->d = *(const float *)b->buffer;
             break;
         case SB_TYPE_DOUBLE:
-            v->type = FBW_VAL_DOUBLE;
+            v->type = SBDRV_VAL_DOUBLE;
             v->d = *(const double *)b->buffer;
             break;
         case SB_TYPE_TIME: case SB_TYPE_DATE: case SB_TYPE_DATETIME: case SB_TYPE_TIMESTAMP: {
@@ -344,14 +344,14 @@ static void load_params(sb_stmt *stmt, sbstmt *ss)
                         : snprintf(ss->scratch[i], 32, "%04u-%02u-%02u %02u:%02u:%02u",
                                    t->year % 10000u, t->month % 100u, t->day % 100u,
                                    t->hour % 100u, t->minute % 100u, t->second % 100u);
-            v->type = FBW_VAL_TEXT;
+            v->type = SBDRV_VAL_TEXT;
             v->s = ss->scratch[i];
             v->len = (size_t)k;
             break;
         }
         default: { /* CHAR, VARCHAR: data_len counts; no NUL terminator when full */
             size_t len = b->data_len ? *b->data_len : strnlen(b->buffer, b->max_len);
-            v->type = FBW_VAL_TEXT;
+            v->type = SBDRV_VAL_TEXT;
             v->s = b->buffer;
             v->len = len > b->max_len ? b->max_len : len;
             break;
@@ -360,11 +360,11 @@ static void load_params(sb_stmt *stmt, sbstmt *ss)
     }
 }
 
-static int exec_emulated(sbconn *sc, sbstmt *ss)
+static int exec_emulated(sbdrv_conn *sc, sbdrv_stmt *ss)
 {
     char *text;
     size_t len;
-    int rc = fbw_dialect_inline(ss->sql, ss->sql_len, ss->vals, ss->nvals, &text, &len,
+    int rc = sbdrv_dialect_inline(ss->sql, ss->sql_len, ss->vals, ss->nvals, &text, &len,
                                 &sc->err);
     if (rc == FBW_OK) {
         rc = run_text(sc, text, len);
@@ -373,12 +373,12 @@ static int exec_emulated(sbconn *sc, sbstmt *ss)
     return rc;
 }
 
-static int exec_prepared(sbconn *sc, sbstmt *ss)
+static int exec_prepared(sbdrv_conn *sc, sbdrv_stmt *ss)
 {
-    const fbw_backend *be = sc->d->be;
-    fbw_be_result_reset(&sc->res);
+    const sbdrv_backend *be = sc->d->be;
+    sbdrv_be_result_reset(&sc->res);
     debug_sql(sc->d, "execute", ss->text, ss->text_len);
-    if (ss->kind == FBW_SQL_BEGIN || ss->kind == FBW_SQL_COMMIT || ss->kind == FBW_SQL_ROLLBACK)
+    if (ss->kind == SBDRV_SQL_BEGIN || ss->kind == SBDRV_SQL_COMMIT || ss->kind == SBDRV_SQL_ROLLBACK)
         return txn_control(sc, ss->kind);
     int rc = prepare_backend(sc, ss); /* after a reconnect */
     if (rc == FBW_OK)
@@ -386,96 +386,96 @@ static int exec_prepared(sbconn *sc, sbstmt *ss)
     return rc;
 }
 
-sb_db_error fbw_sbdrv_execute(sb_stmt *stmt, sb_result *rs)
+sb_db_error sbdrv_execute(sb_stmt *stmt, sb_result *rs)
 {
     (void)rs;
     sb_conn *con = stmt->connection;
-    sbconn *sc = conn_of(con);
-    sbstmt *ss = stmt->ptr;
+    sbdrv_conn *sc = conn_of(con);
+    sbdrv_stmt *ss = stmt->ptr;
     clear_error(con);
-    fbw_sbrep_begin(sc->rep);
+    sbdrv_sbrep_begin(sc->rep);
     if (ss->nvals && stmt->bound_param == NULL)
         ss->nvals = 0;
     load_params(stmt, ss);
     int rc = ss->emulated ? exec_emulated(sc, ss) : exec_prepared(sc, ss);
     sb_db_error e = finish(con, sc, rc, ss->sql, ss->sql_len);
     sc->last_cls = ss->cls;
-    fbw_sbrep_charge(sc->rep, ss->cls); /* report: this statement's traffic */
+    sbdrv_sbrep_charge(sc->rep, ss->cls); /* report: this statement's traffic */
     return e;
 }
 
-int fbw_sbdrv_close(sb_stmt *stmt)
+int sbdrv_close(sb_stmt *stmt)
 {
-    sbstmt *ss = stmt->ptr;
-    sbconn *sc = conn_of(stmt->connection);
+    sbdrv_stmt *ss = stmt->ptr;
+    sbdrv_conn *sc = conn_of(stmt->connection);
     if (ss == NULL || sc == NULL)
         return 0;
-    for (sbstmt **pp = &sc->stmts; *pp; pp = &(*pp)->next) {
+    for (sbdrv_stmt **pp = &sc->stmts; *pp; pp = &(*pp)->next) {
         if (*pp == ss) {
             *pp = ss->next;
             break;
         }
     }
-    fbw_sbrep_begin(sc->rep);
-    fbw_sbdrv_stmt_release(sc, ss);
-    fbw_sbrep_charge(sc->rep, FBW_CLS_SESSION);
+    sbdrv_sbrep_begin(sc->rep);
+    sbdrv_stmt_release(sc, ss);
+    sbdrv_sbrep_charge(sc->rep, SBDRV_CLS_SESSION);
     stmt->ptr = NULL;
     return 0;
 }
 
-int fbw_sbdrv_bind_result(sb_stmt *stmt, sb_bind *results, size_t n)
+int sbdrv_bind_result(sb_stmt *stmt, sb_bind *results, size_t n)
 {
     (void)stmt;
     (void)results;
     (void)n;
-    fbw_sbdrv_host.log_text(FBW_SB_LOG_ALERT, "fbwire: bind_result (legacy API) is not supported");
+    sbdrv_host.log_text(SBDRV_SB_LOG_ALERT, "fbwire: bind_result (legacy API) is not supported");
     return 1;
 }
 
 /* ---------------------------------------------------------------- results */
 
-int fbw_sbdrv_fetch(sb_result *rs)
+int sbdrv_fetch(sb_result *rs)
 {
     (void)rs;
     return 1;
 }
 
-int fbw_sbdrv_fetch_row(sb_result *rs, sb_row *row)
+int sbdrv_fetch_row(sb_result *rs, sb_row *row)
 {
-    sbconn *sc = rs->ptr;
+    sbdrv_conn *sc = rs->ptr;
     if (sc == NULL)
         return 1;
     if (sc->res.deferred && sc->d->be->fetch_rows) {
         /* A pipelined result read by the script: a sync point. A failure (of this or any
          * queued statement) ends the rows here and is reported by the next statement. */
-        fbw_sbrep_begin(sc->rep);
+        sbdrv_sbrep_begin(sc->rep);
         fbw_err e;
         fbw_err_clear(&e);
         int rc = sc->d->be->fetch_rows(sc->bc, &sc->res, &e);
-        fbw_sbrep_charge_more(sc->rep, sc->last_cls);
+        sbdrv_sbrep_charge_more(sc->rep, sc->last_cls);
         if (rc != FBW_OK) {
             if (sc->d->debug)
-                fbw_sbdrv_host.log_text(FBW_SB_LOG_NOTICE, "%s: pipelined result not read: %s",
+                sbdrv_host.log_text(SBDRV_SB_LOG_NOTICE, "%s: pipelined result not read: %s",
                                         sc->d->prefix, e.msg);
             sc->res.nrows = 0;
             return 1;
         }
         rs->nrows = sc->res.nrows;
     }
-    const fbw_be_result *r = &sc->res;
+    const sbdrv_be_result *r = &sc->res;
     uintptr_t idx = (uintptr_t)row->ptr;
     if (idx >= r->nrows)
         return 1;
     for (uint32_t c = 0; c < r->ncols; c++) {
         size_t cell = (size_t)idx * r->ncols + c;
-        row->values[c].ptr = fbw_be_cell_ptr(r, cell);
+        row->values[c].ptr = sbdrv_be_cell_ptr(r, cell);
         row->values[c].len = r->cells[cell].len;
     }
     row->ptr = (void *)(idx + 1);
     return 0;
 }
 
-int fbw_sbdrv_free_results(sb_result *rs)
+int sbdrv_free_results(sb_result *rs)
 {
     rs->ptr = NULL;
     rs->row.ptr = NULL;

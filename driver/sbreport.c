@@ -26,44 +26,44 @@
 
 /* ---------------------------------------------------------------- open */
 
-int fbw_sbrep_accounting(const char *value) { return fbw_cpu_mode_parse(value); }
+int sbdrv_sbrep_accounting(const char *value) { return sbdrv_cpu_mode_parse(value); }
 
-fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw_backend *be,
-                          const fbw_be_conf *conf, const char *json_path, int accounting)
+sbdrv_sbrep *sbdrv_sbrep_open(const sbdrv_sb_host *host, const char *driver, const sbdrv_backend *be,
+                          const sbdrv_be_conf *conf, const char *json_path, int accounting)
 {
     if (accounting < 0)
         return NULL;
     int argc;
     char *buf;
-    char **argv = fbw_sbrep_read_cmdline(&argc, &buf);
-    const char *cmd = argv ? fbw_sbrep_positional(argc, argv, 1) : NULL;
+    char **argv = sbdrv_sbrep_read_cmdline(&argc, &buf);
+    const char *cmd = argv ? sbdrv_sbrep_positional(argc, argv, 1) : NULL;
     int is_run = cmd && strcmp(cmd, "run") == 0;
     free(argv);
     free(buf);
     if (!is_run)
         return NULL;
-    fbw_sbrep *r = calloc(1, sizeof *r);
-    if (!r || fbw_rep_new(&r->rep) != FBW_OK ||
+    sbdrv_sbrep *r = calloc(1, sizeof *r);
+    if (!r || sbdrv_rep_new(&r->rep) != FBW_OK ||
         (json_path && (r->json_path = strdup(json_path)) == NULL)) {
         if (r)
-            fbw_rep_free(r->rep);
+            sbdrv_rep_free(r->rep);
         free(r);
-        host->log_text(FBW_SB_LOG_WARNING, "%s: out of memory: no wire statistics report", driver);
+        host->log_text(SBDRV_SB_LOG_WARNING, "%s: out of memory: no wire statistics report", driver);
         return NULL;
     }
     r->host = *host;
     r->driver = driver;
     r->be = be;
     r->conf = conf;
-    r->cpu_mode = (fbw_cpu_mode)(accounting & ~FBW_CPU_COST);
-    r->cost = (accounting & FBW_CPU_COST) != 0;
+    r->cpu_mode = (sbdrv_cpu_mode)(accounting & ~SBDRV_CPU_COST);
+    r->cost = (accounting & SBDRV_CPU_COST) != 0;
     pthread_mutex_init(&r->lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&r->wake, &ca);
     pthread_condattr_destroy(&ca);
-    fbw_rep_facts_init(&r->facts);
+    sbdrv_rep_facts_init(&r->facts);
     int iv = host->get_int("report-interval");
     r->interval_s = iv > 0 ? (unsigned)iv : 0;
     int th = host->get_int("threads");
@@ -77,15 +77,15 @@ fbw_sbrep *fbw_sbrep_open(const fbw_sb_host *host, const char *driver, const fbw
 
 /* The connection's cumulative stats: the tap's or the backend's own (live, not copied), or a
  * copy in the report's scratch; NULL when there is no source. */
-static const fbw_stats *source(fbw_sbrep_conn *c)
+static const fbw_stats *source(sbdrv_sbrep_conn *c)
 {
     if (c->tap)
-        return fbw_tap_stats(c->tap);
+        return sbdrv_tap_stats(c->tap);
     if (!c->bc)
         return NULL;
     if (c->r->be->stats_ref)
         return c->r->be->stats_ref(c->bc);
-    fbw_stats *now = fbw_rep_conn_now(c->acc);
+    fbw_stats *now = sbdrv_rep_conn_now(c->acc);
     fbw_err e;
     return c->r->be->stats && c->r->be->stats(c->bc, now, &e) == FBW_OK ? now : NULL;
 }
@@ -102,28 +102,28 @@ static uint64_t thread_cpu_ns(void)
 
 /* Cost mode: count the call; at a block boundary read the clock and switch blocks. Returns 1
  * when the call is not to be accounted. */
-static int cost_skip(fbw_sbrep_conn *c)
+static int cost_skip(sbdrv_sbrep_conn *c)
 {
-    if (fbw_cost_next_call(&c->probe)) {
+    if (sbdrv_cost_next_call(&c->probe)) {
         uint64_t now = thread_cpu_ns();
         pthread_mutex_lock(&c->r->lock);
-        fbw_cost_block(&c->probe, now, &c->r->cost_res);
+        sbdrv_cost_block(&c->probe, now, &c->r->cost_res);
         pthread_mutex_unlock(&c->r->lock);
     }
     c->unaccounted = !c->probe.on;
     return c->unaccounted;
 }
 
-void fbw_sbrep_begin(fbw_sbrep_conn *c)
+void sbdrv_sbrep_begin(sbdrv_sbrep_conn *c)
 {
     if (!c || (c->r->cost && cost_skip(c)))
         return;
-    c->how = fbw_cpu_sampler_next(&c->sampler);
-    if (c->how != FBW_CPU_SKIP)
+    c->how = sbdrv_cpu_sampler_next(&c->sampler);
+    if (c->how != SBDRV_CPU_SKIP)
         c->cpu0 = thread_cpu_ns();
 }
 
-static void charge(fbw_sbrep_conn *c, int cls, int execution)
+static void charge(sbdrv_sbrep_conn *c, int cls, int execution)
 {
     if (!c)
         return;
@@ -132,29 +132,29 @@ static void charge(fbw_sbrep_conn *c, int cls, int execution)
         return;
     }
     uint64_t cpu = 0;
-    fbw_cpu_how how = c->how;
-    if (how == FBW_CPU_READ || how == FBW_CPU_SAMPLE) {
+    sbdrv_cpu_how how = c->how;
+    if (how == SBDRV_CPU_READ || how == SBDRV_CPU_SAMPLE) {
         /* read before source(): the fbclient tap decodes there, off the clock */
         uint64_t end = thread_cpu_ns();
         cpu = end > c->cpu0 ? end - c->cpu0 : 0;
     }
-    c->how = FBW_CPU_UNTIMED;
-    fbw_rep_conn_charge_src(c->acc, source(c), cls, execution, how, cpu);
+    c->how = SBDRV_CPU_UNTIMED;
+    sbdrv_rep_conn_charge_src(c->acc, source(c), cls, execution, how, cpu);
 }
 
-void fbw_sbrep_charge(fbw_sbrep_conn *c, int cls) { charge(c, cls, 1); }
+void sbdrv_sbrep_charge(sbdrv_sbrep_conn *c, int cls) { charge(c, cls, 1); }
 
-void fbw_sbrep_charge_more(fbw_sbrep_conn *c, int cls) { charge(c, cls, 0); }
+void sbdrv_sbrep_charge_more(sbdrv_sbrep_conn *c, int cls) { charge(c, cls, 0); }
 
-void fbw_sbrep_connect_begin(fbw_sbrep *r)
+void sbdrv_sbrep_connect_begin(sbdrv_sbrep *r)
 {
     if (r)
-        fbw_tap_arm(r->be == &fbw_backend_fbclient ? FBW_TAP_SESSION : FBW_TAP_HANDSHAKE);
+        sbdrv_tap_arm(r->be == &sbdrv_backend_fbclient ? SBDRV_TAP_SESSION : SBDRV_TAP_HANDSHAKE);
 }
 
 
 /* Once per driver: facts from the tap's view of the handshake, the version from the server. */
-static void learn_facts(fbw_sbrep *r, fbw_sbrep_conn *c, fbw_tap *hs)
+static void learn_facts(sbdrv_sbrep *r, sbdrv_sbrep_conn *c, sbdrv_tap *hs)
 {
     pthread_mutex_lock(&r->lock);
     int mine = !r->asked_version;
@@ -162,28 +162,28 @@ static void learn_facts(fbw_sbrep *r, fbw_sbrep_conn *c, fbw_tap *hs)
     pthread_mutex_unlock(&r->lock);
     if (!mine)
         return;
-    fbw_rep_facts f;
-    fbw_rep_facts_init(&f);
+    sbdrv_rep_facts f;
+    sbdrv_rep_facts_init(&f);
     if (hs)
-        fbw_tap_facts(hs, &f);
+        sbdrv_tap_facts(hs, &f);
     else
         snprintf(f.note, sizeof f.note, "the handshake was not seen by the socket tap");
-    f.unmeasured = !hs && r->be == &fbw_backend_fbclient; /* fbclient's only source is its tap */
-    fbw_be_result res;
+    f.unmeasured = !hs && r->be == &sbdrv_backend_fbclient; /* fbclient's only source is its tap */
+    sbdrv_be_result res;
     memset(&res, 0, sizeof res);
     fbw_err e;
     fbw_err_clear(&e);
     if (r->be->exec(c->bc, VERSION_SQL, strlen(VERSION_SQL), &res, &e) == FBW_OK && res.nrows == 1 &&
         res.ncols == 1 && !res.cells[0].null)
         snprintf(f.server_version, sizeof f.server_version, "%.*s",
-                 (int)(res.cells[0].len < 63 ? res.cells[0].len : 63), fbw_be_cell_ptr(&res, 0));
-    fbw_be_result_free(&res);
-    fbw_sbrep_charge(c, FBW_CLS_SESSION);
+                 (int)(res.cells[0].len < 63 ? res.cells[0].len : 63), sbdrv_be_cell_ptr(&res, 0));
+    sbdrv_be_result_free(&res);
+    sbdrv_sbrep_charge(c, SBDRV_CLS_SESSION);
     pthread_mutex_lock(&r->lock);
     r->facts = f;
     r->have_facts = 1;
     if (r->interval_s && r->counter && r->timer && !r->thread_started &&
-        pthread_create(&r->thread, NULL, fbw_sbrep_interval_main, r) == 0)
+        pthread_create(&r->thread, NULL, sbdrv_sbrep_interval_main, r) == 0)
         r->thread_started = 1;
     pthread_mutex_unlock(&r->lock);
 }
@@ -191,7 +191,7 @@ static void learn_facts(fbw_sbrep *r, fbw_sbrep_conn *c, fbw_tap *hs)
 /* At the first attach: the server's process from the connection's socket, and its CPU so far.
  * The run's server CPU is the difference at the end: it covers the attaches and prepares of the
  * run and every other client of that server meanwhile (measure on an otherwise idle server). */
-static void find_server(fbw_sbrep *r, const fbw_tap *t)
+static void find_server(sbdrv_sbrep *r, const sbdrv_tap *t)
 {
     pthread_mutex_lock(&r->lock);
     int mine = r->srv_state == 0;
@@ -202,12 +202,12 @@ static void find_server(fbw_sbrep *r, const fbw_tap *t)
         return;
     fbw_err e;
     fbw_err_clear(&e);
-    int fd = fbw_tap_fd(t);
+    int fd = sbdrv_tap_fd(t);
     uint64_t ns = 0;
     int rc = fd < 0 ? fbw_err_set(&e, FBW_E_UNSUPPORTED, "the connection's socket was not seen")
-                    : fbw_srvcpu_find_peer(&r->srv, fd, &e);
+                    : srvcpu_find_peer(&r->srv, fd, &e);
     if (rc == FBW_OK)
-        rc = fbw_srvcpu_read(&r->srv, &ns, &e);
+        rc = srvcpu_read(&r->srv, &ns, &e);
     pthread_mutex_lock(&r->lock);
     if (rc == FBW_OK) {
         r->srv_cpu0 = ns;
@@ -218,43 +218,23 @@ static void find_server(fbw_sbrep *r, const fbw_tap *t)
     pthread_mutex_unlock(&r->lock);
 }
 
-void fbw_sbrep_server_cpu_of_run(fbw_sbrep *r, fbw_rep_server_cpu *out)
-{
-    memset(out, 0, sizeof *out);
-    uint64_t ns = 0;
-    fbw_err e;
-    fbw_err_clear(&e);
-    if (r->srv_state != 1) {
-        snprintf(out->why, sizeof out->why, "%s", r->srv_why[0] ? r->srv_why : "not measured");
-        return;
-    }
-    if (fbw_srvcpu_read(&r->srv, &ns, &e) != FBW_OK || ns < r->srv_cpu0) {
-        snprintf(out->why, sizeof out->why, "%.199s", r->srv.why[0] ? r->srv.why : e.msg);
-        return;
-    }
-    out->available = 1;
-    out->pid = r->srv.pid;
-    out->children = r->srv.children;
-    out->cpu_ns = ns - r->srv_cpu0;
-}
-
-void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **cp, fbw_be_conn *bc, int rc)
+void sbdrv_sbrep_connect_end(sbdrv_sbrep *r, sbdrv_sbrep_conn **cp, sbdrv_be_conn *bc, int rc)
 {
     if (!r)
         return;
-    fbw_tap *t = fbw_tap_disarm();
-    fbw_sbrep_conn *c = *cp;
+    sbdrv_tap *t = sbdrv_tap_disarm();
+    sbdrv_sbrep_conn *c = *cp;
     if (rc != FBW_OK || (!c && (c = calloc(1, sizeof *c)) == NULL)) {
-        fbw_tap_free(t);
+        sbdrv_tap_free(t);
         return;
     }
-    if (!c->acc && fbw_rep_conn_new(r->rep, &c->acc) != FBW_OK) {
+    if (!c->acc && sbdrv_rep_conn_new(r->rep, &c->acc) != FBW_OK) {
         free(c);
-        fbw_tap_free(t);
+        sbdrv_tap_free(t);
         return;
     }
     if (!c->r) { /* first attach: the sampler lives as long as the connection object */
-        fbw_cpu_sampler_init(&c->sampler, r->cpu_mode, (uint64_t)(uintptr_t)c);
+        sbdrv_cpu_sampler_init(&c->sampler, r->cpu_mode, (uint64_t)(uintptr_t)c);
         pthread_mutex_lock(&r->lock);
         c->next_live = r->live;
         r->live = c;
@@ -262,34 +242,34 @@ void fbw_sbrep_connect_end(fbw_sbrep *r, fbw_sbrep_conn **cp, fbw_be_conn *bc, i
     }
     c->r = r;
     c->bc = bc;
-    fbw_tap *handshake = NULL;
-    if (r->be == &fbw_backend_fbclient)
+    sbdrv_tap *handshake = NULL;
+    if (r->be == &sbdrv_backend_fbclient)
         c->tap = t;
     else
         handshake = t;
     find_server(r, t);
     *cp = c;
-    fbw_sbrep_charge(c, FBW_CLS_SESSION);
+    sbdrv_sbrep_charge(c, SBDRV_CLS_SESSION);
     learn_facts(r, c, c->tap ? c->tap : handshake);
-    fbw_tap_free(handshake);
+    sbdrv_tap_free(handshake);
 }
 
-void fbw_sbrep_detach(fbw_sbrep_conn **cp, int final)
+void sbdrv_sbrep_detach(sbdrv_sbrep_conn **cp, int final)
 {
-    fbw_sbrep_conn *c = *cp;
+    sbdrv_sbrep_conn *c = *cp;
     if (!c)
         return;
     if (c->bc) {
-        fbw_sbrep_charge(c, FBW_CLS_SESSION);
-        fbw_rep_conn_snapshot(c->acc, source(c)); /* the per-op table, before the source goes */
+        sbdrv_sbrep_charge(c, SBDRV_CLS_SESSION);
+        sbdrv_rep_conn_snapshot(c->acc, source(c)); /* the per-op table, before the source goes */
     }
-    fbw_tap_free(c->tap);
+    sbdrv_tap_free(c->tap);
     c->tap = NULL;
     c->bc = NULL;
-    fbw_rep_conn_restart(c->acc); /* the accumulator stays with the report */
+    sbdrv_rep_conn_restart(c->acc); /* the accumulator stays with the report */
     if (final) {
         pthread_mutex_lock(&c->r->lock);
-        for (fbw_sbrep_conn **pp = &c->r->live; *pp; pp = &(*pp)->next_live)
+        for (sbdrv_sbrep_conn **pp = &c->r->live; *pp; pp = &(*pp)->next_live)
             if (*pp == c) {
                 *pp = c->next_live;
                 break;
@@ -302,11 +282,39 @@ void fbw_sbrep_detach(fbw_sbrep_conn **cp, int final)
 
 /* At done, for connections the script never closed: their per-op tables, which the statement
  * path copies only now and then (report.h), complete before the merge. No worker runs now. */
-void fbw_sbrep_snapshot_open_connections(fbw_sbrep *r)
+static void snapshot_open_connections(sbdrv_sbrep *r)
 {
     pthread_mutex_lock(&r->lock);
-    for (fbw_sbrep_conn *c = r->live; c; c = c->next_live)
+    for (sbdrv_sbrep_conn *c = r->live; c; c = c->next_live)
         if (c->bc || c->tap)
-            fbw_rep_conn_snapshot(c->acc, source(c));
+            sbdrv_rep_conn_snapshot(c->acc, source(c));
     pthread_mutex_unlock(&r->lock);
+}
+
+void sbdrv_sbrep_done(sbdrv_sbrep *r)
+{
+    if (!r)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->stop = 1;
+    pthread_cond_broadcast(&r->wake);
+    int joined = r->thread_started;
+    pthread_mutex_unlock(&r->lock);
+    if (joined)
+        pthread_join(r->thread, NULL);
+    if (r->cost) { /* the traffic figures are partial in this mode: only the cost is printed */
+        char line[400];
+        sbdrv_cost_summary(&r->cost_res, sbdrv_cpu_mode_name(r->cpu_mode), line, sizeof line);
+        r->host.log_text(SBDRV_SB_LOG_NOTICE, "%s: %s", r->driver, line);
+        sbdrv_cost_free(&r->cost_res);
+    } else if (sbdrv_rep_connections(r->rep) > 0) {
+        snapshot_open_connections(r);
+        sbdrv_sbrep_report(r);
+    }
+    sbdrv_rep_free(r->rep);
+    free(r->intervals);
+    free(r->json_path);
+    pthread_cond_destroy(&r->wake);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
 }

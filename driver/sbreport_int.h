@@ -2,10 +2,11 @@
 /* sbreport_int.h - the sysbench report glue's parts (driver/sbreport*.c) and what they share: the
  * report and connection records and the calls one part makes into another. Internal to the
  * sysbench driver; the contract is sbreport.h.
- *   sbreport.c      open, the per-connection hooks around backend calls, the run's facts
- *   sbreport_run.c  the command line, run metadata, the interval thread's lines, the final report */
-#ifndef FBW_SBREPORT_INT_H
-#define FBW_SBREPORT_INT_H
+ *   sbreport.c      open and done, the per-connection hooks around backend calls, the run's facts
+ *   sbreport_run.c  the command line, run metadata, the interval thread's lines, the final report
+ * sbreport.c calls sbreport_run.c, never the other way. */
+#ifndef SBDRV_SBREPORT_INT_H
+#define SBDRV_SBREPORT_INT_H
 
 #include "sbreport.h"
 
@@ -24,53 +25,51 @@ typedef struct sb_timer_head {
     struct timespec time_start, time_end;
 } sb_timer_head;
 
-struct fbw_sbrep {
-    fbw_sb_host host;
+struct sbdrv_sbrep {
+    sbdrv_sb_host host;
     const char *driver;
-    const fbw_backend *be;
-    const fbw_be_conf *conf;
-    fbw_cpu_mode cpu_mode;       /* --P-accounting */
+    const sbdrv_backend *be;
+    const sbdrv_be_conf *conf;
+    sbdrv_cpu_mode cpu_mode;       /* --P-accounting */
     int cost;                    /* --P-accounting=cost-*: measure the accounting, no report */
-    fbw_sbrep_conn *live;        /* connections not finally detached (under lock) */
-    fbw_cost_result cost_res;    /* under lock */
+    sbdrv_sbrep_conn *live;        /* connections not finally detached (under lock) */
+    sbdrv_cost_result cost_res;    /* under lock */
     char *json_path;
-    fbw_rep *rep;
+    sbdrv_rep *rep;
     pthread_mutex_t lock;        /* facts, interval list, thread start/stop */
     pthread_cond_t wake;
     int have_facts, asked_version, stop, thread_started;
-    fbw_rep_facts facts;
+    sbdrv_rep_facts facts;
     pthread_t thread;
     unsigned interval_s, threads;
-    fbw_rep_interval *intervals;
+    sbdrv_rep_interval *intervals;
     size_t nintervals, cap;
     uint64_t (*counter)(int thread_id, int type);
     const sb_timer_head *timer;
-    fbw_srvcpu srv;              /* the server's process, found at the first attach */
+    srvcpu srv;              /* the server's process, found at the first attach */
     int srv_state;               /* 0 not tried, 1 found (srv_cpu0 valid), -1 not available */
     uint64_t srv_cpu0;           /* its CPU then */
     char srv_why[200];
 };
 
-struct fbw_sbrep_conn {
-    fbw_sbrep *r;
-    fbw_rep_conn *acc;
-    fbw_tap *tap;
-    fbw_be_conn *bc;
-    fbw_sbrep_conn *next_live;   /* fbw_sbrep.live */
-    fbw_cpu_sampler sampler;     /* which calls have their CPU clock read */
-    fbw_cpu_how how;             /* the call begun: UNTIMED when none */
-    fbw_cost_probe probe;        /* cost mode: which calls are accounted */
+struct sbdrv_sbrep_conn {
+    sbdrv_sbrep *r;
+    sbdrv_rep_conn *acc;
+    sbdrv_tap *tap;
+    sbdrv_be_conn *bc;
+    sbdrv_sbrep_conn *next_live;   /* sbdrv_sbrep.live */
+    sbdrv_cpu_sampler sampler;     /* which calls have their CPU clock read */
+    sbdrv_cpu_how how;             /* the call begun: UNTIMED when none */
+    sbdrv_cost_probe probe;        /* cost mode: which calls are accounted */
     int unaccounted;             /* cost mode: the call begun is in an unaccounted block */
-    uint64_t cpu0;               /* thread CPU clock at fbw_sbrep_begin, when read */
+    uint64_t cpu0;               /* thread CPU clock at sbdrv_sbrep_begin, when read */
 };
 
-/* sbreport.c */
-void fbw_sbrep_server_cpu_of_run(fbw_sbrep *r, fbw_rep_server_cpu *out);
-void fbw_sbrep_snapshot_open_connections(fbw_sbrep *r);
-
 /* sbreport_run.c */
-char **fbw_sbrep_read_cmdline(int *argc, char **buf);
-const char *fbw_sbrep_positional(int argc, char **argv, int n);
-void *fbw_sbrep_interval_main(void *arg);
+char **sbdrv_sbrep_read_cmdline(int *argc, char **buf);
+const char *sbdrv_sbrep_positional(int argc, char **argv, int n);
+void *sbdrv_sbrep_interval_main(void *arg);
+/* The final report of sbdrv_sbrep_done: printed (log_text) and written to the JSON file. */
+void sbdrv_sbrep_report(sbdrv_sbrep *r);
 
 #endif

@@ -23,7 +23,7 @@
 /* ---------------------------------------------------------------- command line */
 
 /* argv of this process (NUL-separated in /proc/self/cmdline); *buf owns the strings. */
-char **fbw_sbrep_read_cmdline(int *argc, char **buf)
+char **sbdrv_sbrep_read_cmdline(int *argc, char **buf)
 {
     *argc = 0;
     *buf = NULL;
@@ -51,7 +51,7 @@ char **fbw_sbrep_read_cmdline(int *argc, char **buf)
 }
 
 /* The n-th argument that is not an option (0: the script, 1: the command). */
-const char *fbw_sbrep_positional(int argc, char **argv, int n)
+const char *sbdrv_sbrep_positional(int argc, char **argv, int n)
 {
     for (int i = 1; i < argc; i++)
         if (argv[i][0] != '-' && n-- == 0)
@@ -59,25 +59,25 @@ const char *fbw_sbrep_positional(int argc, char **argv, int n)
     return NULL;
 }
 
-static const char *autocommit_name(fbw_autocommit a)
+static const char *autocommit_name(sbdrv_autocommit a)
 {
-    return a == FBW_AC_SHARED ? "shared" : a == FBW_AC_PIPELINED ? "pipelined" : "per-statement";
+    return a == SBDRV_AC_SHARED ? "shared" : a == SBDRV_AC_PIPELINED ? "pipelined" : "per-statement";
 }
 
-static const char *isolation_name(fbw_be_isolation i)
+static const char *isolation_name(sbdrv_be_isolation i)
 {
     switch (i) {
-    case FBW_BE_ISO_READ_COMMITTED_NOREC: return "read-committed-no-rec-version";
-    case FBW_BE_ISO_READ_CONSISTENCY: return "read-consistency";
-    case FBW_BE_ISO_SNAPSHOT: return "snapshot";
-    case FBW_BE_ISO_SERIALIZABLE: return "serializable";
+    case SBDRV_BE_ISO_READ_COMMITTED_NOREC: return "read-committed-no-rec-version";
+    case SBDRV_BE_ISO_READ_CONSISTENCY: return "read-consistency";
+    case SBDRV_BE_ISO_SNAPSHOT: return "snapshot";
+    case SBDRV_BE_ISO_SERIALIZABLE: return "serializable";
     default: return "read-committed";
     }
 }
 
 /* ---------------------------------------------------------------- run metadata */
 
-static uint64_t counter_sum(const fbw_sbrep *r, int type)
+static uint64_t counter_sum(const sbdrv_sbrep *r, int type)
 {
     uint64_t s = 0;
     for (unsigned i = 0; r->counter && i < r->threads; i++)
@@ -100,7 +100,7 @@ static void add_ns(struct timespec *t, uint64_t ns)
 }
 
 /* Sleep until `when` (CLOCK_MONOTONIC) or until done asks to stop; returns 0 when stopping. */
-static int sleep_until(fbw_sbrep *r, const struct timespec *when)
+static int sleep_until(sbdrv_sbrep *r, const struct timespec *when)
 {
     pthread_mutex_lock(&r->lock);
     while (!r->stop && pthread_cond_timedwait(&r->wake, &r->lock, when) != ETIMEDOUT)
@@ -111,9 +111,9 @@ static int sleep_until(fbw_sbrep *r, const struct timespec *when)
 }
 
 /* One line per interval, a little after sysbench's own (same schedule: start + k * interval). */
-void *fbw_sbrep_interval_main(void *arg)
+void *sbdrv_sbrep_interval_main(void *arg)
 {
-    fbw_sbrep *r = arg;
+    sbdrv_sbrep *r = arg;
     struct timespec start = {0, 0}, when;
     while (start.tv_sec == 0 && start.tv_nsec == 0) { /* the timer starts once all threads are up */
         clock_gettime(CLOCK_MONOTONIC, &when);
@@ -123,26 +123,26 @@ void *fbw_sbrep_interval_main(void *arg)
         start = r->timer->time_start;
     }
     uint64_t prev_events = 0;
-    fbw_rep_live prev = {0, 0, 0}, now;
+    sbdrv_rep_live prev = {0, 0, 0}, now;
     for (unsigned k = 1;; k++) {
         when = start;
         add_ns(&when, (uint64_t)k * r->interval_s * 1000000000u + 20000000u);
         if (!sleep_until(r, &when))
             return NULL;
         uint64_t events = counter_sum(r, 3 /* SB_CNT_EVENT */);
-        fbw_rep_live_sum(r->rep, &now);
-        fbw_rep_interval iv = {(double)k * r->interval_s, r->interval_s, events - prev_events,
+        sbdrv_rep_live_sum(r->rep, &now);
+        sbdrv_rep_interval iv = {(double)k * r->interval_s, r->interval_s, events - prev_events,
                                now.round_trips - prev.round_trips, now.wait_ns - prev.wait_ns,
                                now.executions - prev.executions};
         prev_events = events;
         prev = now;
         char line[256];
-        fbw_rep_interval_line(line, sizeof line, r->driver, &iv, r->threads);
-        r->host.log_text(FBW_SB_LOG_NOTICE, "%s", line);
+        sbdrv_rep_interval_line(line, sizeof line, r->driver, &iv, r->threads);
+        r->host.log_text(SBDRV_SB_LOG_NOTICE, "%s", line);
         pthread_mutex_lock(&r->lock);
         if (r->nintervals == r->cap) {
             size_t cap = r->cap ? r->cap * 2 : 64;
-            fbw_rep_interval *n = realloc(r->intervals, cap * sizeof *n);
+            sbdrv_rep_interval *n = realloc(r->intervals, cap * sizeof *n);
             if (n) {
                 r->intervals = n;
                 r->cap = cap;
@@ -157,36 +157,57 @@ void *fbw_sbrep_interval_main(void *arg)
 /* ---------------------------------------------------------------- done */
 
 /* Print a rendered text block line by line through sysbench's logger (keeps its ordering). */
-static void emit(const fbw_sbrep *r, const char *text)
+static void emit(const sbdrv_sbrep *r, const char *text)
 {
     for (const char *p = text; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        r->host.log_text(FBW_SB_LOG_NOTICE, "%.*s", (int)n, p);
+        r->host.log_text(SBDRV_SB_LOG_NOTICE, "%.*s", (int)n, p);
         p += n + (nl ? 1 : 0);
     }
 }
 
-static void report(fbw_sbrep *r)
+/* The server's CPU over the run, from its reading at the first attach. */
+static void server_cpu_of_run(sbdrv_sbrep *r, sbdrv_rep_server_cpu *out)
 {
-    fbw_rep_acc *acc = malloc(sizeof *acc);
+    memset(out, 0, sizeof *out);
+    uint64_t ns = 0;
+    fbw_err e;
+    fbw_err_clear(&e);
+    if (r->srv_state != 1) {
+        snprintf(out->why, sizeof out->why, "%s", r->srv_why[0] ? r->srv_why : "not measured");
+        return;
+    }
+    if (srvcpu_read(&r->srv, &ns, &e) != FBW_OK || ns < r->srv_cpu0) {
+        snprintf(out->why, sizeof out->why, "%.199s", r->srv.why[0] ? r->srv.why : e.msg);
+        return;
+    }
+    out->available = 1;
+    out->pid = r->srv.pid;
+    out->children = r->srv.children;
+    out->cpu_ns = ns - r->srv_cpu0;
+}
+
+void sbdrv_sbrep_report(sbdrv_sbrep *r)
+{
+    sbdrv_rep_acc *acc = malloc(sizeof *acc);
     int argc;
     char *buf = NULL;
-    char **argv = fbw_sbrep_read_cmdline(&argc, &buf);
+    char **argv = sbdrv_sbrep_read_cmdline(&argc, &buf);
     if (!acc) {
         free(argv);
         free(buf);
         return;
     }
-    fbw_rep_merge(r->rep, acc);
-    fbw_rep_run run;
+    sbdrv_rep_merge(r->rep, acc);
+    sbdrv_rep_run run;
     memset(&run, 0, sizeof run);
     run.driver = r->driver;
     run.autocommit = autocommit_name(r->conf->autocommit);
     run.isolation = isolation_name(r->conf->isolation);
     run.sysbench_version = "1.0.20"; /* preload.c refuses every other version */
-    run.script = argv ? fbw_sbrep_positional(argc, argv, 0) : NULL;
-    run.command = argv ? fbw_sbrep_positional(argc, argv, 1) : NULL;
+    run.script = argv ? sbdrv_sbrep_positional(argc, argv, 0) : NULL;
+    run.command = argv ? sbdrv_sbrep_positional(argc, argv, 1) : NULL;
     run.argc = argv && argc > 0 ? argc - 1 : 0;
     run.argv = argv ? argv + 1 : NULL;
     run.threads = r->threads;
@@ -199,19 +220,19 @@ static void report(fbw_sbrep *r)
     run.errors = counter_sum(r, 4);
     run.reconnects = counter_sum(r, 5);
     run.facts = r->facts;
-    run.pipeline = r->conf->pipeline == FBW_PIPE_TRANSACTION ? "transaction" : "off";
+    run.pipeline = r->conf->pipeline == SBDRV_PIPE_TRANSACTION ? "transaction" : "off";
     run.row_format = fbw_row_format_name(r->conf->row_format);
-    fbw_sbrep_server_cpu_of_run(r, &run.server_cpu);
+    server_cpu_of_run(r, &run.server_cpu);
     run.intervals = r->intervals;
     run.nintervals = r->nintervals;
-    run.cpu_method = fbw_cpu_mode_name(r->cpu_mode);
-    run.cpu_sample_every = r->cpu_mode == FBW_CPU_SAMPLED ? FBW_CPU_SAMPLE_EVERY : 1;
+    run.cpu_method = sbdrv_cpu_mode_name(r->cpu_mode);
+    run.cpu_sample_every = r->cpu_mode == SBDRV_CPU_SAMPLED ? SBDRV_CPU_SAMPLE_EVERY : 1;
 
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
     if (mem) {
-        fbw_rep_print(mem, acc, &run);
+        sbdrv_rep_print(mem, acc, &run);
         fclose(mem);
         emit(r, text);
         free(text);
@@ -219,41 +240,13 @@ static void report(fbw_sbrep *r)
     if (r->json_path) {
         fbw_err e;
         fbw_err_clear(&e);
-        if (fbw_rep_write_json(r->json_path, acc, &run, &e) != FBW_OK)
-            r->host.log_text(FBW_SB_LOG_WARNING, "%s: %s", r->driver, e.msg);
+        if (sbdrv_rep_write_json(r->json_path, acc, &run, &e) != FBW_OK)
+            r->host.log_text(SBDRV_SB_LOG_WARNING, "%s: %s", r->driver, e.msg);
         else
-            r->host.log_text(FBW_SB_LOG_NOTICE, "%s: wire statistics written to %s", r->driver,
+            r->host.log_text(SBDRV_SB_LOG_NOTICE, "%s: wire statistics written to %s", r->driver,
                              r->json_path);
     }
     free(acc);
     free(argv);
     free(buf);
-}
-
-void fbw_sbrep_done(fbw_sbrep *r)
-{
-    if (!r)
-        return;
-    pthread_mutex_lock(&r->lock);
-    r->stop = 1;
-    pthread_cond_broadcast(&r->wake);
-    int joined = r->thread_started;
-    pthread_mutex_unlock(&r->lock);
-    if (joined)
-        pthread_join(r->thread, NULL);
-    if (r->cost) { /* the traffic figures are partial in this mode: only the cost is printed */
-        char line[400];
-        fbw_cost_summary(&r->cost_res, fbw_cpu_mode_name(r->cpu_mode), line, sizeof line);
-        r->host.log_text(FBW_SB_LOG_NOTICE, "%s: %s", r->driver, line);
-        fbw_cost_free(&r->cost_res);
-    } else if (fbw_rep_connections(r->rep) > 0) {
-        fbw_sbrep_snapshot_open_connections(r);
-        report(r);
-    }
-    fbw_rep_free(r->rep);
-    free(r->intervals);
-    free(r->json_path);
-    pthread_cond_destroy(&r->wake);
-    pthread_mutex_destroy(&r->lock);
-    free(r);
 }

@@ -11,7 +11,7 @@
  * using its connection. Arming is per thread (_Thread_local).
  *
  * In session mode the socket calls only copy the bytes and their time into a pending log; they
- * are decoded when the accounting asks (fbw_tap_stats and friends), after sbreport.c has read the
+ * are decoded when the accounting asks (sbdrv_tap_stats and friends), after sbreport.c has read the
  * thread's CPU clock for the operation. So the client CPU charged to fbclient holds a memcpy per
  * socket call, not our decoder. The handshake tap decodes at once: it must know when to let go. */
 #include "tap.h"
@@ -39,7 +39,7 @@ typedef struct chunk {
     uint32_t from_client;
 } chunk;
 
-struct fbw_tap {
+struct sbdrv_tap {
     int fd;                   /* -1 once closed or let go */
     int adopted_fd;           /* the socket it watched, kept after letting go */
     int closed;               /* the socket was closed (a failed attempt, or detached) */
@@ -48,19 +48,19 @@ struct fbw_tap {
     fbw_dec *dec;
     fbw_stats sock;           /* the socket's own count (fbw_stats_turn), from the first byte */
     fbw_turn turn;
-    fbw_stats view;           /* what fbw_tap_stats returns for an encrypted session */
-    fbw_rep_facts facts;
+    fbw_stats view;           /* what sbdrv_tap_stats returns for an encrypted session */
+    sbdrv_rep_facts facts;
     unsigned char *pending;   /* chunks not decoded yet (session mode) */
     size_t npending, cap;
 };
 
 typedef struct armed {
     int on, mode, n;
-    fbw_tap *taps[MAX_ARMED];
+    sbdrv_tap *taps[MAX_ARMED];
 } armed;
 
 static _Thread_local armed ARM;
-static _Atomic(fbw_tap *) *_Atomic FDS;
+static _Atomic(sbdrv_tap *) *_Atomic FDS;
 static _Atomic size_t NFDS;
 static pthread_once_t TABLE_ONCE = PTHREAD_ONCE_INIT;
 
@@ -73,7 +73,7 @@ static uint64_t now_ns(void)
 
 /* ---------------------------------------------------------------- descriptor table */
 
-static _Atomic(fbw_tap *) *table(size_t *n)
+static _Atomic(sbdrv_tap *) *table(size_t *n)
 {
     *n = atomic_load_explicit(&NFDS, memory_order_acquire);
     return atomic_load_explicit(&FDS, memory_order_acquire);
@@ -81,10 +81,10 @@ static _Atomic(fbw_tap *) *table(size_t *n)
 
 /* What the socket calls do here (interpose.h), subscribed with the table. */
 static void on_connected(int fd);
-static fbw_tap *lookup(int fd);
-static void feed(fbw_tap *t, int from_client, const void *p, size_t n);
-static void on_closing(fbw_tap *t);
-static const fbw_ip_socket_hooks SOCKET_HOOKS = {on_connected, lookup, feed, on_closing};
+static sbdrv_tap *lookup(int fd);
+static void feed(sbdrv_tap *t, int from_client, const void *p, size_t n);
+static void on_closing(sbdrv_tap *t);
+static const sbdrv_ip_socket_hooks SOCKET_HOOKS = {on_connected, lookup, feed, on_closing};
 
 static void init_table(void)
 {
@@ -92,12 +92,12 @@ static void init_table(void)
     size_t want = MIN_FDS;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > want)
         want = rl.rlim_cur > MAX_FDS ? MAX_FDS : (size_t)rl.rlim_cur;
-    _Atomic(fbw_tap *) *t = calloc(want, sizeof *t);
+    _Atomic(sbdrv_tap *) *t = calloc(want, sizeof *t);
     if (!t)
         return;
     atomic_store_explicit(&NFDS, want, memory_order_release);
     atomic_store_explicit(&FDS, t, memory_order_release);
-    fbw_ip_set_socket_hooks(&SOCKET_HOOKS); /* from now on the socket calls come here */
+    sbdrv_ip_set_socket_hooks(&SOCKET_HOOKS); /* from now on the socket calls come here */
 }
 
 static int ensure_table(void)
@@ -107,22 +107,22 @@ static int ensure_table(void)
     return table(&n) != NULL;
 }
 
-static fbw_tap *lookup(int fd)
+static sbdrv_tap *lookup(int fd)
 {
     size_t n;
-    _Atomic(fbw_tap *) *t = table(&n);
+    _Atomic(sbdrv_tap *) *t = table(&n);
     if (!t || fd < 0 || (size_t)fd >= n)
         return NULL;
     return atomic_load_explicit(&t[fd], memory_order_acquire);
 }
 
 /* Remove t from the table if it is still there. */
-static void let_go(fbw_tap *t)
+static void let_go(sbdrv_tap *t)
 {
     size_t n;
-    _Atomic(fbw_tap *) *tbl = table(&n);
+    _Atomic(sbdrv_tap *) *tbl = table(&n);
     if (tbl && t->fd >= 0 && (size_t)t->fd < n) {
-        fbw_tap *expect = t;
+        sbdrv_tap *expect = t;
         atomic_compare_exchange_strong(&tbl[t->fd], &expect, NULL);
     }
     t->fd = -1;
@@ -138,13 +138,13 @@ static void copy_bytes(char *dst, size_t cap, fbw_bytes b)
 /* What the handshake tells about the connection. */
 static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes, uint64_t ts)
 {
-    fbw_tap *t = arg;
+    sbdrv_tap *t = arg;
     (void)bytes;
     (void)ts;
     if (from_client) {
         if (p->op == FBW_OP_CRYPT) {
             copy_bytes(t->facts.wire_crypt, sizeof t->facts.wire_crypt, p->u.crypt.plugin);
-            if (t->mode == FBW_TAP_HANDSHAKE)
+            if (t->mode == SBDRV_TAP_HANDSHAKE)
                 t->release = 1; /* nothing readable follows */
         }
         return;
@@ -165,23 +165,23 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
         break;
     default: {
         int32_t req = fbw_dec_answering(t->dec);
-        if (t->mode == FBW_TAP_HANDSHAKE && (req == FBW_OP_ATTACH || req == FBW_OP_CREATE))
+        if (t->mode == SBDRV_TAP_HANDSHAKE && (req == FBW_OP_ATTACH || req == FBW_OP_CREATE))
             t->release = 1;
         break;
     }
     }
 }
 
-static void decode(fbw_tap *t, int from_client, const void *p, size_t n, uint64_t ts)
+static void decode(sbdrv_tap *t, int from_client, const void *p, size_t n, uint64_t ts)
 {
     fbw_stats_turn(&t->sock, &t->turn, from_client, n, ts);
     (void)fbw_dec_feed(t->dec, from_client, p, n, ts); /* errors stay in the decoder */
-    if (t->release || (t->mode == FBW_TAP_HANDSHAKE && fbw_dec_error(t->dec)->code != FBW_OK))
+    if (t->release || (t->mode == SBDRV_TAP_HANDSHAKE && fbw_dec_error(t->dec)->code != FBW_OK))
         let_go(t);
 }
 
 /* Decode the pending log, in the order the calls were made. */
-static void drain(fbw_tap *t)
+static void drain(sbdrv_tap *t)
 {
     size_t off = 0;
     while (off + sizeof(chunk) <= t->npending) {
@@ -195,7 +195,7 @@ static void drain(fbw_tap *t)
 }
 
 /* Append to the pending log; 0 when it cannot (then the caller decodes at once). */
-static int defer(fbw_tap *t, int from_client, const void *p, size_t n, uint64_t ts)
+static int defer(sbdrv_tap *t, int from_client, const void *p, size_t n, uint64_t ts)
 {
     size_t need = sizeof(chunk) + ((n + 7u) & ~(size_t)7u);
     if (n > UINT32_MAX || t->npending + need > MAX_PENDING)
@@ -217,24 +217,24 @@ static int defer(fbw_tap *t, int from_client, const void *p, size_t n, uint64_t 
     return 1;
 }
 
-static void feed(fbw_tap *t, int from_client, const void *p, size_t n)
+static void feed(sbdrv_tap *t, int from_client, const void *p, size_t n)
 {
     uint64_t ts = now_ns();
-    if (t->mode == FBW_TAP_SESSION && defer(t, from_client, p, n, ts))
+    if (t->mode == SBDRV_TAP_SESSION && defer(t, from_client, p, n, ts))
         return;
     drain(t); /* keep the order */
     decode(t, from_client, p, n, ts);
 }
 
-static fbw_tap *tap_new(int fd, int mode)
+static sbdrv_tap *tap_new(int fd, int mode)
 {
-    fbw_tap *t = calloc(1, sizeof *t);
+    sbdrv_tap *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
     t->fd = fd;
     t->adopted_fd = fd;
     t->mode = mode;
-    fbw_rep_facts_init(&t->facts);
+    sbdrv_rep_facts_init(&t->facts);
     if (fbw_dec_new(on_packet, t, &t->dec) != FBW_OK) {
         free(t);
         return NULL;
@@ -242,7 +242,7 @@ static fbw_tap *tap_new(int fd, int mode)
     return t;
 }
 
-void fbw_tap_free(fbw_tap *t)
+void sbdrv_tap_free(sbdrv_tap *t)
 {
     if (!t)
         return;
@@ -254,7 +254,7 @@ void fbw_tap_free(fbw_tap *t)
 
 /* ---------------------------------------------------------------- arming */
 
-void fbw_tap_arm(int mode)
+void sbdrv_tap_arm(int mode)
 {
     if (!ensure_table())
         return;
@@ -262,14 +262,14 @@ void fbw_tap_arm(int mode)
     ARM.mode = mode;
 }
 
-fbw_tap *fbw_tap_disarm(void)
+sbdrv_tap *sbdrv_tap_disarm(void)
 {
-    fbw_tap *keep = NULL;
+    sbdrv_tap *keep = NULL;
     for (int i = ARM.n - 1; i >= 0; i--) {
         if (keep == NULL && !ARM.taps[i]->closed)
             keep = ARM.taps[i];
         else
-            fbw_tap_free(ARM.taps[i]);
+            sbdrv_tap_free(ARM.taps[i]);
     }
     ARM.on = 0;
     ARM.n = 0;
@@ -280,15 +280,15 @@ fbw_tap *fbw_tap_disarm(void)
 static void adopt(int fd)
 {
     size_t n;
-    _Atomic(fbw_tap *) *tbl = table(&n);
+    _Atomic(sbdrv_tap *) *tbl = table(&n);
     if (!tbl || fd < 0 || (size_t)fd >= n)
         return;
     if (ARM.n == MAX_ARMED) { /* drop the oldest attempt */
-        fbw_tap_free(ARM.taps[0]);
+        sbdrv_tap_free(ARM.taps[0]);
         memmove(ARM.taps, ARM.taps + 1, (MAX_ARMED - 1) * sizeof ARM.taps[0]);
         ARM.n--;
     }
-    fbw_tap *t = tap_new(fd, ARM.mode);
+    sbdrv_tap *t = tap_new(fd, ARM.mode);
     if (!t)
         return;
     ARM.taps[ARM.n++] = t;
@@ -299,10 +299,10 @@ static void adopt(int fd)
  * for the whole session (counted from the first byte, so differences between two calls stay
  * right): round trips and waits by the decoder's own rule, socket calls as packets, socket bytes
  * as bytes, no op codes. */
-const fbw_stats *fbw_tap_stats(fbw_tap *t)
+const fbw_stats *sbdrv_tap_stats(sbdrv_tap *t)
 {
     drain(t);
-    if (!fbw_tap_socket_level(t))
+    if (!sbdrv_tap_socket_level(t))
         return fbw_dec_stats(t->dec);
     fbw_stats_reset(&t->view);
     t->view.round_trips = t->sock.round_trips;
@@ -315,12 +315,12 @@ const fbw_stats *fbw_tap_stats(fbw_tap *t)
     return &t->view;
 }
 
-int fbw_tap_socket_level(fbw_tap *t)
+int sbdrv_tap_socket_level(sbdrv_tap *t)
 {
     return fbw_dec_error(t->dec)->code == FBW_E_CRYPT;
 }
 
-void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f)
+void sbdrv_tap_facts(sbdrv_tap *t, sbdrv_rep_facts *f)
 {
     drain(t);
     f->protocol = t->facts.protocol;
@@ -330,8 +330,8 @@ void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f)
     snprintf(f->wire_crypt, sizeof f->wire_crypt, "%s", t->facts.wire_crypt);
     const fbw_err *e = fbw_dec_error(t->dec);
     /* Past the handshake an encrypted session cannot be decoded: expected, and the session tap
-     * then counts at the socket (fbw_tap_stats). */
-    if (t->mode == FBW_TAP_SESSION && e->code == FBW_E_CRYPT)
+     * then counts at the socket (sbdrv_tap_stats). */
+    if (t->mode == SBDRV_TAP_SESSION && e->code == FBW_E_CRYPT)
         f->socket_level = 1;
     else if (e->code != FBW_OK && e->code != FBW_E_CRYPT)
         snprintf(f->note, sizeof f->note, "tap decoder stopped: %.130s", e->msg);
@@ -345,10 +345,10 @@ static void on_connected(int fd)
         adopt(fd);
 }
 
-static void on_closing(fbw_tap *t)
+static void on_closing(sbdrv_tap *t)
 {
     let_go(t);
     t->closed = 1;
 }
 
-int fbw_tap_fd(const fbw_tap *t) { return t ? t->adopted_fd : -1; }
+int sbdrv_tap_fd(const sbdrv_tap *t) { return t ? t->adopted_fd : -1; }

@@ -9,38 +9,38 @@
  * attach made by our backend); then they hand the tap the bytes. Only plain streams decode; an encrypted one (wire crypt on) is
  * counted at the socket instead: round trips, send/recv calls and bytes. Tapping never changes
  * the bytes or the calls. */
-#ifndef FBW_TAP_H
-#define FBW_TAP_H
+#ifndef SBDRV_TAP_H
+#define SBDRV_TAP_H
 
 #include "report.h"
 #include "stats.h"
 
-typedef struct fbw_tap fbw_tap;
+typedef struct sbdrv_tap sbdrv_tap;
 
 enum {
-    FBW_TAP_SESSION = 0,   /* decode the whole session until the tap is freed */
-    FBW_TAP_HANDSHAKE = 1  /* decode until the attach is answered, then let go of the socket
+    SBDRV_TAP_SESSION = 0,   /* decode the whole session until the tap is freed */
+    SBDRV_TAP_HANDSHAKE = 1  /* decode until the attach is answered, then let go of the socket
                               (connection facts only: fbwire counts its own traffic) */
 };
 
-/* Arm the calling thread: TCP sockets it connects until fbw_tap_disarm are tapped. */
-void fbw_tap_arm(int mode);
+/* Arm the calling thread: TCP sockets it connects until sbdrv_tap_disarm are tapped. */
+void sbdrv_tap_arm(int mode);
 /* Disarm. Returns the tap of the last socket connected while armed that is still open (the
  * caller owns it), or NULL. Taps of sockets closed meanwhile (failed attempts) are freed. */
-fbw_tap *fbw_tap_disarm(void);
+sbdrv_tap *sbdrv_tap_disarm(void);
 /* Stop tapping (if the socket is still open) and free. NULL is fine. */
-void fbw_tap_free(fbw_tap *t);
+void sbdrv_tap_free(sbdrv_tap *t);
 /* Cumulative accounting of everything seen so far (decodes what the socket calls left pending:
  * call it outside the span whose CPU time is measured). */
-const fbw_stats *fbw_tap_stats(fbw_tap *t);
-/* True when the session is encrypted: fbw_tap_stats then holds socket-level figures (round trips,
+const fbw_stats *sbdrv_tap_stats(sbdrv_tap *t);
+/* True when the session is encrypted: sbdrv_tap_stats then holds socket-level figures (round trips,
  * waits; packets_* are send/recv calls, bytes_* socket bytes; no op codes). */
-int fbw_tap_socket_level(fbw_tap *t);
+int sbdrv_tap_socket_level(sbdrv_tap *t);
 /* What the handshake showed: protocol, auth plugin, wire crypt, compression, lazy send, and
  * whether the figures are socket-level (f->socket_level). Any other decoder error is put into
  * f->note. server_version is left alone. */
-void fbw_tap_facts(fbw_tap *t, fbw_rep_facts *f);
+void sbdrv_tap_facts(sbdrv_tap *t, sbdrv_rep_facts *f);
 /* The socket the tap adopted (still that connection's while it is attached); -1 for NULL. */
-int fbw_tap_fd(const fbw_tap *t);
+int sbdrv_tap_fd(const sbdrv_tap *t);
 
 #endif

@@ -26,8 +26,8 @@ typedef struct proc_stat {
 } proc_stat;
 
 /* Record why the figure is not available, in s->why and in err. Returns code. */
-static int fail(fbw_srvcpu *s, fbw_err *err, int code, const char *fmt, ...) FBW_PRINTF(4, 5);
-static int fail(fbw_srvcpu *s, fbw_err *err, int code, const char *fmt, ...)
+static int fail(srvcpu *s, fbw_err *err, int code, const char *fmt, ...) FBW_PRINTF(4, 5);
+static int fail(srvcpu *s, fbw_err *err, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -175,7 +175,7 @@ static int topmost(const int *pids, int n)
     return n ? pids[0] : 0;
 }
 
-int fbw_srvcpu_find_port(fbw_srvcpu *s, unsigned port, fbw_err *err)
+int srvcpu_find_port(srvcpu *s, unsigned port, fbw_err *err)
 {
     memset(s, 0, sizeof *s);
     s->port = port;
@@ -232,7 +232,7 @@ static int own_interface(const struct sockaddr *sa)
     return found;
 }
 
-int fbw_srvcpu_addr_is_local(const void *addr, size_t len)
+int srvcpu_addr_is_local(const void *addr, size_t len)
 {
     const struct sockaddr *sa = addr;
     if (len >= sizeof(struct sockaddr_in) && sa->sa_family == AF_INET) {
@@ -254,7 +254,7 @@ int fbw_srvcpu_addr_is_local(const void *addr, size_t len)
     return own_interface(sa);
 }
 
-int fbw_srvcpu_find_peer(fbw_srvcpu *s, int fd, fbw_err *err)
+int srvcpu_find_peer(srvcpu *s, int fd, fbw_err *err)
 {
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
@@ -274,9 +274,9 @@ int fbw_srvcpu_find_peer(fbw_srvcpu *s, int fd, fbw_err *err)
     } else {
         return fail(s, err, FBW_E_UNSUPPORTED, "the connection is not TCP/IP (family %d)", ss.ss_family);
     }
-    if (!fbw_srvcpu_addr_is_local(&ss, len))
+    if (!srvcpu_addr_is_local(&ss, len))
         return fail(s, err, FBW_E_UNSUPPORTED, "server %s port %u is not on this machine", host, port);
-    return fbw_srvcpu_find_port(s, port, err);
+    return srvcpu_find_port(s, port, err);
 }
 
 /* All processes' stat lines (thread-group leaders only: /proc lists no threads at top level). */
@@ -338,12 +338,12 @@ static unsigned long long descendants(const proc_stat *v, int n, int root, int *
     return sum;
 }
 
-int fbw_srvcpu_read(fbw_srvcpu *s, uint64_t *cpu_ns, fbw_err *err)
+int srvcpu_read(srvcpu *s, uint64_t *cpu_ns, fbw_err *err)
 {
     *cpu_ns = 0;
     if (s->pid <= 0)
         return fbw_err_set(err, FBW_E_USAGE, "server CPU: no server process found (%s)",
-                           s->why[0] ? s->why : "fbw_srvcpu_find_* not called");
+                           s->why[0] ? s->why : "srvcpu_find_* not called");
     int n;
     proc_stat *v = all_procs(&n);
     if (!v)

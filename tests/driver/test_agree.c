@@ -21,16 +21,16 @@ Test(agree, dialect_and_classes)
         "EXECUTE BLOCK AS BEGIN END", "(COMMIT)", "",
     };
     for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
-        fbw_sql_plan p;
+        sbdrv_sql_plan p;
         fbw_err e;
         fbw_err_clear(&e);
-        cr_assert_eq(fbw_dialect_plan(sql[i], strlen(sql[i]), &p, &e), FBW_OK, "%s", sql[i]);
-        fbw_sql_class c = fbw_classify(sql[i], strlen(sql[i]));
-        cr_expect_eq(p.kind == FBW_SQL_BEGIN, c == FBW_CLS_BEGIN, "BEGIN? %s", sql[i]);
-        cr_expect_eq(p.kind == FBW_SQL_COMMIT, c == FBW_CLS_COMMIT, "COMMIT? %s", sql[i]);
-        cr_expect_eq(p.kind == FBW_SQL_ROLLBACK, c == FBW_CLS_ROLLBACK, "ROLLBACK? %s", sql[i]);
-        cr_expect_eq(p.kind == FBW_SQL_BULK_INSERT, c == FBW_CLS_BULK_INSERT, "bulk? %s", sql[i]);
-        cr_expect_eq(p.ddl, c == FBW_CLS_DDL, "DDL? %s", sql[i]);
-        fbw_dialect_plan_free(&p);
+        cr_assert_eq(sbdrv_dialect_plan(sql[i], strlen(sql[i]), &p, &e), FBW_OK, "%s", sql[i]);
+        sbdrv_sql_class c = sbdrv_classify(sql[i], strlen(sql[i]));
+        cr_expect_eq(p.kind == SBDRV_SQL_BEGIN, c == SBDRV_CLS_BEGIN, "BEGIN? %s", sql[i]);
+        cr_expect_eq(p.kind == SBDRV_SQL_COMMIT, c == SBDRV_CLS_COMMIT, "COMMIT? %s", sql[i]);
+        cr_expect_eq(p.kind == SBDRV_SQL_ROLLBACK, c == SBDRV_CLS_ROLLBACK, "ROLLBACK? %s", sql[i]);
+        cr_expect_eq(p.kind == SBDRV_SQL_BULK_INSERT, c == SBDRV_CLS_BULK_INSERT, "bulk? %s", sql[i]);
+        cr_expect_eq(p.ddl, c == SBDRV_CLS_DDL, "DDL? %s", sql[i]);
+        sbdrv_dialect_plan_free(&p);
     }
 }

@@ -73,8 +73,8 @@ int fbw_stall_begin(fbw_stall *st, unsigned port, int max_ms, fbw_err *err)
     if (shared_port(port))
         return fbw_err_set(err, FBW_E_USAGE, "stall: port %u is a shared server: never stopped",
                            port);
-    fbw_srvcpu srv;
-    int rc = fbw_srvcpu_find_port(&srv, port, err);
+    srvcpu srv;
+    int rc = srvcpu_find_port(&srv, port, err);
     if (rc)
         return rc;
     static int registered;

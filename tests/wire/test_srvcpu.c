@@ -49,9 +49,9 @@ Test(srvcpu, finds_the_listener_of_a_port)
 {
     unsigned port;
     int fd = listen_loopback(&port);
-    fbw_srvcpu s;
+    srvcpu s;
     fbw_err err;
-    cr_assert_eq(fbw_srvcpu_find_port(&s, port, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(srvcpu_find_port(&s, port, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(s.pid, getpid());
     cr_assert_eq(s.port, port);
     close(fd);
@@ -68,9 +68,9 @@ Test(srvcpu, finds_the_server_of_a_connection)
     a.sin_port = htons((uint16_t)port);
     int cfd = socket(AF_INET, SOCK_STREAM, 0);
     cr_assert(connect(cfd, (struct sockaddr *)&a, sizeof a) == 0);
-    fbw_srvcpu s;
+    srvcpu s;
     fbw_err err;
-    cr_assert_eq(fbw_srvcpu_find_peer(&s, cfd, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(srvcpu_find_peer(&s, cfd, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(s.pid, getpid());
     close(cfd);
     close(lfd);
@@ -81,13 +81,13 @@ Test(srvcpu, no_listener_is_reported_not_zero)
     unsigned port;
     int fd = listen_loopback(&port);
     close(fd); /* the port is free now */
-    fbw_srvcpu s;
+    srvcpu s;
     fbw_err err;
-    cr_assert_lt(fbw_srvcpu_find_port(&s, port, &err), 0);
+    cr_assert_lt(srvcpu_find_port(&s, port, &err), 0);
     cr_assert_eq(s.pid, 0);
     cr_assert(strstr(s.why, "listens on port"), "%s", s.why);
     uint64_t ns = 1;
-    cr_assert_lt(fbw_srvcpu_read(&s, &ns, &err), 0);
+    cr_assert_lt(srvcpu_read(&s, &ns, &err), 0);
     cr_assert_eq(ns, 0);
 }
 
@@ -96,12 +96,12 @@ Test(srvcpu, counts_the_server_and_its_children)
 {
     unsigned port;
     int fd = listen_loopback(&port);
-    fbw_srvcpu s;
+    srvcpu s;
     uint64_t t0, t1, t2, t3;
-    cr_assert_eq(fbw_srvcpu_find_port(&s, port, NULL), FBW_OK);
-    cr_assert_eq(fbw_srvcpu_read(&s, &t0, NULL), FBW_OK);
+    cr_assert_eq(srvcpu_find_port(&s, port, NULL), FBW_OK);
+    cr_assert_eq(srvcpu_read(&s, &t0, NULL), FBW_OK);
     cr_assert_neq(burn_ms(200), 1u); /* any value; the CPU spent is what counts */
-    cr_assert_eq(fbw_srvcpu_read(&s, &t1, NULL), FBW_OK);
+    cr_assert_eq(srvcpu_read(&s, &t1, NULL), FBW_OK);
     cr_assert_geq(t1 - t0, 150000000ull, "own CPU: %llu ns", (unsigned long long)(t1 - t0));
 
     int pipefd[2];
@@ -116,12 +116,12 @@ Test(srvcpu, counts_the_server_and_its_children)
     }
     char c;
     cr_assert(read(pipefd[0], &c, 1) == 1);
-    cr_assert_eq(fbw_srvcpu_read(&s, &t2, NULL), FBW_OK);
+    cr_assert_eq(srvcpu_read(&s, &t2, NULL), FBW_OK);
     cr_assert_geq(s.children, 1);
     cr_assert_geq(t2 - t1, 250000000ull, "live child's CPU: %llu ns", (unsigned long long)(t2 - t1));
     kill(child, SIGKILL);
     cr_assert(waitpid(child, NULL, 0) == child);
-    cr_assert_eq(fbw_srvcpu_read(&s, &t3, NULL), FBW_OK);
+    cr_assert_eq(srvcpu_read(&s, &t3, NULL), FBW_OK);
     cr_assert_geq(t3, t2, "a reaped child's CPU stays counted (cutime)");
     close(fd);
 }
@@ -132,17 +132,17 @@ Test(srvcpu, local_addresses)
     memset(&a4, 0, sizeof a4);
     a4.sin_family = AF_INET;
     inet_pton(AF_INET, "127.3.4.5", &a4.sin_addr);
-    cr_assert(fbw_srvcpu_addr_is_local(&a4, sizeof a4));
+    cr_assert(srvcpu_addr_is_local(&a4, sizeof a4));
     inet_pton(AF_INET, "192.0.2.7", &a4.sin_addr); /* TEST-NET-1: never an interface here */
-    cr_assert_not(fbw_srvcpu_addr_is_local(&a4, sizeof a4));
+    cr_assert_not(srvcpu_addr_is_local(&a4, sizeof a4));
     struct sockaddr_in6 a6;
     memset(&a6, 0, sizeof a6);
     a6.sin6_family = AF_INET6;
     inet_pton(AF_INET6, "::1", &a6.sin6_addr);
-    cr_assert(fbw_srvcpu_addr_is_local(&a6, sizeof a6));
+    cr_assert(srvcpu_addr_is_local(&a6, sizeof a6));
     inet_pton(AF_INET6, "::ffff:127.0.0.1", &a6.sin6_addr);
-    cr_assert(fbw_srvcpu_addr_is_local(&a6, sizeof a6));
+    cr_assert(srvcpu_addr_is_local(&a6, sizeof a6));
     inet_pton(AF_INET6, "2001:db8::1", &a6.sin6_addr);
-    cr_assert_not(fbw_srvcpu_addr_is_local(&a6, sizeof a6));
-    cr_assert_not(fbw_srvcpu_addr_is_local(&a4, 3), "short address");
+    cr_assert_not(srvcpu_addr_is_local(&a6, sizeof a6));
+    cr_assert_not(srvcpu_addr_is_local(&a4, 3), "short address");
 }

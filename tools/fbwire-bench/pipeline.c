@@ -117,12 +117,12 @@ typedef struct sample {
 } sample;
 
 /* One K for st->seconds: rounds of K pipelined executions. */
-static int measure(fbw_bench_stmt *b, fbw_srvcpu *srv, int srv_ok, const pipe_state *st, int k,
+static int measure(fbw_bench_stmt *b, srvcpu *srv, int srv_ok, const pipe_state *st, int k,
                    round *r, sample *out, fbw_err *err)
 {
     fbw_conn *c = fbw_client_conn(b->cl);
     uint64_t stmts = 0, rt0 = fbw_conn_stats(c)->round_trips, s0 = 0, s1 = 0;
-    if (srv_ok && fbw_srvcpu_read(srv, &s0, NULL) != FBW_OK)
+    if (srv_ok && srvcpu_read(srv, &s0, NULL) != FBW_OK)
         srv_ok = 0;
     uint64_t w0 = fbw_bench_wall_ns(), c0 = fbw_bench_cpu_ns();
     uint64_t until = w0 + (uint64_t)(st->seconds * 1e9);
@@ -134,7 +134,7 @@ static int measure(fbw_bench_stmt *b, fbw_srvcpu *srv, int srv_ok, const pipe_st
         stmts += (uint64_t)k;
     }
     uint64_t wall = fbw_bench_wall_ns() - w0, cpu = fbw_bench_cpu_ns() - c0;
-    if (srv_ok && fbw_srvcpu_read(srv, &s1, NULL) != FBW_OK)
+    if (srv_ok && srvcpu_read(srv, &s1, NULL) != FBW_OK)
         srv_ok = 0;
     uint64_t rts = fbw_conn_stats(c)->round_trips - rt0;
     out->qps = (double)stmts / ((double)wall / 1e9);
@@ -155,9 +155,9 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
         fbw_bench_print_error("connect", &err);
         return 1;
     }
-    fbw_srvcpu srv;
+    srvcpu srv;
     memset(&srv, 0, sizeof srv);
-    int srv_ok = fbw_srvcpu_find_peer(&srv, fbw_client_fd(cl), NULL) == FBW_OK;
+    int srv_ok = srvcpu_find_peer(&srv, fbw_client_fd(cl), NULL) == FBW_OK;
     fbw_bench_stmt b;
     round *r = calloc(1, sizeof *r);
     sample *s = calloc((size_t)st->nk * MAX_RUNS, sizeof *s);

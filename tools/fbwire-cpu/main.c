@@ -38,7 +38,7 @@ static uint64_t now_ns(void)
 }
 
 typedef struct server {
-    fbw_srvcpu cpu;
+    srvcpu cpu;
     int ok;               /* 1 when both readings worked */
     uint64_t before, after;
 } server;
@@ -103,8 +103,8 @@ static void servers_before(run *r)
 {
     for (int i = 0; i < r->nsrv; i++) {
         server *s = &r->srv[i];
-        s->ok = fbw_srvcpu_find_port(&s->cpu, s->cpu.port, NULL) == FBW_OK &&
-                fbw_srvcpu_read(&s->cpu, &s->before, NULL) == FBW_OK;
+        s->ok = srvcpu_find_port(&s->cpu, s->cpu.port, NULL) == FBW_OK &&
+                srvcpu_read(&s->cpu, &s->before, NULL) == FBW_OK;
     }
 }
 
@@ -113,7 +113,7 @@ static void servers_after(run *r)
     for (int i = 0; i < r->nsrv; i++) {
         server *s = &r->srv[i];
         if (s->ok)
-            s->ok = fbw_srvcpu_read(&s->cpu, &s->after, NULL) == FBW_OK && s->after >= s->before;
+            s->ok = srvcpu_read(&s->cpu, &s->after, NULL) == FBW_OK && s->after >= s->before;
     }
 }
 
