@@ -146,6 +146,14 @@ static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_
     case FBW_FMT_BATCH:
         s = fmt_for(d, p->u.batch_msg.stmt, 0);
         return need(s ? &s->batch : NULL, err, "batch messages");
+    case FBW_FMT_REQUEST:
+        return fbw_req_format(d, p->u.data.request, p->u.data.msg_number, err);
+    case FBW_FMT_TRANSACT_IN:
+        if (fbw_req_transact(d, p->u.trrq.blr))
+            return NULL;
+        return fbw_req_transact_format(d, 0, err);
+    case FBW_FMT_TRANSACT_OUT:
+        return fbw_req_transact_format(d, 1, err);
     }
     return NULL;
 }
@@ -205,6 +213,18 @@ static int client_packet(fbw_dec *d, const fbw_pkt *p)
         s = fmt_for(d, p->u.batch_create.stmt, 1);
         rc = s ? learn(d, &s->batch, p->u.batch_create.blr) : FBW_OK;
         break;
+    case FBW_OP_COMPILE:
+        fmt = fbw_req_compiled(d, p->u.ddl.blr); /* the waiting entry names the request */
+        if (!fmt && d->err.code == FBW_E_NOMEM)
+            rc = FBW_E_NOMEM;
+        break;
+    case FBW_OP_RELEASE:
+        fbw_req_release(d, p->u.rlse.object);
+        break;
+    case FBW_OP_TRANSACT: /* its messages were learned while framing it; without one, here */
+        if (p->u.trrq.messages == 0)
+            rc = fbw_req_transact(d, p->u.trrq.blr);
+        break;
     case FBW_OP_CRYPT:
         d->crypt_started = 1;
         d->crypt_pending = d->have_key;
@@ -242,6 +262,13 @@ static int start_compression(fbw_dec *d)
     return FBW_OK;
 }
 
+/* A request whose reply is a run of op_send packets (and, after a start, an op_response_piggyback). */
+static int receiving(const waiting *w)
+{
+    return w && (w->op == FBW_OP_RECEIVE || w->op == FBW_OP_START_AND_RECEIVE ||
+                 w->op == FBW_OP_START_SEND_AND_RECEIVE);
+}
+
 static int server_packet(fbw_dec *d, const fbw_pkt *p)
 {
     const waiting *w = head(d);
@@ -257,6 +284,16 @@ static int server_packet(fbw_dec *d, const fbw_pkt *p)
         if (p->u.sqldata.messages == 0)
             pop(d);
         return FBW_OK;
+    case FBW_OP_RESPONSE_PIGGYBACK:
+        /* op_start_and_receive: the start's status, then the messages as for op_receive */
+        if (!receiving(w))
+            pop(d);
+        return FBW_OK;
+    case FBW_OP_SEND:
+        /* The answer to a receive: messages = 1 while more op_send follow, 0 on the last. */
+        if (p->u.data.messages == 0 || !receiving(w))
+            pop(d);
+        return FBW_OK;
     case FBW_OP_ACCEPT: case FBW_OP_ACCEPT_DATA: case FBW_OP_COND_ACCEPT:
         d->ctx.protocol = fbw_protocol_from_wire(p->u.acpt.version);
         pop(d);
@@ -267,6 +304,8 @@ static int server_packet(fbw_dec *d, const fbw_pkt *p)
         return FBW_OK;
     case FBW_OP_RESPONSE:
         /* The reply to op_allocate_statement (and other allocations) names the new object. */
+        if (w && w->op == FBW_OP_COMPILE)
+            fbw_req_resolve(d, w->fmt, fbw_status_is_success(p->u.resp.status), p->u.resp.object);
         if (w && w->op == FBW_OP_ALLOCATE_STATEMENT) {
             if (fbw_status_is_success(p->u.resp.status)) {
                 fmt_resolve(d, w->fmt, p->u.resp.object);
@@ -542,6 +581,7 @@ void fbw_dec_free(fbw_dec *d)
     free(d->fmts);
     fmt_free(&d->imm_in);
     fmt_free(&d->imm_out);
+    fbw_req_free_all(d);
     for (int i = 0; i < 2; i++) {
         fbw_buf_free(&d->dir[i].raw);
         fbw_buf_free(&d->dir[i].plain);

@@ -64,9 +64,11 @@ static void c_raw(codec *c, fbw_bytes *b) /* already-encoded bytes (messages) wh
 static int decoding(const codec *c) { return c->r != NULL; }
 static int ok(const codec *c) { return c->r ? c->r->rc == FBW_OK : c->w->rc == FBW_OK; }
 
-/* Frame `count` messages of the format the context names; result is one view over all of them. */
+/* Frame `count` messages of the format the context names; result is one view over all of them.
+ * BLR-request messages (op_send, op_transact) are plain: no NULL bitmap or indicators. */
 static int c_messages(codec *c, const fbw_pkt *p, enum fbw_fmt_kind kind, uint32_t count, fbw_bytes *msg)
 {
+    int plain = kind == FBW_FMT_REQUEST || kind == FBW_FMT_TRANSACT_IN || kind == FBW_FMT_TRANSACT_OUT;
     if (!decoding(c)) {
         c_raw(c, msg);
         return FBW_OK;
@@ -84,7 +86,8 @@ static int c_messages(codec *c, const fbw_pkt *p, enum fbw_fmt_kind kind, uint32
     const uint8_t *start = c->r->p;
     for (uint32_t i = 0; i < count && c->r->rc == FBW_OK; i++) {
         fbw_bytes one;
-        int rc = fbw_msg_frame(c->r, f, c->ctx->protocol, &one);
+        int rc = plain ? fbw_msg_frame_plain(c->r, f, &one)
+                       : fbw_msg_frame(c->r, f, c->ctx->protocol, &one);
         if (rc != FBW_OK && c->r->rc == FBW_OK)
             fbw_rd_fail(c->r, rc, "bad message data");
     }
@@ -480,6 +483,44 @@ static int lay_inline_blob(codec *c, fbw_pkt *p)
     return FBW_OK;
 }
 
+/* BLR requests (xdr_protocol: op_start ... op_start_send_and_receive): five shorts; the op_send
+ * family then always carries one message, whatever `messages` says (xdr_request). */
+static int lay_data(codec *c, fbw_pkt *p)
+{
+    __typeof__(p->u.data) *d = &p->u.data;
+    c_short(c, &d->request);
+    c_short(c, &d->incarnation);
+    c_short(c, &d->tr);
+    c_short(c, &d->msg_number);
+    c_short(c, &d->messages);
+    if (p->op == FBW_OP_START || p->op == FBW_OP_RECEIVE || p->op == FBW_OP_START_AND_RECEIVE)
+        return FBW_OK;
+    return c_messages(c, p, FBW_FMT_REQUEST, 1, &d->msg);
+}
+
+static int lay_transact(codec *c, fbw_pkt *p)
+{
+    __typeof__(p->u.trrq) *t = &p->u.trrq;
+    c_short(c, &t->db);
+    c_short(c, &t->tr);
+    /* The BLR goes twice: xdr_trrq_blr maps it, then xdr_protocol maps the same string again. */
+    c_bytes(c, &t->blr, FBW_BUF_MAX);
+    fbw_bytes again = t->blr;
+    c_bytes(c, &again, FBW_BUF_MAX);
+    if (decoding(c) && ok(c) &&
+        (again.n != t->blr.n || (again.n && memcmp(again.p, t->blr.p, again.n) != 0)))
+        return fbw_rd_fail(c->r, FBW_E_PROTO, "op_transact: the two copies of the BLR differ");
+    c_short(c, &t->messages);
+    return c_messages(c, p, FBW_FMT_TRANSACT_IN, t->messages ? 1 : 0, &t->msg);
+}
+
+static int lay_transact_response(codec *c, fbw_pkt *p)
+{
+    __typeof__(p->u.trrq) *t = &p->u.trrq;
+    c_short(c, &t->messages);
+    return c_messages(c, p, FBW_FMT_TRANSACT_OUT, t->messages ? 1 : 0, &t->msg);
+}
+
 static int lay_none(codec *c, fbw_pkt *p)
 {
     (void)c;
@@ -540,6 +581,11 @@ static layout_fn layout_of(int32_t op)
     case FBW_OP_BATCH_SET_BPB: return lay_batch_bpb;
     case FBW_OP_BATCH_REGBLOB: return lay_batch_regblob;
     case FBW_OP_INLINE_BLOB: return lay_inline_blob;
+    case FBW_OP_START: case FBW_OP_START_AND_RECEIVE: case FBW_OP_RECEIVE: case FBW_OP_SEND:
+    case FBW_OP_START_AND_SEND: case FBW_OP_START_SEND_AND_RECEIVE:
+        return lay_data;
+    case FBW_OP_TRANSACT: return lay_transact;
+    case FBW_OP_TRANSACT_RESPONSE: return lay_transact_response;
     default: return NULL;
     }
 }
