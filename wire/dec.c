@@ -460,16 +460,27 @@ static int unfilter(fbw_dec *d, direction *x)
     return rc;
 }
 
+/* The other direction's burst ended: its packets end here too (lenient: frame what waited for
+ * that end). Done before the turn is counted, so those packets belong to the round trip they
+ * were sent in. */
+int fbw_dec_resolve_other(fbw_dec *d, int from_client, uint64_t ts_ns)
+{
+    int prev = d->last_dir;
+    if (!d->lenient || prev < 0 || prev == from_client)
+        return FBW_OK;
+    if (d->dir[prev].blind || fbw_buf_avail(&d->dir[prev].plain))
+        return fbw_sync_resolve(d, prev, ts_ns);
+    return FBW_OK;
+}
+
 /* Bytes of one direction through the filters and the packet decoder. */
 int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts_ns)
 {
     direction *x = &d->dir[from_client];
     int rc = FBW_OK;
     if (d->lenient && d->last_dir >= 0 && d->last_dir != from_client) {
-        /* The other direction's burst ended: its packets end here too. */
         int prev = d->last_dir;
-        if (d->dir[prev].blind || fbw_buf_avail(&d->dir[prev].plain))
-            rc = fbw_sync_resolve(d, prev, ts_ns);
+        rc = fbw_dec_resolve_other(d, from_client, ts_ns);
         if (rc == FBW_OK && prev == 0) {
             if (fbw_ring_len(&d->q) == 0 && d->pair_pkts[0] && d->pair_pkts[1])
                 d->pairs++;
@@ -533,10 +544,12 @@ int fbw_dec_feed(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64
     }
     if (d->mode == DEC_HUNT) /* counts the round trip when it has decided about the bytes */
         return fbw_sync_hunt(d, from_client, p, n, ts_ns, 0);
-    fbw_stats_turn(&d->stats, &d->turn, from_client, n, ts_ns);
     int prev = d->last_dir;
     d->took = 0;
-    int rc = fbw_dec_feed_bytes(d, from_client, p, n, ts_ns);
+    int rc = fbw_dec_resolve_other(d, from_client, ts_ns);
+    fbw_stats_turn(&d->stats, &d->turn, from_client, n, ts_ns);
+    if (rc == FBW_OK)
+        rc = fbw_dec_feed_bytes(d, from_client, p, n, ts_ns);
     if (rc && d->anywhere && d->mode == DEC_STRICT && d->ctx.protocol == 0 &&
         d->sync.how == FBW_DEC_CONNECT && !d->crypt_started && rc != FBW_E_NOMEM) {
         /* It only looked like op_connect (a word 1 where the capture began): hunt instead. */

@@ -108,6 +108,9 @@ enum { DEC_START, DEC_STRICT, DEC_HUNT, DEC_LOCKED };
 int fbw_dec_deliver(fbw_dec *d, int from_client, const fbw_pkt *p, size_t used, uint64_t ts);
 int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts);
 void fbw_dec_clear_queue(fbw_dec *d);
+/* Bytes of from_client arrive: the other direction's burst is over, so (lenient) what it left
+ * unframed is framed now, before the turn is counted, in the round trip it was sent in. */
+int fbw_dec_resolve_other(fbw_dec *d, int from_client, uint64_t ts_ns);
 
 /* reqfmt.c: BLR requests' message formats, learned from op_compile / op_transact */
 /* op_compile: a pending entry with the BLR's messages; returns its index + 1 (0: no room). A BLR

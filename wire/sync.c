@@ -246,8 +246,9 @@ static int count_turn(fbw_dec *d, int flags, const uint8_t *p, size_t n, uint64_
 
 static int replay(fbw_dec *d, int flags, const uint8_t *p, size_t n, uint64_t ts)
 {
+    int rc = fbw_dec_resolve_other(d, flags & 1, ts);
     count_turn(d, flags, p, n, ts);
-    return fbw_dec_feed_bytes(d, flags & 1, p, n, ts);
+    return rc ? rc : fbw_dec_feed_bytes(d, flags & 1, p, n, ts);
 }
 
 static void end_trials(fbw_dec *d, int count_skipped)

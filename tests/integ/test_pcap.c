@@ -227,6 +227,38 @@ Test(pcap, every_capture_decodes_to_its_expect)
     remove_tmpdir(tmp);
 }
 
+/* Captures of Firebird's own tools (pcap/record.sh) carry a round-trip count made without fbwire:
+ * "# independent: round_trips=N" from tshark's turnarounds. The decoded round trips must equal it,
+ * and the decode must have reached the end (no problem line). */
+Test(pcap, tool_captures_match_the_independent_count)
+{
+    char names[MAX_CAPTURES][64];
+    size_t n = captures(names), checked = 0, gbak = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.expect", PCAP_DIR, names[i]);
+        blob e = slurp(path);
+        const char *ind = strstr(e.p, "\n# independent: round_trips=");
+        if (!strncmp(names[i], "fb3_gbak", 8) || !strncmp(names[i], "fb3_gfix", 8) ||
+            !strncmp(names[i], "fb3_svc", 7))
+            cr_expect(ind, "%s.expect has no independent round-trip count", names[i]);
+        if (ind) {
+            long want = atol(ind + strlen("\n# independent: round_trips="));
+            const char *got = strstr(e.p, "\nround_trips: ");
+            cr_assert(got, "%s.expect has no round_trips line", names[i]);
+            cr_expect_eq(atol(got + strlen("\nround_trips: ")), want,
+                         "%s: decoded round trips differ from the independent count %ld", names[i],
+                         want);
+            cr_expect(!strstr(e.p, "\nproblem:"), "%s: the decode did not reach the end", names[i]);
+            checked++;
+            gbak += !strncmp(names[i], "fb3_gbak", 8);
+        }
+        free(e.p);
+    }
+    cr_expect_geq(gbak, 2, "the gbak backup and restore captures are missing");
+    cr_expect_geq(checked, 8, "expected the tool captures of pcap/record.sh, found %zu", checked);
+}
+
 /* The same numbers in JSON: the connection's round trips must match the text output's. */
 Test(pcap, json_agrees_with_text)
 {
