@@ -259,6 +259,46 @@ Test(pcap, tool_captures_match_the_independent_count)
     cr_expect_geq(checked, 8, "expected the tool captures of pcap/record.sh, found %zu", checked);
 }
 
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
+        n++;
+    return n;
+}
+
+/* gbak's backup in dump: every op_compile with the messages its BLR declares, the rows of each
+ * receive on its last op_send (as DSQL rows on op_fetch_response); replay --list names every
+ * compiled request with the reason it is not replayed. */
+Test(pcap, gbak_requests_in_dump_and_replay_list)
+{
+    char tmp[64], file[512];
+    make_tmpdir(tmp, sizeof tmp);
+    snprintf(file, sizeof file, "%s/fb3_gbak_backup.pcap", PCAP_DIR);
+    char *a1[] = {"fbwire-pcap", "dump", file, NULL};
+    run_result d = run_tool(a1, tmp);
+    cr_assert_eq(d.status, 0, "%s", d.err.p);
+    cr_expect(strstr(d.out.p, " C>S op_compile 204 blr_bytes=190 messages=\"0:1\"\n"), "%s", d.out.p);
+    cr_expect(strstr(d.out.p, " S>C op_send 28 request=2 msg=0 messages=0 rows=3\n"), "no rows");
+    cr_expect(strstr(d.out.p, " C>S op_start_send_and_receive 44 request=2 tr=1 msg=0 messages=0\n"));
+    cr_expect(!strstr(d.out.p, "not supported"), "a packet did not decode");
+    size_t compiles = count_of(d.out.p, " C>S op_compile ");
+    cr_expect_eq(compiles, 33);
+    char *a2[] = {"fbwire-pcap", "replay", file, "--list", NULL};
+    run_result l = run_tool(a2, tmp);
+    cr_assert_eq(l.status, 0, "%s", l.err.p);
+    cr_expect(strstr(l.out.p, "request compiled at packet 7 (190 bytes of BLR, 1 messages) [not "
+                              "replayable: a BLR request"), "%s", l.out.p);
+    cr_expect_eq(count_of(l.out.p, "\nrequest compiled at packet "), compiles);
+    char *a3[] = {"fbwire-pcap", "replay", file, "--list", "--json", NULL};
+    run_result j = run_tool(a3, tmp);
+    cr_expect(strstr(j.out.p, "\"blr_requests\":{\"compiled\":33,"), "%s", j.out.p);
+    run_free(&d);
+    run_free(&l);
+    run_free(&j);
+    remove_tmpdir(tmp);
+}
+
 /* The same numbers in JSON: the connection's round trips must match the text output's. */
 Test(pcap, json_agrees_with_text)
 {

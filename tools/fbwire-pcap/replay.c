@@ -417,10 +417,23 @@ static void not_replayed_text(fbw_buf *b, const fbw_workload *w)
     }
     if (!first)
         put(b, "\n");
+    for (size_t i = 0; i < w->nrequests; i++)
+        putf(b, "request compiled at packet %" PRIu64 " (%zu bytes of BLR, %u messages) [not "
+                "replayable: %s]\n", w->requests[i].packet, w->requests[i].blr_bytes,
+             w->requests[i].messages, FBW_WL_REQUEST_WHY);
+    if (w->requests_total > w->nrequests)
+        putf(b, "requests compiled and not listed: %zu [not replayable: %s]\n",
+             w->requests_total - w->nrequests, FBW_WL_REQUEST_WHY);
 }
 
 static void not_replayed_json(fbw_buf *b, const fbw_workload *w)
 {
+    put(b, "\"blr_requests\":{\"compiled\":");
+    putf(b, "%zu,\"why\":\"%s\",\"listed\":[", w->requests_total, FBW_WL_REQUEST_WHY);
+    for (size_t i = 0; i < w->nrequests; i++)
+        putf(b, "%s{\"packet\":%" PRIu64 ",\"blr_bytes\":%zu,\"messages\":%u}", i ? "," : "",
+             w->requests[i].packet, w->requests[i].blr_bytes, w->requests[i].messages);
+    put(b, "]},");
     put(b, "\"not_replayed\":{");
     int first = 1;
     for (int op = 0; op <= FBW_OP_MAX; op++) {
