@@ -154,6 +154,13 @@ static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_
         return fbw_req_transact_format(d, 0, err);
     case FBW_FMT_TRANSACT_OUT:
         return fbw_req_transact_format(d, 1, err);
+    case FBW_FMT_SLICE:
+        if (d->slice_fmt.n == 1)
+            return &d->slice_fmt;
+        fbw_err_set(err, FBW_E_UNSUPPORTED, "no slice description known for op_slice%s%s",
+                    d->slice_why[0] ? ": " : " (its op_get_slice is not in the capture)",
+                    d->slice_why);
+        return NULL;
     }
     return NULL;
 }
@@ -221,6 +228,14 @@ static int client_packet(fbw_dec *d, const fbw_pkt *p)
     case FBW_OP_RELEASE:
         fbw_req_release(d, p->u.rlse.object);
         break;
+    case FBW_OP_GET_SLICE: { /* its op_slice reply is framed with this SDL's element */
+        fbw_err e;
+        d->slice_fmt.cols = &d->slice_elem;
+        d->slice_fmt.cap = 1;
+        d->slice_fmt.n = fbw_sdl_element(p->u.slc.sdl.p, p->u.slc.sdl.n, &d->slice_elem, &e) == FBW_OK;
+        snprintf(d->slice_why, sizeof d->slice_why, "%.159s", d->slice_fmt.n ? "" : e.msg);
+        break;
+    }
     case FBW_OP_TRANSACT: /* its messages were learned while framing it; without one, here */
         if (p->u.trrq.messages == 0)
             rc = fbw_req_transact(d, p->u.trrq.blr);

@@ -78,6 +78,9 @@ struct fbw_dec {
     req_fmt *reqs;            /* compiled BLR requests (reqfmt.c) */
     size_t nreqs;
     req_fmt trrq;             /* the last op_transact's messages (0 in, 1 out) */
+    fbw_col slice_elem;       /* the element of the last op_get_slice's SDL, for its op_slice */
+    fbw_msgfmt slice_fmt;     /* one column: slice_elem; n = 0 when that SDL did not parse */
+    char slice_why[160];
     fbw_turn turn;
     int32_t answering;        /* request op the server packet being reported answers */
     size_t msg_fmt;           /* format the packet being decoded framed its input message with:

@@ -169,6 +169,17 @@ FBW_API int fbw_blr_request_scan(const uint8_t *blr, size_t n, fbw_blr_msgdecl *
 FBW_API int fbw_blr_request_fields(const uint8_t *blr, size_t n, const fbw_blr_msgdecl *m,
                                    fbw_msgfmt *f, fbw_err *err);
 
+/* ---- in sdl.c ---- */
+
+/* The element of an array slice from its SDL (isc_sdl_version1, then the relation, field and
+ * isc_sdl_struct declarations; the subscript program after them is not read), as xdr_slice puts
+ * elements on the wire: CHAR for text; every counted string (blr_cstring, blr_varying) a C string,
+ * here a VARCHAR of its size - 1. FBW_E_BADVALUE "SDL not understood at offset N: ..." otherwise. */
+FBW_API int fbw_sdl_element(const uint8_t *sdl, size_t n, fbw_col *elem, fbw_err *err);
+/* The element's size in the slice buffer (its native size; a VARCHAR element: length + 1): the
+ * slice length divided by it is the number of elements on the wire. */
+FBW_API size_t fbw_slice_stride(const fbw_col *c);
+
 /* ---- in row.c ---- */
 
 /* Walk one message at the reader position without decoding it, and return its bytes in *raw.

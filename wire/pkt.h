@@ -92,6 +92,11 @@ typedef struct fbw_pkt {
         /* transact: the BLR declares message 0 (in) and 1 (out); transact_response uses
          * messages + msg (message 1) */
         struct { uint16_t db, tr; fbw_bytes blr; uint16_t messages; fbw_bytes msg; } trrq;
+        /* get_slice, put_slice: the slice's elements follow the packet's own SDL; op_slice (only
+         * length, slice_length, slice) those of the op_get_slice it answers. slice_length counts
+         * bytes in the native slice buffer (elements x fbw_slice_stride), slice views the wire */
+        struct { uint16_t tr; uint32_t id_hi, id_lo, length; fbw_bytes sdl, params;
+                 uint32_t slice_length; fbw_bytes slice; } slc;
     } u;
 } fbw_pkt;
 
@@ -105,6 +110,7 @@ enum fbw_fmt_kind {
     FBW_FMT_REQUEST,      /* op_send family: message u.data.msg_number of request u.data.request */
     FBW_FMT_TRANSACT_IN,  /* op_transact: message 0 of its own u.trrq.blr */
     FBW_FMT_TRANSACT_OUT, /* op_transact_response: message 1 of the op_transact answered */
+    FBW_FMT_SLICE,        /* op_slice: a one-column format, the element of the op_get_slice's SDL */
 };
 
 /* What the decoder needs to know about the session, learned from the stream itself (dec.c). */
@@ -118,7 +124,7 @@ typedef struct fbw_pkt_ctx {
 
 /* Decode one packet from p[0..n). Returns FBW_OK with *used = its size, FBW_AGAIN when incomplete,
  * FBW_E_PROTO (framing lost: unknown op, impossible length), FBW_E_UNSUPPORTED (op whose layout
- * fbwire does not decode: array slices, batch blob streams), or an error from
+ * fbwire does not decode: op_batch_blob_stream), or an error from
  * the format callback. err gets a message naming op and offset. */
 int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *out, size_t *used,
                    fbw_err *err);

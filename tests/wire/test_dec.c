@@ -271,3 +271,34 @@ Test(dec, a_request_blr_it_cannot_walk_says_why_at_its_messages)
     cr_assert_eq(s.packets, 3);
     fbw_dec_free(g_dec);
 }
+
+/* op_slice is framed with the element of the SDL its op_get_slice sent */
+Test(dec, op_slice_uses_the_sdl_of_its_get_slice)
+{
+    req_seen s;
+    memset(&s, 0, sizeof s);
+    cr_assert_eq(fbw_dec_new(on_req_packet, &s, &g_dec), FBW_OK);
+    static const uint8_t sdl[] = {1, 6, 1, 8, 0, 36, 1, 8, 0, 255}; /* blr_long elements */
+    fbw_pkt p = {.op = FBW_OP_GET_SLICE};
+    p.u.slc.tr = 1;
+    p.u.slc.length = 8;
+    p.u.slc.sdl = (fbw_bytes){sdl, sizeof sdl};
+    feed(1, &p, FBW_OK);
+    static const uint8_t two[] = {0, 0, 0, 5, 0, 0, 0, 6};
+    fbw_pkt r = {.op = FBW_OP_SLICE};
+    r.u.slc.length = 8;
+    r.u.slc.slice_length = 8; /* two LONG elements */
+    r.u.slc.slice = (fbw_bytes){two, sizeof two};
+    feed(0, &r, FBW_OK);
+    cr_assert_eq(s.packets, 2);
+    cr_assert_eq(s.answering[1], FBW_OP_GET_SLICE);
+    /* a get_slice whose SDL does not parse: its op_slice says why */
+    static const uint8_t bad[] = {1, 6, 1, 99};
+    p.u.slc.sdl = (fbw_bytes){bad, sizeof bad};
+    feed(1, &p, FBW_OK);
+    feed(0, &r, FBW_E_UNSUPPORTED);
+    cr_assert(strstr(fbw_dec_error(g_dec)->msg, "op_slice: no slice description known for op_slice: "
+                                               "SDL not understood at offset 3"),
+              "%s", fbw_dec_error(g_dec)->msg);
+    fbw_dec_free(g_dec);
+}

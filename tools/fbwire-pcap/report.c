@@ -316,6 +316,15 @@ static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
     case FBW_OP_TRANSACT_RESPONSE:
         e_num(e, "messages", p->u.trrq.messages);
         break;
+    case FBW_OP_GET_SLICE:
+    case FBW_OP_PUT_SLICE:
+        e_num(e, "tr", p->u.slc.tr);
+        e_num(e, "sdl_bytes", p->u.slc.sdl.n);
+        /* fall through */
+    case FBW_OP_SLICE:
+        e_num(e, "length", p->u.slc.length);
+        e_num(e, "slice_bytes", p->u.slc.slice_length);
+        break;
     case FBW_OP_PREPARE_STATEMENT:
     case FBW_OP_EXEC_IMMEDIATE:
     case FBW_OP_EXEC_IMMEDIATE2:
