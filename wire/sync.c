@@ -100,6 +100,8 @@ int fbw_sync_recoverable(int from_client, const fbw_pkt *p)
         return !from_client && p->u.sqldata.messages == 1;
     case FBW_OP_SEND: case FBW_OP_START_AND_SEND: case FBW_OP_START_SEND_AND_RECEIVE:
         return (from_client || p->op == FBW_OP_SEND) && p->u.data.messages <= 1;
+    case FBW_OP_SLICE: /* its op_get_slice came before the capture */
+        return !from_client;
     default:
         return 0;
     }
