@@ -21,6 +21,17 @@
 #   names: fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql fb3l_p10
 #          fb3_script_arc4 fb3_script_arc4_zlib fb4_script_chacha64 fb4_script_chacha64_zlib
 #          fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6
+#          fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak
+#          fb3_svc_stats fb3_svc_trace fb3_isql_zlib
+#
+# The fb3_gbak_*, fb3_gfix_*, fb3_svc_* and fb3_isql_zlib captures are Firebird's own tools
+# (Debian's firebird3.0-utils: gbak, gfix, fbsvcmgr, isql-fb; client WireCrypt = Disabled) on a
+# tiny private database (fbwire_tools.fdb: two tables, five rows, two blobs) that each run creates
+# afresh. gbak and gfix use the BLR request API (op_compile, op_start_and_receive, op_send ...).
+# FB3's nbackup needs local access to the database file, so nbackup over the network is the
+# service manager's action_nbak (what nbackup -se does from FB4 on). Their .expect headers carry an
+# independent round-trip count (# independent:): tshark's turnarounds, client payload followed by
+# server payload, which leaves out the final unanswered op_disconnect (needs tshark).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +39,7 @@ BUILD=${BUILD:-$SRC/build}
 PCAP_TOOL=$BUILD/tools/fbwire-pcap
 FBWIRE_SQL=$BUILD/tools/fbwire-sql
 OUT=$SRC/pcap
-for f in "$PCAP_TOOL" "$FBWIRE_SQL" "$BUILD/libfbwire_core.a"; do
+for f in "$PCAP_TOOL" "$FBWIRE_SQL" "$BUILD/libfbwire.a"; do
     [ -e "$f" ] || { echo "record.sh: $f missing: build first (BUILD=$BUILD)" >&2; exit 2; }
 done
 if [ -z "${FBW_FB3_PORT:-}" ]; then
@@ -47,7 +58,7 @@ trap cleanup EXIT
 
 # The scripted fbwire session (fbwire-sql has no script mode yet).
 cc -std=c11 -D_DEFAULT_SOURCE -O1 -I"$SRC/wire" -I"$SRC/auth" -I"$SRC/base" "$SRC/pcap/session.c" \
-    "$BUILD/libfbwire_core.a" -lssl -lcrypto -lz -o "$TMP/session"
+    "$BUILD/libfbwire.a" -lssl -lcrypto -lz -o "$TMP/session"
 
 PRIVATE_DB=fbwire_pcap.fdb
 db_fb3=$FBW_DBDIR_FB3/$PRIVATE_DB
@@ -117,7 +128,8 @@ record_once() {
     TCPDUMP_PID=
     "$PCAP_TOOL" dump --port "$port" "$raw" >"$TMP/$name.dump" 2>/dev/null || true
     local conn cport
-    conn=$(grep -F " C>S op_connect " "$TMP/$name.dump" | grep -F "file=\"$db\"" | awk '{print $2}' | tail -1)
+    conn=$(grep -F " C>S op_connect " "$TMP/$name.dump" | grep -F "file=\"${MATCH-$db}\"" |
+        awk '{print $2}' | sed -n "${PICK:-\$}p") # the last one, or the PICK-th
     [ -n "$conn" ] || return 1
     grep -q "^$conn closed (FIN)" "$TMP/$name.dump" || return 1
     cport=$(grep "^$conn open " "$TMP/$name.dump" | sed -E 's/^[^ ]+ open [^ ]*:([0-9]+) -> .*/\1/')
@@ -146,9 +158,21 @@ expect() {
         echo "# args: stats --trips --port $port$keyarg"
         [ -z "${ENCRYPTED:-}" ] || echo "# exit: 1"
         echo "# checked: $check"
+        [ -z "${INDEPENDENT:-}" ] || independent_trips "$OUT/$name.pcap" "$port"
         cat "$TMP/$name.session"
         run_args "$(echo "stats --trips --port $port$keyarg")" "$OUT/$name.pcap" || [ -n "${ENCRYPTED:-}" ]
     } >"$OUT/$name.expect"
+}
+
+# independent_trips FILE PORT: the round trips of the capture's one connection counted by tshark,
+# not by fbwire: payload-carrying segments in capture order, a turnaround wherever the server's
+# payload follows the client's. The final op_disconnect has no answer, so it starts no turnaround.
+independent_trips() {
+    command -v tshark >/dev/null || { echo "record.sh: tshark missing (apt-get install tshark)" >&2; exit 2; }
+    local n
+    n=$(tshark -r "$1" -Y "tcp.len > 0" -T fields -e tcp.dstport 2>/dev/null |
+        awk -v port="$2" '{ c = ($1 == port) } !c && last_c { n++ } { last_c = c } END { print n + 0 }')
+    echo "# independent: round_trips=$n (tshark: turnarounds from client to server payload, the final unanswered op_disconnect has none)"
 }
 
 # run_args "ARGS" FILE: fbwire-pcap with an .expect's args (pcap/... relative to the source tree).
@@ -177,6 +201,102 @@ EOF
     FIREBIRD=$TMP/fbroot ISC_USER=SYSDBA ISC_PASSWORD=$FBW_PASSWORD \
         isql-fb -q -i "$TMP/script.sql" "$DSN" >"$TMP/isql.out"
     echo "isql printed $(grep -cE '^ +[0-9]+ ' "$TMP/isql.out") rows"
+}
+
+# The client configuration Firebird's tools read ($FIREBIRD/firebird.conf): wire crypt off on the
+# client side only, optional wire compression; the message file for readable errors.
+fbroot() { # [compress]
+    rm -rf "$TMP/fbroot"
+    mkdir -p "$TMP/fbroot"
+    printf 'WireCrypt = Disabled\nAuthClient = Srp256, Srp\n' >"$TMP/fbroot/firebird.conf"
+    [ "${1:-}" != compress ] || echo 'WireCompression = true' >>"$TMP/fbroot/firebird.conf"
+    for m in /usr/lib/x86_64-linux-gnu/firebird/3.0/firebird.msg /usr/share/firebird/3.0/firebird.msg; do
+        [ -e "$m" ] && ln -sf "$m" "$TMP/fbroot/firebird.msg" && break
+    done
+}
+
+fbtool() { # command...: one of Firebird's tools as SYSDBA, login from the environment
+    FIREBIRD=$TMP/fbroot ISC_USER=SYSDBA ISC_PASSWORD=$FBW_PASSWORD timeout 120 "$@"
+}
+
+TOOLS_DB=fbwire_tools.fdb
+# A tiny database for the tool captures, created afresh (not recorded): two tables, five rows,
+# two text blobs, NULLs, a few types. Sets TDB (its path on the server), TDSN, and HOST PORT DB.
+tools_db() {
+    fbroot
+    TDB=$FBW_DBDIR_FB3/$TOOLS_DB
+    TDSN=127.0.0.1/$FBW_FB3_PORT:$TDB
+    echo "DROP DATABASE;" | fbtool isql-fb -q "$TDSN" >/dev/null 2>&1 || true
+    fbtool isql-fb -q >/dev/null <<SQL
+CREATE DATABASE '$TDSN';
+CREATE TABLE T1 (ID INTEGER NOT NULL PRIMARY KEY, NAME VARCHAR(20), AMOUNT NUMERIC(9,2), NOTE BLOB SUB_TYPE TEXT);
+CREATE TABLE T2 (K CHAR(4), D DATE, TS TIMESTAMP, F DOUBLE PRECISION);
+INSERT INTO T1 VALUES (1, 'one', 1.5, 'first note');
+INSERT INTO T1 VALUES (2, 'two', 2.25, NULL);
+INSERT INTO T1 VALUES (3, NULL, NULL, 'third');
+INSERT INTO T2 VALUES ('ab', DATE '2026-01-02', TIMESTAMP '2026-01-02 03:04:05', 1.25);
+INSERT INTO T2 VALUES ('cd', NULL, NULL, NULL);
+COMMIT;
+SQL
+    HOST=127.0.0.1 PORT=$FBW_FB3_PORT DB=$TDB
+}
+
+gbak_backup_session() {
+    fbtool gbak -b "$TDSN" "$TMP/tools.fbk"
+    echo "gbak -b wrote $(stat -c %s "$TMP/tools.fbk") bytes"
+}
+
+gbak_restore_session() { # restores the backup made before it over the database itself
+    fbtool gbak -c -rep "$TMP/tools.fbk" "$TDSN"
+    echo "gbak -c -rep read $(stat -c %s "$TMP/tools.fbk") bytes"
+}
+
+gfix_session() { # gfix option...
+    fbtool gfix "$@" "$TDSN"
+    echo "gfix $* finished"
+}
+
+svc_stats_session() {
+    fbtool fbsvcmgr "127.0.0.1/$FBW_FB3_PORT:service_mgr" action_db_stats dbname "$TDB" sts_hdr_pages |
+        grep -c . | sed 's/^/fbsvcmgr printed lines: /'
+}
+
+svc_nbak_session() { # the backup file is written by the server, next to the database
+    local nbk=$FBW_DBDIR_FB3/fbwire_tools.nbk
+    rm -f "$nbk" 2>/dev/null || true
+    fbtool fbsvcmgr "127.0.0.1/$FBW_FB3_PORT:service_mgr" action_nbak dbname "$TDB" nbk_file "$nbk" \
+        nbk_level 0 | grep -c . | sed 's/^/fbsvcmgr action_nbak printed lines: /'
+    rm -f "$nbk" 2>/dev/null || true
+}
+
+svc_trace_session() { # a user trace session started, fed by one query, stopped from another attachment
+    cat >"$TMP/trace.conf" <<CONF
+database = $TDB
+{
+  enabled = true
+  log_statement_finish = true
+}
+CONF
+    fbtool fbsvcmgr "127.0.0.1/$FBW_FB3_PORT:service_mgr" action_trace_start trc_name fbwire \
+        trc_cfg "$TMP/trace.conf" >"$TMP/trace.out" &
+    local pid=$! id=
+    for _ in $(seq 100); do
+        id=$(sed -n 's/^Trace session ID \([0-9]*\) started.*/\1/p' "$TMP/trace.out")
+        [ -n "$id" ] && break
+        sleep 0.1
+    done
+    echo "SELECT COUNT(*) FROM T1;" | fbtool isql-fb -q "$TDSN" >/dev/null
+    sleep 1.5 # the trace flushes its log about once a second
+    fbtool fbsvcmgr "127.0.0.1/$FBW_FB3_PORT:service_mgr" action_trace_stop trc_id "$id" >/dev/null
+    wait "$pid"
+    echo "trace session started and stopped; it printed $(grep -c . "$TMP/trace.out") lines"
+}
+
+isql_zlib_session() {
+    fbroot compress
+    echo "SELECT ID, NAME, AMOUNT FROM T1 ORDER BY ID; SELECT K, D, TS, F FROM T2;" |
+        fbtool isql-fb -q "$TDSN" >"$TMP/isql.out"
+    echo "isql printed $(grep -cE '^ +[0-9]+ |^ab|^cd' "$TMP/isql.out") rows"
 }
 
 fbwire_session() { # args...
@@ -212,7 +332,9 @@ if [ "${1:-}" = --refresh ]; then # the tool's output changed: new bodies under 
 fi
 NAMES=${*:-fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql fb3l_p10
     fb3_script_arc4 fb3_script_arc4_zlib fb4_script_chacha64 fb4_script_chacha64_zlib
-    fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6}
+    fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6
+    fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak fb3_svc_stats
+    fb3_svc_trace fb3_isql_zlib}
 for name in $NAMES; do
     case $name in
     fb3_info)
@@ -279,6 +401,40 @@ for name in $NAMES; do
         use fb4v6
         KEYS=1 record fb4_info_ipv6 crypt_info_session
         KEYS=1 expect fb4_info_ipv6 "fbwire-sql --info over IPv6 (::1) with wire crypt on (the default), decrypted with its key log line (an IPv6 address): the decoded round trips, packets and bytes equal the live ones fbwire-sql printed"
+        ;;
+    fb3_gbak_backup | fb3_gbak_restore)
+        tools_db
+        if [ "$name" = fb3_gbak_backup ]; then
+            record "$name" gbak_backup_session
+        else # gbak -c attaches to see the database, creates it anew, attaches to finish: keep the 2nd
+            fbtool gbak -b "$TDSN" "$TMP/tools.fbk" # not recorded
+            PICK=2 record "$name" gbak_restore_session
+        fi
+        INDEPENDENT=1 expect "$name" "Firebird 3's gbak (${name#fb3_gbak_} over the network, BLR request API) on a database of two tables and five rows; every request's messages framed with the formats its op_compile BLR declared; the round trips equal the independent count below"
+        ;;
+    fb3_gfix_validate | fb3_gfix_sweep)
+        tools_db
+        if [ "$name" = fb3_gfix_validate ]; then
+            record "$name" gfix_session -v -full
+        else
+            record "$name" gfix_session -sweep
+        fi
+        INDEPENDENT=1 expect "$name" "Firebird 3's gfix ${name#fb3_gfix_} over the network (the DPB asks for it in op_attach); the round trips equal the independent count below"
+        ;;
+    fb3_svc_stats | fb3_svc_nbak)
+        tools_db
+        MATCH= record "$name" "${name#fb3_}_session"
+        INDEPENDENT=1 expect "$name" "Firebird 3's fbsvcmgr through the service manager (${name#fb3_svc_}: op_service_start, then op_service_info until the output ends); the round trips equal the independent count below"
+        ;;
+    fb3_svc_trace)
+        tools_db
+        MATCH= PICK=1 record "$name" svc_trace_session
+        INDEPENDENT=1 expect "$name" "fbsvcmgr action_trace_start (the capture keeps that attachment; action_trace_stop came from another): op_service_info polls while the trace output streams; the round trips equal the independent count below"
+        ;;
+    fb3_isql_zlib)
+        tools_db
+        record "$name" isql_zlib_session
+        INDEPENDENT=1 expect "$name" "isql-fb (fbclient 3.0) with client WireCompression = true: two SELECTs over zlib-compressed streams; the round trips equal the independent count below"
         ;;
     *)
         echo "record.sh: unknown capture $name" >&2

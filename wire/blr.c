@@ -241,11 +241,15 @@ typedef struct blr_in {
     size_t n, i;
     fbw_err *err;
     int rc;
+    int request; /* a request's BLR (op_compile, op_transact): blr_cstring allowed, other words */
 } blr_in;
 
 static int in_fail(blr_in *in, const char *what)
 {
-    if (in->rc == FBW_OK)
+    if (in->rc == FBW_OK && in->request)
+        in->rc = fbw_err_set(in->err, FBW_E_BADVALUE,
+                             "request BLR not understood at offset %zu: %s", in->i, what);
+    else if (in->rc == FBW_OK)
         in->rc = fbw_err_set(in->err, FBW_E_BADVALUE, "message BLR: %s at offset %zu", what,
                              in->i);
     return in->rc;
@@ -354,12 +358,29 @@ static void parse_field(blr_in *in, fbw_col *c)
     case BLR_TIMESTAMP_TZ: c->type = FBW_SQL_TIMESTAMP_TZ; break;
     case BLR_EX_TIMESTAMP_TZ: c->type = FBW_SQL_TIMESTAMP_TZ_EX; break;
     case BLR_BOOL: c->type = FBW_SQL_BOOLEAN; break;
+    case BLR_CSTRING:
+    case BLR_CSTRING2:
+        if (!in->request)
+            goto unsupported;
+        /* A NUL-terminated C string: on the wire a count (at most length - 1) and the bytes,
+         * which is exactly a VARCHAR of length - 1 (xdr_datum, dtype_cstring). */
+        c->type = FBW_SQL_VARYING;
+        c->charset = code == BLR_CSTRING ? FBW_CS_DYNAMIC : (uint16_t)in2(in);
+        c->length = (uint16_t)in2(in);
+        c->length = c->length ? (uint16_t)(c->length - 1) : 0;
+        return;
     default:
+    unsupported:
         if (in->rc == FBW_OK) {
-            in->rc = fbw_err_set(in->err, FBW_E_BADVALUE,
-                                 "message BLR: unsupported type byte %u%s at offset %zu", code,
-                                 code == BLR_CSTRING || code == BLR_CSTRING2 ? " (blr_cstring)" : "",
-                                 at);
+            if (in->request)
+                in->rc = fbw_err_set(in->err, FBW_E_BADVALUE,
+                                     "request BLR not understood at offset %zu: message field "
+                                     "type byte %u", at, code);
+            else
+                in->rc = fbw_err_set(in->err, FBW_E_BADVALUE,
+                                     "message BLR: unsupported type byte %u%s at offset %zu", code,
+                                     code == BLR_CSTRING || code == BLR_CSTRING2 ? " (blr_cstring)" : "",
+                                     at);
         }
         return;
     }
@@ -397,7 +418,7 @@ static void parse_tail(blr_in *in)
 
 int fbw_blr_count(const uint8_t *blr, size_t n, uint16_t *count, fbw_err *err)
 {
-    blr_in in = {blr, n, 0, err, FBW_OK};
+    blr_in in = {blr, n, 0, err, FBW_OK, 0};
     *count = 0;
     if (n == 0)
         return FBW_OK;
@@ -409,7 +430,7 @@ int fbw_blr_count(const uint8_t *blr, size_t n, uint16_t *count, fbw_err *err)
 
 int fbw_blr_parse(const uint8_t *blr, size_t n, fbw_msgfmt *f, fbw_err *err)
 {
-    blr_in in = {blr, n, 0, err, FBW_OK};
+    blr_in in = {blr, n, 0, err, FBW_OK, 0};
     f->n = 0;
     if (n == 0)
         return FBW_OK;
@@ -426,5 +447,70 @@ int fbw_blr_parse(const uint8_t *blr, size_t n, fbw_msgfmt *f, fbw_err *err)
     parse_tail(&in);
     if (in.rc == FBW_OK)
         f->n = count;
+    return in.rc;
+}
+
+/* ---- request BLR (op_compile, op_transact) ---- */
+
+/* The remote layer knows a request's messages only from the declarations that open its BLR
+ * (src/remote/parser.cpp PARSE_messages): version, blr_begin, then blr_message after blr_message;
+ * the first other verb ends them. Messages declared deeper are not sent over the wire by any
+ * Firebird client, and the server would not know their format either. */
+static int request_head(blr_in *in)
+{
+    unsigned v = in1(in);
+    if (in->rc == FBW_OK && v != BLR_VERSION4 && v != BLR_VERSION5) {
+        in->i--;
+        return in_fail(in, "version byte is not blr_version4 or blr_version5");
+    }
+    if (in1(in) != BLR_BEGIN && in->rc == FBW_OK) {
+        in->i--;
+        return in_fail(in, "expected blr_begin");
+    }
+    return in->rc;
+}
+
+int fbw_blr_request_scan(const uint8_t *blr, size_t n, fbw_blr_msgdecl *out, unsigned cap,
+                         unsigned *count, fbw_err *err)
+{
+    blr_in in = {blr, n, 0, err, FBW_OK, 1};
+    *count = 0;
+    if (request_head(&in))
+        return in.rc;
+    while (in.i < in.n && in.p[in.i] == BLR_MESSAGE) {
+        in.i++;
+        fbw_blr_msgdecl m = {0};
+        m.number = (uint8_t)in1(&in);
+        m.fields = (uint16_t)in2(&in);
+        m.offset = in.i;
+        for (unsigned k = 0; k < m.fields && in.rc == FBW_OK; k++) {
+            fbw_col c;
+            parse_field(&in, &c);
+        }
+        if (in.rc != FBW_OK)
+            return in.rc;
+        for (unsigned k = 0; k < *count; k++)
+            if (out[k].number == m.number)
+                return fbw_err_set(err, FBW_E_BADVALUE, "request BLR not understood at offset "
+                                   "%zu: message %u declared twice", m.offset - 3, m.number);
+        if (*count == cap)
+            return fbw_err_set(err, FBW_E_USAGE, "request BLR: more than %u messages", cap);
+        out[(*count)++] = m;
+    }
+    return FBW_OK;
+}
+
+int fbw_blr_request_fields(const uint8_t *blr, size_t n, const fbw_blr_msgdecl *m, fbw_msgfmt *f,
+                           fbw_err *err)
+{
+    blr_in in = {blr, n, m->offset, err, FBW_OK, 1};
+    f->n = 0;
+    if (m->fields > f->cap)
+        return fbw_err_set(err, FBW_E_USAGE, "request BLR: message %u has %u fields, room for %u",
+                           m->number, m->fields, f->cap);
+    for (uint16_t i = 0; i < m->fields && in.rc == FBW_OK; i++)
+        parse_field(&in, &f->cols[i]);
+    if (in.rc == FBW_OK)
+        f->n = m->fields;
     return in.rc;
 }

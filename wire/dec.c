@@ -146,6 +146,21 @@ static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_
     case FBW_FMT_BATCH:
         s = fmt_for(d, p->u.batch_msg.stmt, 0);
         return need(s ? &s->batch : NULL, err, "batch messages");
+    case FBW_FMT_REQUEST:
+        return fbw_req_format(d, p->u.data.request, p->u.data.msg_number, err);
+    case FBW_FMT_TRANSACT_IN:
+        if (fbw_req_transact(d, p->u.trrq.blr))
+            return NULL;
+        return fbw_req_transact_format(d, 0, err);
+    case FBW_FMT_TRANSACT_OUT:
+        return fbw_req_transact_format(d, 1, err);
+    case FBW_FMT_SLICE:
+        if (d->slice_fmt.n == 1)
+            return &d->slice_fmt;
+        fbw_err_set(err, FBW_E_UNSUPPORTED, "no slice description known for op_slice%s%s",
+                    d->slice_why[0] ? ": " : " (its op_get_slice is not in the capture)",
+                    d->slice_why);
+        return NULL;
     }
     return NULL;
 }
@@ -205,6 +220,26 @@ static int client_packet(fbw_dec *d, const fbw_pkt *p)
         s = fmt_for(d, p->u.batch_create.stmt, 1);
         rc = s ? learn(d, &s->batch, p->u.batch_create.blr) : FBW_OK;
         break;
+    case FBW_OP_COMPILE:
+        fmt = fbw_req_compiled(d, p->u.ddl.blr); /* the waiting entry names the request */
+        if (!fmt && d->err.code == FBW_E_NOMEM)
+            rc = FBW_E_NOMEM;
+        break;
+    case FBW_OP_RELEASE:
+        fbw_req_release(d, p->u.rlse.object);
+        break;
+    case FBW_OP_GET_SLICE: { /* its op_slice reply is framed with this SDL's element */
+        fbw_err e;
+        d->slice_fmt.cols = &d->slice_elem;
+        d->slice_fmt.cap = 1;
+        d->slice_fmt.n = fbw_sdl_element(p->u.slc.sdl.p, p->u.slc.sdl.n, &d->slice_elem, &e) == FBW_OK;
+        snprintf(d->slice_why, sizeof d->slice_why, "%.159s", d->slice_fmt.n ? "" : e.msg);
+        break;
+    }
+    case FBW_OP_TRANSACT: /* its messages were learned while framing it; without one, here */
+        if (p->u.trrq.messages == 0)
+            rc = fbw_req_transact(d, p->u.trrq.blr);
+        break;
     case FBW_OP_CRYPT:
         d->crypt_started = 1;
         d->crypt_pending = d->have_key;
@@ -242,6 +277,13 @@ static int start_compression(fbw_dec *d)
     return FBW_OK;
 }
 
+/* A request whose reply is a run of op_send packets (and, after a start, an op_response_piggyback). */
+static int receiving(const waiting *w)
+{
+    return w && (w->op == FBW_OP_RECEIVE || w->op == FBW_OP_START_AND_RECEIVE ||
+                 w->op == FBW_OP_START_SEND_AND_RECEIVE);
+}
+
 static int server_packet(fbw_dec *d, const fbw_pkt *p)
 {
     const waiting *w = head(d);
@@ -257,6 +299,16 @@ static int server_packet(fbw_dec *d, const fbw_pkt *p)
         if (p->u.sqldata.messages == 0)
             pop(d);
         return FBW_OK;
+    case FBW_OP_RESPONSE_PIGGYBACK:
+        /* op_start_and_receive: the start's status, then the messages as for op_receive */
+        if (!receiving(w))
+            pop(d);
+        return FBW_OK;
+    case FBW_OP_SEND:
+        /* The answer to a receive: messages = 1 while more op_send follow, 0 on the last. */
+        if (p->u.data.messages == 0 || !receiving(w))
+            pop(d);
+        return FBW_OK;
     case FBW_OP_ACCEPT: case FBW_OP_ACCEPT_DATA: case FBW_OP_COND_ACCEPT:
         d->ctx.protocol = fbw_protocol_from_wire(p->u.acpt.version);
         pop(d);
@@ -267,6 +319,8 @@ static int server_packet(fbw_dec *d, const fbw_pkt *p)
         return FBW_OK;
     case FBW_OP_RESPONSE:
         /* The reply to op_allocate_statement (and other allocations) names the new object. */
+        if (w && w->op == FBW_OP_COMPILE)
+            fbw_req_resolve(d, w->fmt, fbw_status_is_success(p->u.resp.status), p->u.resp.object);
         if (w && w->op == FBW_OP_ALLOCATE_STATEMENT) {
             if (fbw_status_is_success(p->u.resp.status)) {
                 fmt_resolve(d, w->fmt, p->u.resp.object);
@@ -421,16 +475,27 @@ static int unfilter(fbw_dec *d, direction *x)
     return rc;
 }
 
+/* The other direction's burst ended: its packets end here too (lenient: frame what waited for
+ * that end). Done before the turn is counted, so those packets belong to the round trip they
+ * were sent in. */
+int fbw_dec_resolve_other(fbw_dec *d, int from_client, uint64_t ts_ns)
+{
+    int prev = d->last_dir;
+    if (!d->lenient || prev < 0 || prev == from_client)
+        return FBW_OK;
+    if (d->dir[prev].blind || fbw_buf_avail(&d->dir[prev].plain))
+        return fbw_sync_resolve(d, prev, ts_ns);
+    return FBW_OK;
+}
+
 /* Bytes of one direction through the filters and the packet decoder. */
 int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts_ns)
 {
     direction *x = &d->dir[from_client];
     int rc = FBW_OK;
     if (d->lenient && d->last_dir >= 0 && d->last_dir != from_client) {
-        /* The other direction's burst ended: its packets end here too. */
         int prev = d->last_dir;
-        if (d->dir[prev].blind || fbw_buf_avail(&d->dir[prev].plain))
-            rc = fbw_sync_resolve(d, prev, ts_ns);
+        rc = fbw_dec_resolve_other(d, from_client, ts_ns);
         if (rc == FBW_OK && prev == 0) {
             if (fbw_ring_len(&d->q) == 0 && d->pair_pkts[0] && d->pair_pkts[1])
                 d->pairs++;
@@ -494,10 +559,12 @@ int fbw_dec_feed(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64
     }
     if (d->mode == DEC_HUNT) /* counts the round trip when it has decided about the bytes */
         return fbw_sync_hunt(d, from_client, p, n, ts_ns, 0);
-    fbw_stats_turn(&d->stats, &d->turn, from_client, n, ts_ns);
     int prev = d->last_dir;
     d->took = 0;
-    int rc = fbw_dec_feed_bytes(d, from_client, p, n, ts_ns);
+    int rc = fbw_dec_resolve_other(d, from_client, ts_ns);
+    fbw_stats_turn(&d->stats, &d->turn, from_client, n, ts_ns);
+    if (rc == FBW_OK)
+        rc = fbw_dec_feed_bytes(d, from_client, p, n, ts_ns);
     if (rc && d->anywhere && d->mode == DEC_STRICT && d->ctx.protocol == 0 &&
         d->sync.how == FBW_DEC_CONNECT && !d->crypt_started && rc != FBW_E_NOMEM) {
         /* It only looked like op_connect (a word 1 where the capture began): hunt instead. */
@@ -542,6 +609,7 @@ void fbw_dec_free(fbw_dec *d)
     free(d->fmts);
     fmt_free(&d->imm_in);
     fmt_free(&d->imm_out);
+    fbw_req_free_all(d);
     for (int i = 0; i < 2; i++) {
         fbw_buf_free(&d->dir[i].raw);
         fbw_buf_free(&d->dir[i].plain);

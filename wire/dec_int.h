@@ -22,6 +22,20 @@ typedef struct stmt_fmt {
     fbw_msgfmt bind, select, out, batch; /* out: execute2 singleton output */
 } stmt_fmt;
 
+/* A compiled BLR request (op_compile) and the messages its BLR declares. An entry exists from
+ * the op_compile on; until its reply names the handle it is `pending`. */
+typedef struct req_msg {
+    uint8_t number;
+    fbw_msgfmt f;
+} req_msg;
+typedef struct req_fmt {
+    uint16_t handle;
+    uint8_t pending, unused;
+    req_msg *msgs;
+    unsigned nmsgs;
+    char why[192]; /* the BLR could not be walked: why (its messages cannot be framed) */
+} req_fmt;
+
 /* A request waiting for its reply; fmt is the statement entry it concerns (index + 1, 0 none),
  * fixed when the request is seen, because 0xFFFF means "allocated last" at that moment. */
 typedef struct waiting {
@@ -61,6 +75,12 @@ struct fbw_dec {
                                * asked for, if that was a statement; 0 otherwise */
     fbw_ring q;               /* requests waiting for their replies (waiting), oldest first */
     fbw_msgfmt imm_in, imm_out; /* op_exec_immediate2 formats */
+    req_fmt *reqs;            /* compiled BLR requests (reqfmt.c) */
+    size_t nreqs;
+    req_fmt trrq;             /* the last op_transact's messages (0 in, 1 out) */
+    fbw_col slice_elem;       /* the element of the last op_get_slice's SDL, for its op_slice */
+    fbw_msgfmt slice_fmt;     /* one column: slice_elem; n = 0 when that SDL did not parse */
+    char slice_why[160];
     fbw_turn turn;
     int32_t answering;        /* request op the server packet being reported answers */
     size_t msg_fmt;           /* format the packet being decoded framed its input message with:
@@ -91,6 +111,25 @@ enum { DEC_START, DEC_STRICT, DEC_HUNT, DEC_LOCKED };
 int fbw_dec_deliver(fbw_dec *d, int from_client, const fbw_pkt *p, size_t used, uint64_t ts);
 int fbw_dec_feed_bytes(fbw_dec *d, int from_client, const uint8_t *p, size_t n, uint64_t ts);
 void fbw_dec_clear_queue(fbw_dec *d);
+/* Bytes of from_client arrive: the other direction's burst is over, so (lenient) what it left
+ * unframed is framed now, before the turn is counted, in the round trip it was sent in. */
+int fbw_dec_resolve_other(fbw_dec *d, int from_client, uint64_t ts_ns);
+
+/* reqfmt.c: BLR requests' message formats, learned from op_compile / op_transact */
+/* op_compile: a pending entry with the BLR's messages; returns its index + 1 (0: no room). A BLR
+ * that cannot be walked is remembered with the reason, not an error: the request's messages will
+ * say why they cannot be framed. */
+size_t fbw_req_compiled(fbw_dec *d, fbw_bytes blr);
+/* op_response to op_compile: the request got its handle (or, on failure, the entry goes). */
+void fbw_req_resolve(fbw_dec *d, size_t idx, int ok, uint16_t handle);
+/* op_release: the request is gone. */
+void fbw_req_release(fbw_dec *d, uint16_t handle);
+/* The format of message `number` of the request `handle`, or NULL with err saying why. */
+const fbw_msgfmt *fbw_req_format(fbw_dec *d, uint16_t handle, uint16_t number, fbw_err *err);
+/* op_transact: its BLR's messages replace the previous op_transact's; then message `number`. */
+int fbw_req_transact(fbw_dec *d, fbw_bytes blr);
+const fbw_msgfmt *fbw_req_transact_format(fbw_dec *d, uint16_t number, fbw_err *err);
+void fbw_req_free_all(fbw_dec *d);
 
 /* sync.c */
 /* Ops an open session sends in that direction (client requests, server replies): in a session

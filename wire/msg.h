@@ -145,6 +145,41 @@ FBW_API int fbw_blr_count(const uint8_t *blr, size_t n, uint16_t *count, fbw_err
  * returns FBW_E_USAGE. */
 FBW_API int fbw_blr_parse(const uint8_t *blr, size_t n, fbw_msgfmt *f, fbw_err *err);
 
+/* A message a request's BLR declares (op_compile, op_transact): its number, field count and
+ * where its fields start in the BLR. */
+typedef struct fbw_blr_msgdecl {
+    uint8_t number;
+    uint16_t fields;
+    size_t offset;
+} fbw_blr_msgdecl;
+/* Most messages one request declares: the message number is one byte. */
+#define FBW_BLR_MAX_MESSAGES 256
+
+/* Walk a request's BLR (blr_version4/5, blr_begin, then the blr_message declarations that open
+ * it, as Firebird's remote layer reads them; the first other verb ends the walk and nothing after
+ * it is read) and list its messages in out[0..*count) (cap entries). Fields are those of a message
+ * BLR plus blr_cstring/blr_cstring2 (NUL-terminated strings of precompiled programs), which travel
+ * as a VARCHAR of length - 1. Request messages carry no NULL indicators of their own: every field
+ * is one column. Bounds-checked: FBW_E_BADVALUE "request BLR not understood at offset N: ...",
+ * FBW_E_USAGE when more than cap messages are declared. */
+FBW_API int fbw_blr_request_scan(const uint8_t *blr, size_t n, fbw_blr_msgdecl *out, unsigned cap,
+                                 unsigned *count, fbw_err *err);
+/* The fields of message m (from fbw_blr_request_scan on the same BLR) into f (m->fields <= f->cap,
+ * else FBW_E_USAGE). */
+FBW_API int fbw_blr_request_fields(const uint8_t *blr, size_t n, const fbw_blr_msgdecl *m,
+                                   fbw_msgfmt *f, fbw_err *err);
+
+/* ---- in sdl.c ---- */
+
+/* The element of an array slice from its SDL (isc_sdl_version1, then the relation, field and
+ * isc_sdl_struct declarations; the subscript program after them is not read), as xdr_slice puts
+ * elements on the wire: CHAR for text; every counted string (blr_cstring, blr_varying) a C string,
+ * here a VARCHAR of its size - 1. FBW_E_BADVALUE "SDL not understood at offset N: ..." otherwise. */
+FBW_API int fbw_sdl_element(const uint8_t *sdl, size_t n, fbw_col *elem, fbw_err *err);
+/* The element's size in the slice buffer (its native size; a VARCHAR element: length + 1): the
+ * slice length divided by it is the number of elements on the wire. */
+FBW_API size_t fbw_slice_stride(const fbw_col *c);
+
 /* ---- in row.c ---- */
 
 /* Walk one message at the reader position without decoding it, and return its bytes in *raw.
@@ -154,6 +189,13 @@ FBW_API int fbw_blr_parse(const uint8_t *blr, size_t n, fbw_msgfmt *f, fbw_err *
  * unspecified: restart from the saved position once more bytes arrived. A VARCHAR longer than its
  * declared length returns FBW_E_PROTO (framing cannot be trusted). No allocation. */
 FBW_API int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);
+
+/* A message of a BLR request (op_send, op_transact): xdr_message with the request's own format,
+ * every field in order and no NULL bitmap or indicators, at any protocol. Same contract as
+ * fbw_msg_frame / fbw_msg_decode otherwise; decoded values are never NULL. */
+FBW_API int fbw_msg_frame_plain(fbw_rd *r, const fbw_msgfmt *f, fbw_bytes *raw);
+FBW_API int fbw_msg_decode_plain(fbw_bytes raw, const fbw_msgfmt *f, fbw_value *values,
+                                 fbw_err *err);
 
 /* Decode one message framed by fbw_msg_frame into values[0..f->n). Views in values point into
  * raw. Returns FBW_OK, FBW_E_PROTO (raw does not hold exactly one message). */

@@ -3,6 +3,7 @@
  * (src/remote/protocol.cpp xdr_protocol; docs/protocol/packets.md §4, statements.md). */
 #include "pkt.h"
 
+#include "msg.h"
 #include "status.h"
 
 #include <string.h>
@@ -64,9 +65,11 @@ static void c_raw(codec *c, fbw_bytes *b) /* already-encoded bytes (messages) wh
 static int decoding(const codec *c) { return c->r != NULL; }
 static int ok(const codec *c) { return c->r ? c->r->rc == FBW_OK : c->w->rc == FBW_OK; }
 
-/* Frame `count` messages of the format the context names; result is one view over all of them. */
+/* Frame `count` messages of the format the context names; result is one view over all of them.
+ * BLR-request messages (op_send, op_transact) are plain: no NULL bitmap or indicators. */
 static int c_messages(codec *c, const fbw_pkt *p, enum fbw_fmt_kind kind, uint32_t count, fbw_bytes *msg)
 {
+    int plain = kind == FBW_FMT_REQUEST || kind == FBW_FMT_TRANSACT_IN || kind == FBW_FMT_TRANSACT_OUT;
     if (!decoding(c)) {
         c_raw(c, msg);
         return FBW_OK;
@@ -84,7 +87,8 @@ static int c_messages(codec *c, const fbw_pkt *p, enum fbw_fmt_kind kind, uint32
     const uint8_t *start = c->r->p;
     for (uint32_t i = 0; i < count && c->r->rc == FBW_OK; i++) {
         fbw_bytes one;
-        int rc = fbw_msg_frame(c->r, f, c->ctx->protocol, &one);
+        int rc = plain ? fbw_msg_frame_plain(c->r, f, &one)
+                       : fbw_msg_frame(c->r, f, c->ctx->protocol, &one);
         if (rc != FBW_OK && c->r->rc == FBW_OK)
             fbw_rd_fail(c->r, rc, "bad message data");
     }
@@ -480,6 +484,131 @@ static int lay_inline_blob(codec *c, fbw_pkt *p)
     return FBW_OK;
 }
 
+/* BLR requests (xdr_protocol: op_start ... op_start_send_and_receive): five shorts; the op_send
+ * family then always carries one message, whatever `messages` says (xdr_request). */
+static int lay_data(codec *c, fbw_pkt *p)
+{
+    __typeof__(p->u.data) *d = &p->u.data;
+    c_short(c, &d->request);
+    c_short(c, &d->incarnation);
+    c_short(c, &d->tr);
+    c_short(c, &d->msg_number);
+    c_short(c, &d->messages);
+    if (p->op == FBW_OP_START || p->op == FBW_OP_RECEIVE || p->op == FBW_OP_START_AND_RECEIVE)
+        return FBW_OK;
+    return c_messages(c, p, FBW_FMT_REQUEST, 1, &d->msg);
+}
+
+static int lay_transact(codec *c, fbw_pkt *p)
+{
+    __typeof__(p->u.trrq) *t = &p->u.trrq;
+    c_short(c, &t->db);
+    c_short(c, &t->tr);
+    /* The BLR goes twice: xdr_trrq_blr maps it, then xdr_protocol maps the same string again. */
+    c_bytes(c, &t->blr, FBW_BUF_MAX);
+    fbw_bytes again = t->blr;
+    c_bytes(c, &again, FBW_BUF_MAX);
+    if (decoding(c) && ok(c) &&
+        (again.n != t->blr.n || (again.n && memcmp(again.p, t->blr.p, again.n) != 0)))
+        return fbw_rd_fail(c->r, FBW_E_PROTO, "op_transact: the two copies of the BLR differ");
+    c_short(c, &t->messages);
+    return c_messages(c, p, FBW_FMT_TRANSACT_IN, t->messages ? 1 : 0, &t->msg);
+}
+
+static int lay_transact_response(codec *c, fbw_pkt *p)
+{
+    __typeof__(p->u.trrq) *t = &p->u.trrq;
+    c_short(c, &t->messages);
+    return c_messages(c, p, FBW_FMT_TRANSACT_OUT, t->messages ? 1 : 0, &t->msg);
+}
+
+/* xdr_longs: a byte count, then count / 4 longs (the remainder is not sent) */
+static void c_longs(codec *c, fbw_bytes *b)
+{
+    uint32_t n = (uint32_t)b->n;
+    c_u32(c, &n);
+    if (decoding(c) && (n >> 16) == 0xFFFF) /* fixupLength */
+        n &= 0xFFFF;
+    if (!decoding(c)) {
+        fbw_xdr_put_raw(c->w, b->p, b->n / 4 * 4);
+        return;
+    }
+    if (n > FBW_BUF_MAX) {
+        fbw_rd_fail(c->r, FBW_E_PROTO, "parameter vector too long");
+        return;
+    }
+    b->p = c->r->p;
+    fbw_xdr_skip(c->r, n / 4 * 4);
+    b->n = ok(c) ? n / 4 * 4 : 0;
+}
+
+/* xdr_slice: the buffer length, then length / stride elements of the SDL's element type */
+static int c_slice(codec *c, const fbw_pkt *p, const fbw_col *elem, uint32_t *len, fbw_bytes *data)
+{
+    c_u32(c, len);
+    if (!decoding(c)) {
+        c_raw(c, data);
+        return FBW_OK;
+    }
+    data->p = NULL;
+    data->n = 0;
+    if (!ok(c) || *len == 0)
+        return FBW_OK;
+    if (*len > FBW_BUF_MAX)
+        return fbw_rd_fail(c->r, FBW_E_PROTO, "slice too long");
+    fbw_col from_cb;
+    if (!elem) {
+        if (!c->ctx || !c->ctx->format)
+            return fbw_err_set(c->err, FBW_E_UNSUPPORTED, "no slice description known for this stream");
+        const fbw_msgfmt *f = c->ctx->format(c->ctx->arg, FBW_FMT_SLICE, p, c->err);
+        if (!f)
+            return c->err && c->err->code != FBW_OK ? c->err->code : FBW_E_UNSUPPORTED;
+        if (f->n != 1)
+            return fbw_err_set(c->err, FBW_E_USAGE, "a slice element format has one column");
+        from_cb = f->cols[0];
+        elem = &from_cb;
+    }
+    size_t stride = fbw_slice_stride(elem);
+    if (stride == 0)
+        return fbw_rd_fail(c->r, FBW_E_PROTO, "slice element of no size");
+    fbw_msgfmt one = {(fbw_col *)elem, 1, 1};
+    const uint8_t *start = c->r->p;
+    for (uint32_t i = 0; i < *len / stride && ok(c); i++) {
+        fbw_bytes e;
+        (void)fbw_msg_frame_plain(c->r, &one, &e);
+    }
+    data->p = start;
+    data->n = (size_t)(c->r->p - start);
+    return FBW_OK;
+}
+
+static int lay_get_slice(codec *c, fbw_pkt *p)
+{
+    __typeof__(p->u.slc) *s = &p->u.slc;
+    c_short(c, &s->tr);
+    c_quad(c, &s->id_hi, &s->id_lo);
+    c_u32(c, &s->length);
+    c_bytes(c, &s->sdl, FBW_BUF_MAX);
+    c_longs(c, &s->params);
+    fbw_col elem;
+    int have = 0;
+    if (decoding(c) && ok(c)) {
+        /* the slice (usually empty in op_get_slice) needs the SDL only when it has bytes */
+        fbw_err e;
+        have = fbw_sdl_element(s->sdl.p, s->sdl.n, &elem, &e) == FBW_OK;
+        const uint8_t *q = c->r->p;
+        if (!have && c->r->end - q >= 4 && (q[0] | q[1] | q[2] | q[3]) != 0)
+            return fbw_err_set(c->err, FBW_E_BADVALUE, "%s", e.msg);
+    }
+    return c_slice(c, p, have ? &elem : NULL, &s->slice_length, &s->slice);
+}
+
+static int lay_slice(codec *c, fbw_pkt *p)
+{
+    c_u32(c, &p->u.slc.length);
+    return c_slice(c, p, NULL, &p->u.slc.slice_length, &p->u.slc.slice);
+}
+
 static int lay_none(codec *c, fbw_pkt *p)
 {
     (void)c;
@@ -540,6 +669,13 @@ static layout_fn layout_of(int32_t op)
     case FBW_OP_BATCH_SET_BPB: return lay_batch_bpb;
     case FBW_OP_BATCH_REGBLOB: return lay_batch_regblob;
     case FBW_OP_INLINE_BLOB: return lay_inline_blob;
+    case FBW_OP_START: case FBW_OP_START_AND_RECEIVE: case FBW_OP_RECEIVE: case FBW_OP_SEND:
+    case FBW_OP_START_AND_SEND: case FBW_OP_START_SEND_AND_RECEIVE:
+        return lay_data;
+    case FBW_OP_TRANSACT: return lay_transact;
+    case FBW_OP_TRANSACT_RESPONSE: return lay_transact_response;
+    case FBW_OP_GET_SLICE: case FBW_OP_PUT_SLICE: return lay_get_slice;
+    case FBW_OP_SLICE: return lay_slice;
     default: return NULL;
     }
 }

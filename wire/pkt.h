@@ -85,6 +85,18 @@ typedef struct fbw_pkt {
         struct { uint16_t stmt; fbw_bytes bpb; } batch_bpb;
         struct { uint16_t stmt; uint32_t exist_hi, exist_lo, id_hi, id_lo; } batch_regblob;
         struct { uint16_t tr; uint32_t id_hi, id_lo; fbw_bytes info, data; } inline_blob;
+        /* BLR requests: start, start_and_receive, receive (no message); send, start_and_send,
+         * start_send_and_receive (one message of request's format msg_number; from the server,
+         * messages = 1 means more op_send follow in this reply, 0 the last) */
+        struct { uint16_t request, incarnation, tr, msg_number, messages; fbw_bytes msg; } data;
+        /* transact: the BLR declares message 0 (in) and 1 (out); transact_response uses
+         * messages + msg (message 1) */
+        struct { uint16_t db, tr; fbw_bytes blr; uint16_t messages; fbw_bytes msg; } trrq;
+        /* get_slice, put_slice: the slice's elements follow the packet's own SDL; op_slice (only
+         * length, slice_length, slice) those of the op_get_slice it answers. slice_length counts
+         * bytes in the native slice buffer (elements x fbw_slice_stride), slice views the wire */
+        struct { uint16_t tr; uint32_t id_hi, id_lo, length; fbw_bytes sdl, params;
+                 uint32_t slice_length; fbw_bytes slice; } slc;
     } u;
 } fbw_pkt;
 
@@ -95,6 +107,10 @@ enum fbw_fmt_kind {
     FBW_FMT_FETCH,        /* rows in op_fetch_response: the format of the fetch being answered */
     FBW_FMT_SQL_RESPONSE, /* row in op_sql_response: out format of the last execute2/exec_immediate2 */
     FBW_FMT_BATCH,        /* messages in op_batch_msg: format given in op_batch_create */
+    FBW_FMT_REQUEST,      /* op_send family: message u.data.msg_number of request u.data.request */
+    FBW_FMT_TRANSACT_IN,  /* op_transact: message 0 of its own u.trrq.blr */
+    FBW_FMT_TRANSACT_OUT, /* op_transact_response: message 1 of the op_transact answered */
+    FBW_FMT_SLICE,        /* op_slice: a one-column format, the element of the op_get_slice's SDL */
 };
 
 /* What the decoder needs to know about the session, learned from the stream itself (dec.c). */
@@ -108,7 +124,7 @@ typedef struct fbw_pkt_ctx {
 
 /* Decode one packet from p[0..n). Returns FBW_OK with *used = its size, FBW_AGAIN when incomplete,
  * FBW_E_PROTO (framing lost: unknown op, impossible length), FBW_E_UNSUPPORTED (op whose layout
- * fbwire does not decode: BLR-request messages, array slices, batch blob streams), or an error from
+ * fbwire does not decode: op_batch_blob_stream), or an error from
  * the format callback. err gets a message naming op and offset. */
 int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *out, size_t *used,
                    fbw_err *err);
@@ -118,5 +134,6 @@ int fbw_pkt_encode(const fbw_pkt_ctx *ctx, fbw_wr *w, const fbw_pkt *p);
 
 /* The message framing function from row.c, used for data-bearing packets. */
 FBW_API int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);
+FBW_API int fbw_msg_frame_plain(fbw_rd *r, const fbw_msgfmt *f, fbw_bytes *raw);
 
 #endif

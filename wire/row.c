@@ -94,6 +94,20 @@ int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw)
     return r->rc;
 }
 
+int fbw_msg_frame_plain(fbw_rd *r, const fbw_msgfmt *f, fbw_bytes *raw)
+{
+    const uint8_t *start = r->p;
+    raw->p = NULL;
+    raw->n = 0;
+    for (uint16_t i = 0; i < f->n && r->rc == FBW_OK; i++)
+        skip_field(r, &f->cols[i]);
+    if (r->rc == FBW_OK) {
+        raw->p = start;
+        raw->n = (size_t)(r->p - start);
+    }
+    return r->rc;
+}
+
 /* ---- decode ---- */
 
 static void get_tz(fbw_rd *r, fbw_value *v, int ex)
@@ -216,6 +230,23 @@ int fbw_msg_decode(fbw_bytes raw, const fbw_msgfmt *f, int protocol, fbw_value *
         fbw_rd_fail(&r, FBW_E_PROTO, "bytes left over after the message");
     if (r.rc != FBW_OK)
         return fbw_err_set(err, r.rc, "message: %s (field %u, offset %zu)",
+                           r.what ? r.what : "bad data", i ? i - 1u : 0u, fbw_rd_offset(&r));
+    return FBW_OK;
+}
+
+int fbw_msg_decode_plain(fbw_bytes raw, const fbw_msgfmt *f, fbw_value *values, fbw_err *err)
+{
+    fbw_rd r;
+    uint16_t i = 0;
+    fbw_rd_init(&r, raw.p, raw.n, FBW_E_PROTO);
+    for (; i < f->n && r.rc == FBW_OK; i++) {
+        init_value(&values[i], &f->cols[i], 0);
+        get_field(&r, &f->cols[i], &values[i]);
+    }
+    if (r.rc == FBW_OK && fbw_rd_left(&r) != 0)
+        fbw_rd_fail(&r, FBW_E_PROTO, "bytes left over after the message");
+    if (r.rc != FBW_OK)
+        return fbw_err_set(err, r.rc, "request message: %s (field %u, offset %zu)",
                            r.what ? r.what : "bad data", i ? i - 1u : 0u, fbw_rd_offset(&r));
     return FBW_OK;
 }

@@ -48,11 +48,14 @@ int fbw_sync_session_op(int from_client, uint32_t op)
     switch (op) {
     case FBW_OP_CRYPT_KEY_CALLBACK:
         return 1;
-    case FBW_OP_EVENT: case FBW_OP_SLICE:
+    case FBW_OP_EVENT: case FBW_OP_SLICE: case FBW_OP_TRANSACT_RESPONSE:
         return !from_client;
+    case FBW_OP_SEND: /* a message each way: the client's, and the server's reply to a receive */
+        return 1;
     case FBW_OP_GET_SLICE: case FBW_OP_PUT_SLICE: case FBW_OP_DDL: case FBW_OP_COMPILE:
-    case FBW_OP_START: case FBW_OP_START_AND_SEND: case FBW_OP_SEND: case FBW_OP_RECEIVE:
+    case FBW_OP_START: case FBW_OP_START_AND_SEND: case FBW_OP_RECEIVE: case FBW_OP_UNWIND:
     case FBW_OP_START_AND_RECEIVE: case FBW_OP_START_SEND_AND_RECEIVE: case FBW_OP_RELEASE:
+    case FBW_OP_TRANSACT:
         return from_client;
     case FBW_OP_RESPONSE: case FBW_OP_FETCH_RESPONSE: case FBW_OP_SQL_RESPONSE:
     case FBW_OP_BATCH_CS: case FBW_OP_INLINE_BLOB: case FBW_OP_RESPONSE_PIGGYBACK:
@@ -95,6 +98,10 @@ int fbw_sync_recoverable(int from_client, const fbw_pkt *p)
                (p->u.sqldata.status == 0 || p->u.sqldata.status == 100);
     case FBW_OP_SQL_RESPONSE:
         return !from_client && p->u.sqldata.messages == 1;
+    case FBW_OP_SEND: case FBW_OP_START_AND_SEND: case FBW_OP_START_SEND_AND_RECEIVE:
+        return (from_client || p->op == FBW_OP_SEND) && p->u.data.messages <= 1;
+    case FBW_OP_SLICE: /* its op_get_slice came before the capture */
+        return !from_client;
     default:
         return 0;
     }
@@ -241,8 +248,9 @@ static int count_turn(fbw_dec *d, int flags, const uint8_t *p, size_t n, uint64_
 
 static int replay(fbw_dec *d, int flags, const uint8_t *p, size_t n, uint64_t ts)
 {
+    int rc = fbw_dec_resolve_other(d, flags & 1, ts);
     count_turn(d, flags, p, n, ts);
-    return fbw_dec_feed_bytes(d, flags & 1, p, n, ts);
+    return rc ? rc : fbw_dec_feed_bytes(d, flags & 1, p, n, ts);
 }
 
 static void end_trials(fbw_dec *d, int count_skipped)

@@ -19,11 +19,12 @@ static fbw_col cols[5] = {
     {.type = FBW_SQL_TIMESTAMP, .length = 8},
 };
 static const fbw_msgfmt fmt = {cols, 5, 5};
+static const fbw_msgfmt elem = {cols, 1, 1}; /* op_slice: one element column */
 
 static const fbw_msgfmt *fmt_cb(void *arg, enum fbw_fmt_kind kind, const fbw_pkt *p, fbw_err *err)
 {
-    (void)arg, (void)kind, (void)p, (void)err;
-    return &fmt;
+    (void)arg, (void)p, (void)err;
+    return kind == FBW_FMT_SLICE ? &elem : &fmt;
 }
 
 static void check_reencode(const fbw_pkt_ctx *ctx, const fbw_pkt *pk)

@@ -227,6 +227,78 @@ Test(pcap, every_capture_decodes_to_its_expect)
     remove_tmpdir(tmp);
 }
 
+/* Captures of Firebird's own tools (pcap/record.sh) carry a round-trip count made without fbwire:
+ * "# independent: round_trips=N" from tshark's turnarounds. The decoded round trips must equal it,
+ * and the decode must have reached the end (no problem line). */
+Test(pcap, tool_captures_match_the_independent_count)
+{
+    char names[MAX_CAPTURES][64];
+    size_t n = captures(names), checked = 0, gbak = 0;
+    for (size_t i = 0; i < n; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.expect", PCAP_DIR, names[i]);
+        blob e = slurp(path);
+        const char *ind = strstr(e.p, "\n# independent: round_trips=");
+        if (!strncmp(names[i], "fb3_gbak", 8) || !strncmp(names[i], "fb3_gfix", 8) ||
+            !strncmp(names[i], "fb3_svc", 7))
+            cr_expect(ind, "%s.expect has no independent round-trip count", names[i]);
+        if (ind) {
+            long want = atol(ind + strlen("\n# independent: round_trips="));
+            const char *got = strstr(e.p, "\nround_trips: ");
+            cr_assert(got, "%s.expect has no round_trips line", names[i]);
+            cr_expect_eq(atol(got + strlen("\nround_trips: ")), want,
+                         "%s: decoded round trips differ from the independent count %ld", names[i],
+                         want);
+            cr_expect(!strstr(e.p, "\nproblem:"), "%s: the decode did not reach the end", names[i]);
+            checked++;
+            gbak += !strncmp(names[i], "fb3_gbak", 8);
+        }
+        free(e.p);
+    }
+    cr_expect_geq(gbak, 2, "the gbak backup and restore captures are missing");
+    cr_expect_geq(checked, 8, "expected the tool captures of pcap/record.sh, found %zu", checked);
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+    size_t n = 0;
+    for (const char *q = strstr(hay, needle); q; q = strstr(q + 1, needle))
+        n++;
+    return n;
+}
+
+/* gbak's backup in dump: every op_compile with the messages its BLR declares, the rows of each
+ * receive on its last op_send (as DSQL rows on op_fetch_response); replay --list names every
+ * compiled request with the reason it is not replayed. */
+Test(pcap, gbak_requests_in_dump_and_replay_list)
+{
+    char tmp[64], file[512];
+    make_tmpdir(tmp, sizeof tmp);
+    snprintf(file, sizeof file, "%s/fb3_gbak_backup.pcap", PCAP_DIR);
+    char *a1[] = {"fbwire-pcap", "dump", file, NULL};
+    run_result d = run_tool(a1, tmp);
+    cr_assert_eq(d.status, 0, "%s", d.err.p);
+    cr_expect(strstr(d.out.p, " C>S op_compile 204 blr_bytes=190 messages=\"0:1\"\n"), "%s", d.out.p);
+    cr_expect(strstr(d.out.p, " S>C op_send 28 request=2 msg=0 messages=0 rows=3\n"), "no rows");
+    cr_expect(strstr(d.out.p, " C>S op_start_send_and_receive 44 request=2 tr=1 msg=0 messages=0\n"));
+    cr_expect(!strstr(d.out.p, "not supported"), "a packet did not decode");
+    size_t compiles = count_of(d.out.p, " C>S op_compile ");
+    cr_expect_eq(compiles, 33);
+    char *a2[] = {"fbwire-pcap", "replay", file, "--list", NULL};
+    run_result l = run_tool(a2, tmp);
+    cr_assert_eq(l.status, 0, "%s", l.err.p);
+    cr_expect(strstr(l.out.p, "request compiled at packet 7 (190 bytes of BLR, 1 messages) [not "
+                              "replayable: a BLR request"), "%s", l.out.p);
+    cr_expect_eq(count_of(l.out.p, "\nrequest compiled at packet "), compiles);
+    char *a3[] = {"fbwire-pcap", "replay", file, "--list", "--json", NULL};
+    run_result j = run_tool(a3, tmp);
+    cr_expect(strstr(j.out.p, "\"blr_requests\":{\"compiled\":33,"), "%s", j.out.p);
+    run_free(&d);
+    run_free(&l);
+    run_free(&j);
+    remove_tmpdir(tmp);
+}
+
 /* The same numbers in JSON: the connection's round trips must match the text output's. */
 Test(pcap, json_agrees_with_text)
 {

@@ -306,7 +306,8 @@ Test(replay_report, json_of_a_replay_follows_the_schema_keys)
     static const char *const order[] = {"id",       "client",      "server",       "encrypted",
                                         "problem",  "open_at_end", "replayed",     "error",
                                         "failures", "replay",      "ratio",        "late_replies",
-                                        "capture",  "step_counts", "not_replayed", "differences"};
+                                        "capture",  "step_counts", "blr_requests", "not_replayed",
+                                        "differences"};
     size_t k = 0;
     const char *key;
     json_t *v;

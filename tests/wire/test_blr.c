@@ -4,6 +4,7 @@
 
 #include "msg.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static fbw_col col(uint16_t type, int16_t scale, uint16_t charset, uint16_t length)
@@ -228,4 +229,96 @@ Test(blr, message_length_alignment)
                     col(FBW_SQL_BOOLEAN, 0, 0, 0), col(FBW_SQL_TIMESTAMP_TZ, 0, 0, 0)};
     fbw_msgfmt f = {c, 4, 4};
     cr_assert_eq(fbw_msg_length(&f), 38);
+}
+
+/* ---- request BLR (op_compile, op_transact): the leading blr_message declarations ---- */
+
+/* As gbak sends them: blr_version4, blr_begin, message 1 (cstring2 charset 3 length 32, short,
+ * quad), message 0 (long), then the statements (blr_receive 0 ...), which are not read. */
+static const uint8_t gbak_like[] = {
+    4, 2,                         /* blr_version4 blr_begin */
+    4, 1, 3, 0,                   /* blr_message 1, 3 fields */
+    41, 3, 0, 32, 0,              /* blr_cstring2 charset 3, length 32 */
+    7, 0,                         /* blr_short 0 */
+    9, 0,                         /* blr_quad 0 */
+    4, 0, 1, 0,                   /* blr_message 0, 1 field */
+    8, 0,                         /* blr_long 0 */
+    3, 0, 2, 0xFF, 0xFF, 0x4C,    /* blr_receive 0 ... (never read: bytes that are no message) */
+};
+
+Test(blr, request_scan_finds_the_leading_messages)
+{
+    fbw_blr_msgdecl d[4];
+    unsigned n = 0;
+    fbw_err err;
+    cr_assert_eq(fbw_blr_request_scan(gbak_like, sizeof gbak_like, d, 4, &n, &err), FBW_OK, "%s",
+                 err.msg);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(d[0].number, 1);
+    cr_assert_eq(d[0].fields, 3);
+    cr_assert_eq(d[1].number, 0);
+    cr_assert_eq(d[1].fields, 1);
+    fbw_col c[3];
+    fbw_msgfmt f = {c, 0, 3};
+    cr_assert_eq(fbw_blr_request_fields(gbak_like, sizeof gbak_like, &d[0], &f, &err), FBW_OK);
+    cr_assert_eq(f.n, 3);
+    /* a C string of 32 bytes (NUL included) travels as a VARCHAR of 31 */
+    cr_assert_eq(c[0].type, FBW_SQL_VARYING);
+    cr_assert_eq(c[0].length, 31);
+    cr_assert_eq(c[0].charset, 3);
+    cr_assert_eq(c[1].type, FBW_SQL_SHORT);
+    cr_assert_eq(c[2].type, FBW_SQL_QUAD);
+    /* no room: usage error, nothing parsed */
+    fbw_msgfmt small = {c, 0, 2};
+    cr_assert_eq(fbw_blr_request_fields(gbak_like, sizeof gbak_like, &d[0], &small, &err),
+                 FBW_E_USAGE);
+    cr_assert_eq(small.n, 0);
+    /* message BLR (DSQL) keeps refusing blr_cstring */
+    static const uint8_t dsql[] = {5, 2, 4, 0, 2, 0, 40, 8, 0, 7, 0, 255, 76};
+    fbw_msgfmt g = {c, 0, 3};
+    cr_assert_eq(fbw_blr_parse(dsql, sizeof dsql, &g, &err), FBW_E_BADVALUE);
+    cr_assert(strstr(err.msg, "blr_cstring"), "%s", err.msg);
+}
+
+Test(blr, request_scan_without_messages_and_errors_name_the_offset)
+{
+    fbw_blr_msgdecl d[2];
+    unsigned n = 9;
+    fbw_err err;
+    static const uint8_t none[] = {5, 2, 3, 0, 0xFF, 0x4C}; /* statements only */
+    cr_assert_eq(fbw_blr_request_scan(none, sizeof none, d, 2, &n, &err), FBW_OK);
+    cr_assert_eq(n, 0);
+
+    static const uint8_t version[] = {6, 2};
+    cr_assert_eq(fbw_blr_request_scan(version, sizeof version, d, 2, &n, &err), FBW_E_BADVALUE);
+    cr_assert(strstr(err.msg, "request BLR not understood at offset 0"), "%s", err.msg);
+
+    static const uint8_t nobegin[] = {4, 4};
+    cr_assert_eq(fbw_blr_request_scan(nobegin, sizeof nobegin, d, 2, &n, &err), FBW_E_BADVALUE);
+    cr_assert(strstr(err.msg, "at offset 1: expected blr_begin"), "%s", err.msg);
+
+    static const uint8_t badtype[] = {4, 2, 4, 0, 1, 0, 99};
+    cr_assert_eq(fbw_blr_request_scan(badtype, sizeof badtype, d, 2, &n, &err), FBW_E_BADVALUE);
+    cr_assert(strstr(err.msg, "request BLR not understood at offset 6: message field type byte 99"),
+              "%s", err.msg);
+
+    static const uint8_t twice[] = {4, 2, 4, 0, 1, 0, 8, 0, 4, 0, 1, 0, 8, 0};
+    cr_assert_eq(fbw_blr_request_scan(twice, sizeof twice, d, 2, &n, &err), FBW_E_BADVALUE);
+    cr_assert(strstr(err.msg, "message 0 declared twice"), "%s", err.msg);
+
+    static const uint8_t three[] = {4, 2, 4, 0, 0, 0, 4, 1, 0, 0, 4, 2, 0, 0};
+    cr_assert_eq(fbw_blr_request_scan(three, sizeof three, d, 2, &n, &err), FBW_E_USAGE);
+
+    /* every prefix that cuts the head or a declaration is an error, never a read past the end;
+     * one that ends between declarations lists those before it */
+    for (size_t len = 0; len < 19; len++) {
+        uint8_t *cut = malloc(len ? len : 1);
+        memcpy(cut, gbak_like, len);
+        int rc = fbw_blr_request_scan(cut, len, d, 2, &n, &err);
+        if (len == 2 || len == 15)
+            cr_assert(rc == FBW_OK && n == (len == 15), "prefix %zu: rc %d n %u", len, rc, n);
+        else
+            cr_assert_eq(rc, FBW_E_BADVALUE, "prefix %zu: rc %d", len, rc);
+        free(cut);
+    }
 }

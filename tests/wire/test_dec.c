@@ -124,3 +124,181 @@ Test(dec, message_format_of_execute_with_and_without_blr)
     fbw_buf_free(&b);
     fbw_dec_free(g_dec);
 }
+
+/* ---- BLR requests: formats per compiled request, replies to receives ---- */
+
+typedef struct req_seen {
+    int packets;
+    int32_t answering[16];
+    int32_t ops[16];
+    fbw_bytes msgs[16]; /* sizes only: views die with the callback */
+    uint8_t first_row[64];
+} req_seen;
+
+static void on_req_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes, uint64_t ts)
+{
+    (void)bytes, (void)ts;
+    req_seen *s = arg;
+    if (s->packets < 16) {
+        s->ops[s->packets] = p->op;
+        s->answering[s->packets] = from_client ? 0 : fbw_dec_answering(g_dec);
+        s->msgs[s->packets] = p->op == FBW_OP_SEND ? p->u.data.msg : (fbw_bytes){NULL, 0};
+        if (s->packets == 4 && p->u.data.msg.n <= sizeof s->first_row)
+            memcpy(s->first_row, p->u.data.msg.p, p->u.data.msg.n);
+    }
+    s->packets++;
+}
+
+static void put(fbw_buf *b, const fbw_pkt *p)
+{
+    fbw_pkt_ctx ctx = {0};
+    fbw_wr w;
+    fbw_wr_init(&w, b);
+    cr_assert_eq(fbw_pkt_encode(&ctx, &w, p), FBW_OK);
+}
+
+static void feed(int from_client, const fbw_pkt *p, int want)
+{
+    fbw_buf b;
+    fbw_buf_init(&b);
+    put(&b, p);
+    int rc = fbw_dec_feed(g_dec, from_client, b.data, b.len, 0);
+    cr_assert_eq(rc, want, "op %d: %s", p->op, fbw_dec_error(g_dec)->msg);
+    fbw_buf_free(&b);
+}
+
+static const uint8_t ok_status[] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
+
+static void respond(int32_t op, uint16_t object)
+{
+    fbw_pkt r = {.op = op};
+    r.u.resp.object = object;
+    r.u.resp.status = (fbw_bytes){ok_status, sizeof ok_status};
+    feed(0, &r, FBW_OK);
+}
+
+/* message 0: LONG, blr_cstring 6 (a VARCHAR of 5 on the wire); message 1: SHORT */
+static const uint8_t req_blr[] = {4, 2, 4, 0, 2, 0, 8, 0, 40, 6, 0, 4, 1, 1, 0, 7, 0,
+                                  3, 0, 2, 0xFF, 0x4C};
+static const uint8_t row_a[] = {0, 0, 0, 1, 0, 0, 0, 3, 'a', 'b', 'c', 0};
+static const uint8_t row_b[] = {0, 0, 0, 2, 0, 0, 0, 0};
+static const uint8_t short_msg[] = {0xFF, 0xFF, 0xFF, 0xFE};
+
+static void data_pkt(fbw_pkt *p, int32_t op, uint16_t request, uint16_t msg, uint16_t messages,
+                     const uint8_t *bytes, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->op = op;
+    p->u.data.request = request;
+    p->u.data.tr = 1;
+    p->u.data.msg_number = msg;
+    p->u.data.messages = messages;
+    p->u.data.msg = (fbw_bytes){bytes, n};
+}
+
+Test(dec, blr_request_messages_framed_with_the_compiled_formats)
+{
+    req_seen s;
+    memset(&s, 0, sizeof s);
+    cr_assert_eq(fbw_dec_new(on_req_packet, &s, &g_dec), FBW_OK);
+    fbw_pkt p = {.op = FBW_OP_COMPILE};
+    p.u.ddl.blr = (fbw_bytes){req_blr, sizeof req_blr};
+    feed(1, &p, FBW_OK);
+    respond(FBW_OP_RESPONSE, 5);
+    data_pkt(&p, FBW_OP_START_AND_RECEIVE, 5, 0, 0, NULL, 0);
+    feed(1, &p, FBW_OK);
+    respond(FBW_OP_RESPONSE_PIGGYBACK, 0);
+    data_pkt(&p, FBW_OP_SEND, 5, 0, 1, row_a, sizeof row_a); /* more follow */
+    feed(0, &p, FBW_OK);
+    data_pkt(&p, FBW_OP_SEND, 5, 0, 0, row_b, sizeof row_b); /* the last of the reply */
+    feed(0, &p, FBW_OK);
+    data_pkt(&p, FBW_OP_SEND, 5, 1, 1, short_msg, sizeof short_msg); /* client: message 1 */
+    feed(1, &p, FBW_OK);
+    respond(FBW_OP_RESPONSE, 0);
+    cr_assert_eq(s.packets, 8);
+    cr_assert_eq(s.answering[1], FBW_OP_COMPILE);
+    cr_assert_eq(s.answering[3], FBW_OP_START_AND_RECEIVE);
+    cr_assert_eq(s.answering[4], FBW_OP_START_AND_RECEIVE, "op_send answers the receive");
+    cr_assert_eq(s.answering[5], FBW_OP_START_AND_RECEIVE);
+    cr_assert_eq(s.answering[7], FBW_OP_SEND, "the receive's reply ended with messages = 0");
+    cr_assert_eq(s.msgs[4].n, sizeof row_a);
+    cr_assert_eq(s.msgs[5].n, sizeof row_b);
+    cr_assert_eq(s.msgs[6].n, sizeof short_msg);
+
+    /* the rows decode with message 0's format: a C string of 6 is a VARCHAR of 5 */
+    fbw_col c[2];
+    fbw_msgfmt f = {c, 0, 2};
+    fbw_blr_msgdecl d[2];
+    unsigned n;
+    fbw_err err;
+    cr_assert_eq(fbw_blr_request_scan(req_blr, sizeof req_blr, d, 2, &n, &err), FBW_OK);
+    cr_assert_eq(fbw_blr_request_fields(req_blr, sizeof req_blr, &d[0], &f, &err), FBW_OK);
+    fbw_value v[2];
+    fbw_bytes row = {s.first_row, s.msgs[4].n};
+    cr_assert_eq(fbw_msg_decode_plain(row, &f, v, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(v[0].u.i64, 1);
+    cr_assert(v[1].u.bytes.n == 3 && !memcmp(v[1].u.bytes.p, "abc", 3));
+
+    /* released: its messages have no format any more */
+    fbw_pkt rel = {.op = FBW_OP_RELEASE};
+    rel.u.rlse.object = 5;
+    feed(1, &rel, FBW_OK);
+    respond(FBW_OP_RESPONSE, 0);
+    data_pkt(&p, FBW_OP_SEND, 5, 1, 1, short_msg, sizeof short_msg);
+    feed(1, &p, FBW_E_UNSUPPORTED);
+    cr_assert(strstr(fbw_dec_error(g_dec)->msg, "no message format known for request 5"), "%s",
+              fbw_dec_error(g_dec)->msg);
+    fbw_dec_free(g_dec);
+}
+
+Test(dec, a_request_blr_it_cannot_walk_says_why_at_its_messages)
+{
+    req_seen s;
+    memset(&s, 0, sizeof s);
+    cr_assert_eq(fbw_dec_new(on_req_packet, &s, &g_dec), FBW_OK);
+    static const uint8_t bad[] = {4, 2, 4, 0, 1, 0, 99, 0};
+    fbw_pkt p = {.op = FBW_OP_COMPILE};
+    p.u.ddl.blr = (fbw_bytes){bad, sizeof bad};
+    feed(1, &p, FBW_OK); /* the op_compile itself frames */
+    respond(FBW_OP_RESPONSE, 6);
+    data_pkt(&p, FBW_OP_RECEIVE, 6, 0, 10, NULL, 0);
+    feed(1, &p, FBW_OK); /* so does a receive: it has no message */
+    data_pkt(&p, FBW_OP_SEND, 6, 0, 0, short_msg, sizeof short_msg);
+    feed(0, &p, FBW_E_UNSUPPORTED);
+    cr_assert(strstr(fbw_dec_error(g_dec)->msg,
+                     "request 6: request BLR not understood at offset 6: message field type byte 99"),
+              "%s", fbw_dec_error(g_dec)->msg);
+    cr_assert_eq(s.packets, 3);
+    fbw_dec_free(g_dec);
+}
+
+/* op_slice is framed with the element of the SDL its op_get_slice sent */
+Test(dec, op_slice_uses_the_sdl_of_its_get_slice)
+{
+    req_seen s;
+    memset(&s, 0, sizeof s);
+    cr_assert_eq(fbw_dec_new(on_req_packet, &s, &g_dec), FBW_OK);
+    static const uint8_t sdl[] = {1, 6, 1, 8, 0, 36, 1, 8, 0, 255}; /* blr_long elements */
+    fbw_pkt p = {.op = FBW_OP_GET_SLICE};
+    p.u.slc.tr = 1;
+    p.u.slc.length = 8;
+    p.u.slc.sdl = (fbw_bytes){sdl, sizeof sdl};
+    feed(1, &p, FBW_OK);
+    static const uint8_t two[] = {0, 0, 0, 5, 0, 0, 0, 6};
+    fbw_pkt r = {.op = FBW_OP_SLICE};
+    r.u.slc.length = 8;
+    r.u.slc.slice_length = 8; /* two LONG elements */
+    r.u.slc.slice = (fbw_bytes){two, sizeof two};
+    feed(0, &r, FBW_OK);
+    cr_assert_eq(s.packets, 2);
+    cr_assert_eq(s.answering[1], FBW_OP_GET_SLICE);
+    /* a get_slice whose SDL does not parse: its op_slice says why */
+    static const uint8_t bad[] = {1, 6, 1, 99};
+    p.u.slc.sdl = (fbw_bytes){bad, sizeof bad};
+    feed(1, &p, FBW_OK);
+    feed(0, &r, FBW_E_UNSUPPORTED);
+    cr_assert(strstr(fbw_dec_error(g_dec)->msg, "op_slice: no slice description known for op_slice: "
+                                               "SDL not understood at offset 3"),
+              "%s", fbw_dec_error(g_dec)->msg);
+    fbw_dec_free(g_dec);
+}

@@ -289,6 +289,15 @@ static void add_results(rp_totals *t, const rp_tally *y)
     t->different += y->different;
 }
 
+/* What the workload w could not replay: ops by count, BLR requests one by one. */
+static void requests_model(rp_conn_report *m, const pcaptool_workload *w)
+{
+    m->not_replayed = w->not_replayed;
+    m->requests = w->requests;
+    m->nrequests = w->nrequests;
+    m->requests_total = w->requests_total;
+}
+
 /* The model of connection c (ci: the capture's view of it), added to the totals. */
 static void conn_model(const pcaptool_replay *rp, rconn *c, const pcaptool_report_conn *ci,
                        rp_conn_report *m, rp_totals *t)
@@ -302,13 +311,13 @@ static void conn_model(const pcaptool_replay *rp, rconn *c, const pcaptool_repor
         m->steps = c->w.steps;
         m->nsteps = c->w.n;
         m->kinds = c->kinds;
-        m->not_replayed = c->w.not_replayed;
+        requests_model(m, &c->w);
     } else {
         m->replayed = c->job.replayed;
         m->error = c->job.not_run;
         m->replay = &c->job.stats;
         m->late = c->src.w.late;
-        m->not_replayed = c->src.w.not_replayed;
+        requests_model(m, &c->src.w);
         if (c->run) {
             m->tally = &c->job.tally;
             m->kinds = c->job.tally.kinds;

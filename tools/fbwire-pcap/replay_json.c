@@ -87,6 +87,20 @@ static json_t *step_json(size_t i, const pcaptool_step *s)
     return o;
 }
 
+/* {"compiled": N, "why": "...", "listed": [{"packet", "blr_bytes", "messages"}, ...]} */
+static json_t *requests_json(const rp_conn_report *c)
+{
+    json_t *listed = json_array();
+    for (size_t i = 0; i < c->nrequests; i++)
+        push(&listed, json_pack("{s:I, s:I, s:I}", "packet", JI(c->requests[i].packet),
+                                "blr_bytes", JI(c->requests[i].blr_bytes), "messages",
+                                JI(c->requests[i].messages)));
+    if (!listed)
+        return NULL;
+    return json_pack("{s:I, s:s, s:o}", "compiled", JI(c->requests_total), "why", FBW_WL_REQUEST_WHY,
+                     "listed", listed);
+}
+
 static json_t *not_replayed_json(const uint64_t *not_replayed)
 {
     json_t *o = json_object();
@@ -201,6 +215,7 @@ static json_t *conn_json(const rp_report *m, const rp_conn_report *c)
     }
     set(&o, "capture", stats_json(ci->stats));
     set(&o, "step_counts", kinds_json(c->kinds));
+    set(&o, "blr_requests", requests_json(c));
     set(&o, "not_replayed", not_replayed_json(c->not_replayed));
     if (c->run && c->tally)
         set(&o, "differences", differences_json(c->tally));

@@ -34,6 +34,8 @@ typedef struct rp_conn_report {
     const rp_kind_count *kinds; /* by step kind */
     uint64_t steps_total, failed_total;
     const uint64_t *not_replayed; /* by op (FBW_OP_MAX + 1): ops the replay does not run */
+    const pcaptool_wl_request *requests; /* BLR requests compiled: the first nrequests listed */
+    size_t nrequests, requests_total;
 } rp_conn_report;
 
 typedef struct rp_totals {

@@ -126,6 +126,18 @@ static void step_text(fbw_buf *b, size_t i, const pcaptool_step *s)
     put(b, "\n");
 }
 
+/* BLR requests (gbak, gfix, QLI): one line each, the ones past the listed count in one. */
+static void requests_text(fbw_buf *b, const rp_conn_report *c)
+{
+    for (size_t i = 0; i < c->nrequests; i++)
+        putf(b, "request compiled at packet %" PRIu64 " (%zu bytes of BLR, %u messages) [not "
+                "replayable: %s]\n", c->requests[i].packet, c->requests[i].blr_bytes,
+             c->requests[i].messages, FBW_WL_REQUEST_WHY);
+    if (c->requests_total > c->nrequests)
+        putf(b, "requests compiled and not listed: %zu [not replayable: %s]\n",
+             c->requests_total - c->nrequests, FBW_WL_REQUEST_WHY);
+}
+
 static void not_replayed_text(fbw_buf *b, const uint64_t *not_replayed)
 {
     int first = 1;
@@ -289,6 +301,7 @@ static void conn_text(const rp_report *m, fbw_buf *b, const rp_conn_report *c)
         conn_replay_text(m, b, c);
     }
     not_replayed_text(b, c->not_replayed);
+    requests_text(b, c);
     if (c->run && c->tally)
         differences_text(b, c->tally);
 }

@@ -212,6 +212,25 @@ static void describe_response(pconn *pc, emit *e, const fbw_pkt *p)
     describe_status(e, p->u.resp.status);
 }
 
+/* A request's BLR: its size and the messages it declares (or why they cannot be known). */
+static void describe_compile(emit *e, fbw_bytes blr)
+{
+    fbw_blr_msgdecl decl[FBW_BLR_MAX_MESSAGES];
+    unsigned n = 0;
+    fbw_err err;
+    e_num(e, "blr_bytes", blr.n);
+    if (fbw_blr_request_scan(blr.p, blr.n, decl, FBW_BLR_MAX_MESSAGES, &n, &err) != FBW_OK) {
+        e_cstr(e, "blr", err.msg);
+        return;
+    }
+    char list[FBW_BLR_MAX_MESSAGES * 12] = "";
+    size_t at = 0;
+    for (unsigned i = 0; i < n && at < sizeof list; i++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%u:%u", i ? "," : "",
+                               decl[i].number, decl[i].fields);
+    e_cstr(e, "messages", n ? list : "none"); /* number:fields */
+}
+
 static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
 {
     char nb[24];
@@ -267,7 +286,44 @@ static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
     case FBW_OP_CANCEL_BLOB:
     case FBW_OP_RELEASE:
     case FBW_OP_DROP_DATABASE:
+    case FBW_OP_UNWIND:
         e_num(e, "object", p->u.rlse.object);
+        break;
+    case FBW_OP_COMPILE:
+        describe_compile(e, p->u.ddl.blr);
+        break;
+    case FBW_OP_START:
+    case FBW_OP_START_AND_RECEIVE:
+    case FBW_OP_RECEIVE:
+    case FBW_OP_START_AND_SEND:
+    case FBW_OP_START_SEND_AND_RECEIVE:
+    case FBW_OP_SEND:
+        e_num(e, "request", p->u.data.request);
+        if (p->u.data.incarnation)
+            e_num(e, "level", p->u.data.incarnation);
+        if (from_client && p->op != FBW_OP_RECEIVE && p->op != FBW_OP_SEND)
+            e_num(e, "tr", p->u.data.tr);
+        e_num(e, "msg", p->u.data.msg_number);
+        e_num(e, "messages", p->u.data.messages);
+        if (!from_client && p->u.data.messages == 0)
+            e_num(e, "rows", pc->rows + 1); /* this reply's messages, the last one included */
+        break;
+    case FBW_OP_TRANSACT:
+        e_num(e, "tr", p->u.trrq.tr);
+        describe_compile(e, p->u.trrq.blr);
+        e_num(e, "messages", p->u.trrq.messages);
+        break;
+    case FBW_OP_TRANSACT_RESPONSE:
+        e_num(e, "messages", p->u.trrq.messages);
+        break;
+    case FBW_OP_GET_SLICE:
+    case FBW_OP_PUT_SLICE:
+        e_num(e, "tr", p->u.slc.tr);
+        e_num(e, "sdl_bytes", p->u.slc.sdl.n);
+        /* fall through */
+    case FBW_OP_SLICE:
+        e_num(e, "length", p->u.slc.length);
+        e_num(e, "slice_bytes", p->u.slc.slice_length);
         break;
     case FBW_OP_PREPARE_STATEMENT:
     case FBW_OP_EXEC_IMMEDIATE:
@@ -451,6 +507,8 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
         dump_line(pc, from_client, p, bytes, ts_ns);
     if (p->op == FBW_OP_FETCH_RESPONSE)
         pc->rows = p->u.sqldata.messages ? pc->rows + 1 : 0;
+    if (p->op == FBW_OP_SEND && !from_client) /* a receive's answer: 1 = more follow */
+        pc->rows = p->u.data.messages ? pc->rows + 1 : 0;
 }
 
 /* ---- reassembly callbacks ---- */

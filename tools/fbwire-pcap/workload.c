@@ -93,6 +93,7 @@ void pcaptool_step_free(pcaptool_step *s)
 
 void pcaptool_workload_free(pcaptool_workload *w)
 {
+    free(w->requests);
     for (size_t i = 0; i < w->n - w->base; i++)
         pcaptool_step_free(&w->steps[i]);
     free(w->steps);
@@ -956,6 +957,29 @@ static void on_batch_cs(pcaptool_workload *w, const fbw_pkt *p)
     w->slot[slot].run_from = 0;
 }
 
+/* A BLR request: remembered for the listing of what the replay cannot reproduce. */
+static void on_compile(pcaptool_workload *w, const fbw_pkt *p)
+{
+    w->requests_total++;
+    if (w->nrequests == FBW_WL_REQUESTS_MAX)
+        return;
+    if (w->nrequests % 64 == 0) {
+        pcaptool_wl_request *n = realloc(w->requests, (w->nrequests + 64) * sizeof *n);
+        if (!n) {
+            w->nomem = 1;
+            return;
+        }
+        w->requests = n;
+    }
+    fbw_blr_msgdecl decl[FBW_BLR_MAX_MESSAGES];
+    unsigned count = 0;
+    fbw_err err;
+    if (fbw_blr_request_scan(p->u.ddl.blr.p, p->u.ddl.blr.n, decl, FBW_BLR_MAX_MESSAGES, &count,
+                             &err) != FBW_OK)
+        count = 0;
+    w->requests[w->nrequests++] = (pcaptool_wl_request){w->packets, p->u.ddl.blr.n, count};
+}
+
 /* Connection setup and teardown: the replay does its own (to --db). */
 static int session_op(int32_t op)
 {
@@ -993,6 +1017,10 @@ static void client_packet(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt 
     case FBW_OP_BATCH_MSG: on_batch_msg(w, d, p); break;
     case FBW_OP_BATCH_EXEC: on_batch_exec(w, p); break;
     case FBW_OP_INFO_SQL: on_info_sql(w, p); break;
+    case FBW_OP_COMPILE:
+        on_compile(w, p);
+        w->not_replayed[p->op]++;
+        break;
     case FBW_OP_DETACH: case FBW_OP_DISCONNECT:
         if (!w->t_detach)
             w->t_detach = w->now;

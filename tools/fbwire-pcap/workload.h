@@ -132,6 +132,16 @@ typedef struct pcaptool_handle_slot {
     int slot;
 } pcaptool_handle_slot;
 
+/* A BLR request (op_compile) the replay cannot reproduce: fbwire runs DSQL only. Listed, one line
+ * each, by replay --list; more than FBW_WL_REQUESTS_MAX are only counted. */
+typedef struct pcaptool_wl_request {
+    uint64_t packet;   /* the op_compile (1-based, counting every decoded packet) */
+    size_t blr_bytes;
+    unsigned messages; /* declared by its BLR; 0 also when the BLR does not walk */
+} pcaptool_wl_request;
+#define FBW_WL_REQUESTS_MAX 4096
+#define FBW_WL_REQUEST_WHY "a BLR request (gbak, gfix, QLI, precompiled programs): fbwire replays DSQL only"
+
 /* Blob ids of fetched rows the workload remembers for the blob reads that open them. */
 #define FBW_WL_BIDS_MAX 65536
 
@@ -171,6 +181,8 @@ typedef struct pcaptool_workload {
     fbw_ring seg_wait;          /* op_get_segment in flight (size_t): its blob read step, or 0 */
     fbw_ring imm_wait;          /* op_exec_immediate2 in flight (size_t): its step */
     size_t close_step;          /* blob read whose op_close_blob was the latest packet, or 0 */
+    pcaptool_wl_request *requests; /* BLR requests compiled (the first FBW_WL_REQUESTS_MAX) */
+    size_t nrequests, requests_total;
 } pcaptool_workload;
 
 void pcaptool_workload_init(pcaptool_workload *w);
