@@ -614,7 +614,7 @@ Test(status, errclass_names_distinct)
             cr_assert_str_neq(a, fbw_errclass_name((fbw_errclass)j));
         fbw_errclass back = FBW_EC_COUNT;
         cr_assert(fbw_errclass_from_name(a, &back), "%s", a);
-        cr_assert_eq(back, i, "%s", a);
+        cr_assert_eq((int)back, i, "%s", a);
     }
     cr_assert_str_eq(fbw_errclass_name(FBW_EC_LOCK_TIMEOUT), "lock_timeout");
     cr_assert_str_eq(fbw_errclass_name(FBW_EC_COUNT), "unknown");
