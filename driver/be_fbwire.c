@@ -170,6 +170,7 @@ static void fbwire_disconnect(fbw_be_conn *c)
     if (!c)
         return;
     fbw_bew_release_query(c);
+    fbw_blobset_free(c->blobs); /* before the close: its blobs' closes go out with the detach */
     if (fbw_conn_get_state(c->c) == FBW_CS_READY) {
         if (tx_live(&c->exp))
             fbw_tx_rollback(&c->exp);

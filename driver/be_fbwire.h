@@ -31,6 +31,7 @@ struct fbw_be_conn {
     uint64_t shared_started_ms;
     fbw_tx_opts rw, ro, ac;
     fbw_buf text;        /* scratch for result text */
+    fbw_blobset *blobs;  /* the blobs of a result, read together (created on first use) */
     struct fbw_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */
     /* pipelined transaction (--fbwire-pipeline=transaction): the library's pipeline (pipe.h) */
     fbw_pipe *pipe;
@@ -86,7 +87,8 @@ int fbw_bew_execute(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_be_res
 void fbw_bew_stmt_free(fbw_be_stmt *bs);
 void fbw_bew_release_query(fbw_be_conn *c);
 int fbw_bew_bind_all(fbw_be_stmt *bs, const fbw_val *params, size_t n, fbw_err *err);
-int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_be_result *res, fbw_err *err);
+/* Rows as text cells; blob columns as their contents, all read in one round trip in tx. */
+int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_tx *tx, fbw_be_result *res, fbw_err *err);
 int fbw_bew_q_fetch(void *arg);
 int fbw_bew_execute_in(fbw_be_conn *c, exec_call *x, fbw_be_result *res, fbw_err *err);
 int fbw_bew_prepare(fbw_be_conn *c, const char *sql, size_t len, fbw_be_stmt **out, fbw_err *err);

@@ -99,7 +99,7 @@ int fbw_bew_fetch_rows(fbw_be_conn *c, fbw_be_result *res, fbw_err *err)
     if (rc == FBW_OK && fbw_stmt_error(bs->s)->code != FBW_OK)
         rc = fbw_bew_server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK && res->has_set)
-        rc = fbw_bew_fill_result(bs, res, err);
+        rc = fbw_bew_fill_result(bs, &c->exp, res, err);
     res->affected = e->affected;
     return rc;
 }
