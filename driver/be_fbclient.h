@@ -84,6 +84,7 @@ enum {
     STMT_SELECT_FOR_UPD = 12
 };
 enum { ARG_END = 0, ARG_GDS = 1, ARG_CSTRING = 3 };
+enum { GDS_SEGMENT = 335544366, GDS_SEGSTR_EOF = 335544367 }; /* isc_get_segment's results */
 
 typedef struct fbclient_api {
     isc_status (*attach)(isc_status *, short, const char *, isc_handle *, short, const char *);
@@ -107,6 +108,10 @@ typedef struct fbclient_api {
     isc_status (*fetch)(isc_status *, isc_handle *, unsigned short, const xsqlda *);
     isc_status (*free_stmt)(isc_status *, isc_handle *, unsigned short);
     isc_status (*sql_info)(isc_status *, isc_handle *, short, const char *, short, char *);
+    isc_status (*open_blob2)(isc_status *, isc_handle *, isc_handle *, isc_handle *, void *,
+                             unsigned short, const unsigned char *);
+    isc_status (*get_segment)(isc_status *, isc_handle *, unsigned short *, unsigned short, char *);
+    isc_status (*close_blob)(isc_status *, isc_handle *);
     int (*interpret)(char *, unsigned int, const isc_status **);
     void (*sqlstate)(char *, const isc_status *);
 } fbclient_api;

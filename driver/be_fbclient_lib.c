@@ -45,6 +45,9 @@ static void load_lib(void)
     *(void **)&a->fetch = sym(h, "isc_dsql_fetch", &fbw_bec_lib);
     *(void **)&a->free_stmt = sym(h, "isc_dsql_free_statement", &fbw_bec_lib);
     *(void **)&a->sql_info = sym(h, "isc_dsql_sql_info", &fbw_bec_lib);
+    *(void **)&a->open_blob2 = sym(h, "isc_open_blob2", &fbw_bec_lib);
+    *(void **)&a->get_segment = sym(h, "isc_get_segment", &fbw_bec_lib);
+    *(void **)&a->close_blob = sym(h, "isc_close_blob", &fbw_bec_lib);
     *(void **)&a->interpret = sym(h, "fb_interpret", &fbw_bec_lib);
     *(void **)&a->sqlstate = sym(h, "fb_sqlstate", &fbw_bec_lib);
     fbw_bec_lib.rc = fbw_bec_lib.msg[0] ? FBW_E_UNSUPPORTED : FBW_OK;
