@@ -36,11 +36,12 @@ FBW_API int fbw_blob_new(fbw_conn *c, fbw_blob **out, fbw_err *err);
 /* Queues op_close_blob for a blob opened for reading, op_cancel_blob for one created but not
  * closed (its replies are deferred and ignored), and frees once no reply is outstanding. */
 FBW_API void fbw_blob_free(fbw_blob *b);
-/* Count the bytes this blob reads against a budget shared with other blobs (blobset.h): a reply
+/* Internal (blobset.c), not exported: count the bytes this blob reads against a budget shared with
+ * other blobs: a reply
  * that would take *left below 0 stops the blob with FBW_E_BADVALUE "... exceeds the read limit of
  * `limit` bytes" instead of buffering it; the bytes taken are subtracted. NULL: the blob's own
  * limit only (FBW_BLOB_LIMIT_DEFAULT). left must outlive the blob's reads. */
-FBW_API void fbw_blob_share_limit(fbw_blob *b, size_t *left, size_t limit);
+void fbw_blob_share_limit(fbw_blob *b, size_t *left, size_t limit);
 
 /* Queue op_create_blob2 in tx with an optional BPB (NULL/0: none). The id is known once the reply
  * is in (fbw_blob_id). On a lazy port the writes that follow address the blob as 0xFFFF, so create,

@@ -156,9 +156,9 @@ typedef struct fbw_conn_info {
 FBW_API const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
 /* The row format new statements of the connection use (fbw_conn_opts.row_format). */
 FBW_API int fbw_conn_row_format(const fbw_conn *c);
-/* The inline blob size executes ask for: 0 below protocol 19 or when turned off (-1). */
-FBW_API uint32_t fbw_conn_inline_size(const fbw_conn *c);
-/* The inline blob cache's limit in bytes. */
-FBW_API size_t fbw_conn_inline_cache(const fbw_conn *c);
+/* Internal (stmt.c, inline.c): the inline blob size executes ask for (0 below protocol 19 or when
+ * turned off) and the inline cache's limit in bytes. Not exported. */
+uint32_t fbw_conn_inline_size(const fbw_conn *c);
+size_t fbw_conn_inline_cache(const fbw_conn *c);
 
 #endif

@@ -197,8 +197,39 @@ Test(blobset, inline_blobs_need_no_request)
     cr_assert_eq(read_set(&f), 0);
     cr_assert_eq(f.s.blob_opens, 0);
     cr_assert_eq(fbw_blobset_inline_count(f.bs), 50);
+    cr_assert_eq(fbw_blobset_count(f.bs), 50);
     for (size_t r = 0; r < 50; r++)
         check_blob(&f, r, (uint32_t)r + 1, 1500);
+    teardown(&f);
+}
+
+/* A single fbw_blob read-all of an inlined blob: done at once, no request queued. */
+Test(blobset, inline_blob_read_all_without_request)
+{
+    fixture f;
+    setup(&f, 19, FBW_INLINE_BLOB_SIZE_DEFAULT, 2, 300);
+    fbw_blob *b;
+    fbw_err err;
+    fbw_value id;
+    fbw_value row[2];
+    cr_assert_eq(fbw_stmt_row(f.st, 1, row, &err), FBW_OK);
+    id = row[1];
+    cr_assert_eq(fbw_blob_new(f.s.c, &b, &err), FBW_OK);
+    cr_assert_eq(fbw_blob_read_all(b, &f.tx, &id, NULL, 0), FBW_OK);
+    cr_assert(fbw_blob_eof(b) && fbw_blob_was_inline(b));
+    cr_assert_eq(fbw_conn_outstanding(f.s.c), 0, "nothing was asked of the server");
+    size_t n;
+    const uint8_t *p = fbw_blob_data(b, &n);
+    cr_assert_eq(n, 300);
+    cr_assert_eq(p[0], FBW_SCRIPT_BLOB_BYTE(2, 0));
+    fbw_blob_free(b);
+    /* taken once: the cache no longer holds it, a second read asks the server */
+    cr_assert_eq(fbw_blob_new(f.s.c, &b, &err), FBW_OK);
+    cr_assert_eq(fbw_blob_read_all(b, &f.tx, &id, NULL, 0), FBW_OK);
+    cr_assert_not(fbw_blob_was_inline(b));
+    fbw_script_wait_ok(&f.s);
+    cr_assert_eq(f.s.blob_opens, 1);
+    fbw_blob_free(b);
     teardown(&f);
 }
 
