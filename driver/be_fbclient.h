@@ -84,7 +84,6 @@ enum {
     STMT_SELECT_FOR_UPD = 12
 };
 enum { ARG_END = 0, ARG_GDS = 1, ARG_CSTRING = 3 };
-enum { GDS_SEGMENT = 335544366, GDS_SEGSTR_EOF = 335544367 }; /* isc_get_segment's results */
 
 typedef struct fbclient_api {
     isc_status (*attach)(isc_status *, short, const char *, isc_handle *, short, const char *);

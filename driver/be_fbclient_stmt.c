@@ -6,6 +6,7 @@
 #include "be_fbclient.h"
 
 #include "buf.h"
+#include "msgs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,9 +315,9 @@ static int add_blob(fbw_be_stmt *s, isc_handle *tr, const xsqlvar *v, fbw_be_res
         }
         unsigned short got = 0;
         isc_status r = API->get_segment(st, &b, &got, 32768, (char *)fbw_buf_tail(&text));
-        if (r == GDS_SEGSTR_EOF)
+        if (r == (isc_status)FBW_ISC_SEGSTR_EOF)
             break;
-        if (r != 0 && r != GDS_SEGMENT) {
+        if (r != 0 && r != (isc_status)FBW_ISC_SEGMENT) {
             rc = fbw_bec_status_err(st, err, "read blob");
             break;
         }

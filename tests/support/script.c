@@ -420,7 +420,9 @@ int fbw_script_wait(void *arg, fbw_err *err)
 {
     fbw_script *s = arg;
     (void)err;
-    for (int k = 0; k < 64 && fbw_conn_before_wait(s->c); k++) {
+    if (!fbw_conn_before_wait(s->c))
+        return FBW_OK;
+    for (int k = 0; k < 64 && (k == 0 || fbw_conn_before_wait(s->c)); k++) {
         const uint8_t *p;
         size_t n;
         cr_assert_eq(fbw_conn_pending(s->c, &p, &n), FBW_OK);
