@@ -199,7 +199,9 @@ int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_tx *tx, fbw_be_result *res, fbw_err
     if (!v)
         return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
     int rc = FBW_OK, blobs = 0;
-    for (uint16_t i = 0; i < f->n; i++)
+    /* A statement whose transaction already ended (committed in the execute's own write) has
+     * blob ids no one can open: they are shown as ids, as before blobs were read. */
+    for (uint16_t i = 0; i < f->n && tx && tx->state == FBW_TX_ACTIVE; i++)
         blobs |= f->cols[i].type == FBW_SQL_BLOB;
     if (blobs && nrows)
         rc = read_blobs(bs, tx, err);
@@ -210,7 +212,7 @@ int fbw_bew_fill_result(fbw_be_stmt *bs, fbw_tx *tx, fbw_be_result *res, fbw_err
                 rc = fbw_be_result_add(res, NULL, 0, err);
                 continue;
             }
-            if (f->cols[i].type == FBW_SQL_BLOB) {
+            if (blobs && f->cols[i].type == FBW_SQL_BLOB) {
                 size_t n;
                 const uint8_t *p = fbw_blobset_cell(bs->c->blobs, r, i, &n);
                 rc = p ? fbw_be_result_add(res, p, n, err)
