@@ -21,7 +21,7 @@
 #include "blob.h"
 #include "stmt.h"
 
-#define FBW_BLOBSET_LIMIT_DEFAULT (64u << 20) /* bytes all blobs of a set may hold together */
+#define FBW_BLOBSET_LIMIT_DEFAULT FBW_BLOB_LIMIT_DEFAULT /* bytes all blobs of a set may hold together (as one blob may alone) */
 
 typedef struct fbw_blobset fbw_blobset;
 
