@@ -40,8 +40,8 @@ typedef struct fbw_conn_opts {
                                * statements ask rows and send parameters in */
     /* Protocol 19 (Firebird 5.0.3+): blobs of at most this many bytes (segment prefixes included,
      * at most 65535) come inline with the rows that name them and are read with no request
-     * (blob.h fbw_blob_read_all, blobset.h). Default FBW_INLINE_BLOB_SIZE_DEFAULT, fbclient's; -1
-     * asks for none (0 in the execute, as before protocol 19). */
+     * (blob.h fbw_blob_read_all, blobset.h). Default FBW_INLINE_BLOB_SIZE_DEFAULT, fbclient's; 0
+     * (or negative) asks for none (0 in the execute, as before protocol 19). */
     int32_t inline_blob_size;
     /* Bytes of inline blobs the connection keeps until read (oldest dropped past it: read from the
      * server then). 0: FBW_INLINE_BLOB_CACHE_DEFAULT, fbclient's 10 MiB. */

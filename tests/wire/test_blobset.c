@@ -247,7 +247,7 @@ Test(blobset, inline_split_anywhere)
 Test(blobset, inline_turned_off)
 {
     fixture f;
-    setup(&f, 19, -1, 5, 1500);
+    setup(&f, 19, 0, 5, 1500);
     cr_assert_eq(f.s.inline_size, 0);
     cr_assert_eq(f.s.inline_sent, 0);
     add_rows(&f, 5);
