@@ -2,23 +2,24 @@
 /* test_blobset.c - the blobs of a fetch read together (blobset.h) against real FB3 and FB4: 50 rows
  * with a text blob of 100..2000 bytes fetched in one batch, then every blob read in ONE round trip
  * (fbw_conn_stats round_trips), the contents checked; the closes ride along with the commit (no
- * round trip of their own). On protocol 19 servers (Firebird 5.0.3+) the same blobs come inline
- * and cost 0 round trips: asserted when the server accepted protocol 19. */
+ * round trip of their own). On Firebird 5.0.3+ (protocol 19) the same blobs come inline and cost 0
+ * round trips: the fb5 case runs when servers.env names a Firebird 5 (FBW_FB5_HOST, _PORT, _DB),
+ * and is skipped otherwise. */
 #include <criterion/criterion.h>
 
 #include "blobset.h"
 #include "sqlt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static size_t want_len(unsigned n) { return 100 + (n * 37u) % 1900u; }
 
-static void fifty_rows(fbw_server_id id)
+static void fifty_rows_on(fbw_sqlt *qp, const char *name)
 {
-    fbw_sqlt q;
+    fbw_sqlt q = *qp;
     char t[64], sql[512];
-    fbw_sqlt_open(&q, id, NULL);
     fbw_sqlt_name(&q, "TBSET", t, sizeof t);
     snprintf(sql, sizeof sql, "CREATE TABLE %s (ID INTEGER NOT NULL PRIMARY KEY, T BLOB SUB_TYPE TEXT)", t);
     fbw_sqlt_ddl_ok(&q, sql);
@@ -46,7 +47,7 @@ static void fifty_rows(fbw_server_id id)
     uint64_t rt = fbw_conn_stats(q.c)->round_trips;
     cr_assert_eq(fbw_client_read_blobs(q.cl, bs), FBW_OK, "%s", fbw_blobset_error(bs)->msg);
     uint64_t used = fbw_conn_stats(q.c)->round_trips - rt;
-    cr_assert_eq(used, inl ? 0u : 1u, "%s: blobs of 50 rows took %llu round trips", fbw_server_name(id),
+    cr_assert_eq(used, inl ? 0u : 1u, "%s: blobs of 50 rows took %llu round trips", name,
                  (unsigned long long)used);
     cr_assert_eq(fbw_blobset_inline_count(bs), inl ? 50u : 0u);
     fbw_value v[2];
@@ -72,5 +73,34 @@ static void fifty_rows(fbw_server_id id)
     fbw_sqlt_close(&q);
 }
 
+static void fifty_rows(fbw_server_id id)
+{
+    fbw_sqlt q;
+    fbw_sqlt_open(&q, id, NULL);
+    fifty_rows_on(&q, fbw_server_name(id));
+}
+
 Test(blobset, fifty_rows_fb3, .timeout = 60) { fifty_rows(FBW_SRV_FB3); }
 Test(blobset, fifty_rows_fb4, .timeout = 60) { fifty_rows(FBW_SRV_FB4); }
+
+/* Firebird 5 from servers.env when it is there: the blobs come inline, no round trip. */
+Test(blobset, fifty_rows_fb5_inline, .timeout = 60)
+{
+    const char *host = getenv("FBW_FB5_HOST"), *port = getenv("FBW_FB5_PORT"), *db = getenv("FBW_FB5_DB");
+    if (!host || !port || !db)
+        cr_skip_test("no Firebird 5 in servers.env (FBW_FB5_HOST, _PORT, _DB)");
+    fbw_sqlt q;
+    memset(&q, 0, sizeof q);
+    fbw_servers_require(&q.srv);
+    q.id = FBW_SRV_FB4; /* for the helpers' messages only */
+    fbw_client_opts o;
+    fbw_servers_client_opts(&q.srv, &o);
+    char dsn[1400];
+    snprintf(dsn, sizeof dsn, "%s/%s:%s", host, port, db);
+    fbw_err err;
+    cr_assert_eq(fbw_client_connect(dsn, &o, &q.cl, &err), FBW_OK, "fb5: %s", err.msg);
+    q.c = fbw_client_conn(q.cl);
+    cr_assert_eq(fbw_conn_get_info(q.c)->protocol, 19, "Firebird 5 accepts protocol 19");
+    fbw_sqlt_tx_start_ok(&q, &q.tx, NULL);
+    fifty_rows_on(&q, "fb5");
+}
