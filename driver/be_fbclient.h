@@ -107,6 +107,10 @@ typedef struct fbclient_api {
     isc_status (*fetch)(isc_status *, isc_handle *, unsigned short, const xsqlda *);
     isc_status (*free_stmt)(isc_status *, isc_handle *, unsigned short);
     isc_status (*sql_info)(isc_status *, isc_handle *, short, const char *, short, char *);
+    isc_status (*open_blob2)(isc_status *, isc_handle *, isc_handle *, isc_handle *, void *,
+                             unsigned short, const unsigned char *);
+    isc_status (*get_segment)(isc_status *, isc_handle *, unsigned short *, unsigned short, char *);
+    isc_status (*close_blob)(isc_status *, isc_handle *);
     int (*interpret)(char *, unsigned int, const isc_status **);
     void (*sqlstate)(char *, const isc_status *);
 } fbclient_api;

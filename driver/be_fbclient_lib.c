@@ -45,6 +45,9 @@ static void load_lib(void)
     *(void **)&a->fetch = sym(h, "isc_dsql_fetch", &be_fbclient_lib);
     *(void **)&a->free_stmt = sym(h, "isc_dsql_free_statement", &be_fbclient_lib);
     *(void **)&a->sql_info = sym(h, "isc_dsql_sql_info", &be_fbclient_lib);
+    *(void **)&a->open_blob2 = sym(h, "isc_open_blob2", &be_fbclient_lib);
+    *(void **)&a->get_segment = sym(h, "isc_get_segment", &be_fbclient_lib);
+    *(void **)&a->close_blob = sym(h, "isc_close_blob", &be_fbclient_lib);
     *(void **)&a->interpret = sym(h, "fb_interpret", &be_fbclient_lib);
     *(void **)&a->sqlstate = sym(h, "fb_sqlstate", &be_fbclient_lib);
     be_fbclient_lib.rc = be_fbclient_lib.msg[0] ? FBW_E_UNSUPPORTED : FBW_OK;

@@ -5,6 +5,9 @@
  * formatting rules are requested as text). */
 #include "be_fbclient.h"
 
+#include "buf.h"
+#include "msgs.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +296,45 @@ static size_t format_scaled(int64_t v, int scale, char *buf, size_t cap)
                             padded + nd - frac);
 }
 
+/* A blob's contents as the cell, read the ISC way (open, get_segment until the end, close): what a
+ * program on fbclient does to show a blob column, so the baseline reads what fbwire reads. */
+static int add_blob(sbdrv_be_stmt *s, isc_handle *tr, const xsqlvar *v, sbdrv_be_result *res,
+                    fbw_err *err)
+{
+    isc_status st[STATUS_LEN];
+    isc_handle b = 0;
+    if (API->open_blob2(st, &s->c->db, tr, &b, v->sqldata, 0, NULL) && has_error(st))
+        return be_fbclient_status_err(st, err, "open blob");
+    fbw_buf text;
+    fbw_buf_init(&text);
+    int rc = FBW_OK;
+    for (;;) {
+        if (fbw_buf_reserve(&text, 32768)) {
+            rc = fbw_err_set(err, FBW_E_NOMEM, "fbclient: out of memory for a blob");
+            break;
+        }
+        unsigned short got = 0;
+        isc_status r = API->get_segment(st, &b, &got, 32768, (char *)fbw_buf_tail(&text));
+        if (r == (isc_status)FBW_ISC_SEGSTR_EOF)
+            break;
+        if (r != 0 && r != (isc_status)FBW_ISC_SEGMENT) {
+            rc = be_fbclient_status_err(st, err, "read blob");
+            break;
+        }
+        fbw_buf_added(&text, got);
+        if (text.len > SBDRV_BE_RESULT_MAX) {
+            rc = fbw_err_set(err, FBW_E_UNSUPPORTED, "fbclient: blob larger than a result may be");
+            break;
+        }
+    }
+    if (API->close_blob(st, &b) && has_error(st) && rc == FBW_OK)
+        rc = be_fbclient_status_err(st, err, "close blob");
+    if (rc == FBW_OK)
+        rc = sbdrv_be_result_add(res, text.data ? (const char *)text.data : "", text.len, err);
+    fbw_buf_free(&text);
+    return rc;
+}
+
 static int add_column(const xsqlvar *v, sbdrv_be_result *res, fbw_err *err)
 {
     char num[48];
@@ -326,22 +368,24 @@ static int add_column(const xsqlvar *v, sbdrv_be_result *res, fbw_err *err)
     }
     case SQL_NULL:
         return sbdrv_be_result_add(res, NULL, 0, err);
-    default: /* BLOB, ARRAY: content is not fetched, only a marker */
+    default: /* ARRAY: content is not fetched, only a marker (a BLOB is read: add_blob) */
         return sbdrv_be_result_add(res, "[blob]", 6, err);
     }
 }
 
-static int add_row(sbdrv_be_stmt *s, sbdrv_be_result *res, fbw_err *err)
+static int add_row(sbdrv_be_stmt *s, isc_handle *tr, sbdrv_be_result *res, fbw_err *err)
 {
     for (int i = 0; i < s->out->sqld; i++) {
-        int rc = add_column(&s->out->sqlvar[i], res, err);
+        const xsqlvar *v = &s->out->sqlvar[i];
+        int rc = (v->sqltype & ~1) == SQL_BLOB && *v->sqlind >= 0 ? add_blob(s, tr, v, res, err)
+                                                                  : add_column(v, res, err);
         if (rc != FBW_OK)
             return rc;
     }
     return FBW_OK;
 }
 
-static int fetch_all(sbdrv_be_stmt *s, sbdrv_be_result *res, fbw_err *err)
+static int fetch_all(sbdrv_be_stmt *s, isc_handle *tr, sbdrv_be_result *res, fbw_err *err)
 {
     isc_status st[STATUS_LEN];
     int rc = FBW_OK;
@@ -353,7 +397,7 @@ static int fetch_all(sbdrv_be_stmt *s, sbdrv_be_result *res, fbw_err *err)
             rc = be_fbclient_status_err(st, err, "fetch");
             break;
         }
-        rc = add_row(s, res, err);
+        rc = add_row(s, tr, res, err);
         if (rc != FBW_OK)
             break;
     }
@@ -372,13 +416,13 @@ static int run_in(sbdrv_be_stmt *s, isc_handle *tr, sbdrv_be_result *res, fbw_er
         if (API->execute(st, tr, &s->h, SQLDA_VERSION1, s->in) && has_error(st))
             return be_fbclient_status_err(st, err, "execute");
         sbdrv_be_result_set_cols(res, (uint32_t)s->out->sqld);
-        return fetch_all(s, res, err);
+        return fetch_all(s, tr, res, err);
     }
     if (s->out->sqld > 0) { /* EXECUTE PROCEDURE, INSERT ... RETURNING: one row */
         if (API->execute2(st, tr, &s->h, SQLDA_VERSION1, s->in, s->out) && has_error(st))
             return be_fbclient_status_err(st, err, "execute");
         sbdrv_be_result_set_cols(res, (uint32_t)s->out->sqld);
-        int rc = add_row(s, res, err);
+        int rc = add_row(s, tr, res, err);
         if (rc != FBW_OK)
             return rc;
     } else if (API->execute(st, tr, &s->h, SQLDA_VERSION1, s->in) && has_error(st)) {

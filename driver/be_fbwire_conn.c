@@ -136,6 +136,7 @@ void be_fbwire_detach(sbdrv_be_conn *c)
     if (!c)
         return;
     be_fbwire_release_query(c);
+    fbw_blobset_free(c->blobs); /* before the close: its blobs' closes go out with the detach */
     if (fbw_conn_get_state(c->conn) == FBW_CS_READY) {
         if (tx_live(&c->explicit_tx))
             fbw_tx_rollback(&c->explicit_tx);

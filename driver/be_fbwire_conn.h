@@ -23,6 +23,7 @@ struct sbdrv_be_conn {
     sbdrv_be_shared_age shared_age; /* of shared[shared_live] */
     fbw_tx_opts opts_rw, opts_ro, opts_ac; /* read-write, read-only, shared autocommit */
     fbw_buf text;        /* scratch for result text */
+    fbw_blobset *blobs;  /* the blobs of a result, read together (created on first use) */
     struct sbdrv_be_stmt *query; /* re-prepared for each unprepared DML query (its handle is kept) */
     /* pipelined transaction (--fbwire-pipeline=transaction): the library's pipeline (pipe.h) */
     fbw_pipe *pipe;

@@ -114,7 +114,7 @@ int be_fbwire_fetch_rows(sbdrv_be_conn *c, sbdrv_be_result *res, fbw_err *err)
     if (rc == FBW_OK && fbw_stmt_error(bs->s)->code != FBW_OK)
         rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK && res->has_set)
-        rc = be_fbwire_fill_result(bs, res, err);
+        rc = be_fbwire_fill_result(bs, &c->explicit_tx, res, err);
     res->affected = affected;
     return rc;
 }

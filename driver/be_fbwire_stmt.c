@@ -151,8 +151,25 @@ static size_t char_len(const fbw_col *col, const char *p, size_t n)
     return i;
 }
 
-/* Rows as text cells (backend.h), in the canonical forms of value.h. */
-int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
+/* Every blob of the buffered rows in one round trip (blobset.h). */
+static int read_blobs(sbdrv_be_stmt *bs, fbw_tx *tx, fbw_err *err)
+{
+    sbdrv_be_conn *c = bs->c;
+    size_t added = 0;
+    int rc = c->blobs ? FBW_OK : fbw_blobset_new(c->conn, 0, &c->blobs, err);
+    if (rc == FBW_OK) {
+        fbw_blobset_reset(c->blobs);
+        rc = fbw_blobset_add_rows(c->blobs, bs->s, tx, 0, &added, err);
+    }
+    for (int k = 0; rc == FBW_OK && added && fbw_blobset_pending(c->blobs) && k < 64; k++)
+        rc = be_fbwire_round_trip(c, fbw_blobset_queue, c->blobs, err);
+    if (rc == FBW_OK && fbw_blobset_error(c->blobs)->code != FBW_OK)
+        rc = be_fbwire_server_error(fbw_blobset_error(c->blobs), err);
+    return rc;
+}
+
+/* Rows as text cells (backend.h), in the canonical forms of value.h; a blob as its bytes. */
+int be_fbwire_fill_result(sbdrv_be_stmt *bs, fbw_tx *tx, sbdrv_be_result *res, fbw_err *err)
 {
     const fbw_msgfmt *f = fbw_stmt_output(bs->s);
     size_t nrows = fbw_stmt_row_count(bs->s);
@@ -160,12 +177,25 @@ int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
     fbw_value *v = f->n <= 64 ? vals : calloc(f->n, sizeof *v);
     if (!v)
         return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
-    int rc = FBW_OK;
+    int rc = FBW_OK, blobs = 0;
+    /* A statement whose transaction already ended (committed in the execute's own write) has
+     * blob ids no one can open: they are shown as ids, as before blobs were read. */
+    for (uint16_t i = 0; i < f->n && tx && tx->state == FBW_TX_ACTIVE; i++)
+        blobs |= f->cols[i].type == FBW_SQL_BLOB;
+    if (blobs && nrows)
+        rc = read_blobs(bs, tx, err);
     for (size_t r = 0; r < nrows && rc == FBW_OK; r++) {
         rc = fbw_stmt_row(bs->s, r, v, err);
         for (uint16_t i = 0; i < f->n && rc == FBW_OK; i++) {
             if (v[i].is_null) {
                 rc = sbdrv_be_result_add(res, NULL, 0, err);
+                continue;
+            }
+            if (blobs && f->cols[i].type == FBW_SQL_BLOB) {
+                size_t n;
+                const uint8_t *p = fbw_blobset_cell(bs->c->blobs, r, i, &n);
+                rc = p ? sbdrv_be_result_add(res, p, n, err)
+                       : fbw_err_set(err, FBW_E_BADVALUE, "fbwire: blob of row %zu not read", r + 1);
                 continue;
             }
             fbw_buf_reset(&bs->c->text);
@@ -177,6 +207,8 @@ int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err)
     }
     if (v != vals)
         free(v);
+    if (blobs && bs->c->blobs)
+        fbw_blobset_reset(bs->c->blobs); /* the closes ride along with the next request */
     fbw_stmt_clear_rows(bs->s);
     return rc;
 }
@@ -236,7 +268,7 @@ int be_fbwire_execute_in(sbdrv_be_conn *c, be_fbwire_exec_plan *x, sbdrv_be_resu
         return be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (fbw_stmt_has_cursor(bs->s) || fbw_stmt_output(bs->s)->n > 0) {
         sbdrv_be_result_set_cols(res, fbw_stmt_output(bs->s)->n);
-        rc = be_fbwire_fill_result(bs, res, err);
+        rc = be_fbwire_fill_result(bs, x->tx, res, err);
     }
     res->affected = fbw_stmt_affected(bs->s);
     return rc;

@@ -22,7 +22,8 @@ int be_fbwire_execute_in(sbdrv_be_conn *c, be_fbwire_exec_plan *x, sbdrv_be_resu
                          fbw_err *err);
 /* Fetch until the cursor is at its end or fails (the first fetch went with the execute). */
 int be_fbwire_fetch_all(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_err *err);
-/* The rows fetched so far as text cells of res (backend.h), in the canonical forms of value.h. */
-int be_fbwire_fill_result(sbdrv_be_stmt *bs, sbdrv_be_result *res, fbw_err *err);
+/* The rows fetched so far as text cells of res (backend.h), in the canonical forms of value.h;
+ * blob columns as their contents, all read in one round trip in tx. */
+int be_fbwire_fill_result(sbdrv_be_stmt *bs, fbw_tx *tx, sbdrv_be_result *res, fbw_err *err);
 
 #endif

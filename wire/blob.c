@@ -4,6 +4,7 @@
 #include "blob.h"
 #include "request.h"
 
+#include "inline.h"
 #include "pending.h"
 #include "status.h"
 
@@ -41,11 +42,14 @@ struct fbw_blob {
 
     fbw_buf data;           /* bytes read */
     size_t limit;
+    size_t *shared_left;    /* budget shared with other blobs (fbw_blob_share_limit), or NULL */
+    size_t shared_limit;
     size_t nsegs;
     uint64_t bytes_read;    /* data bytes received since the open (data may be cleared) */
     int eof;
     int read_all, reads_started;
     int filtered;           /* opened with a BPB: lengths may differ from the stored ones */
+    int was_inline;         /* read-all found it in the connection's inline cache */
     int inflight;           /* op_get_segment requests outstanding */
     uint32_t read_len;      /* largest buffer length among them */
     fbw_blob_info info;
@@ -215,7 +219,7 @@ static int begin(fbw_blob *b, fbw_tx *tx, int mode, uint16_t *tr)
     b->alloc = ALLOC_NONE;
     b->have_id = 0;
     b->eof = 0;
-    b->read_all = b->reads_started = b->filtered = 0;
+    b->read_all = b->reads_started = b->filtered = b->was_inline = 0;
     b->inflight = 0;
     b->read_len = 0;
     b->nsegs = 0;
@@ -489,6 +493,9 @@ static int take_segments(fbw_blob *b, const fbw_pkt *r)
     int rc = fbw_blob_segment_reply_check(r->u.resp.object, d.n, b->read_len, &e);
     if (rc == FBW_OK && fbw_buf_avail(&b->data) + d.n > b->limit)
         rc = fbw_err_set(&e, FBW_E_BADVALUE, "blob exceeds the read limit of %zu bytes", b->limit);
+    if (rc == FBW_OK && b->shared_left && d.n > *b->shared_left)
+        rc = fbw_err_set(&e, FBW_E_BADVALUE, "blobs read together exceed the read limit of %zu bytes",
+                         b->shared_limit);
     size_t before = fbw_buf_avail(&b->data);
     if (rc == FBW_OK)
         rc = fbw_blob_segments_parse(d.p, d.n, &b->data, &b->nsegs, &e);
@@ -499,6 +506,8 @@ static int take_segments(fbw_blob *b, const fbw_pkt *r)
         return FBW_OK;
     }
     b->bytes_read += fbw_buf_avail(&b->data) - before;
+    if (b->shared_left)
+        *b->shared_left -= d.n; /* the reply's length bounds what it added (prefixes included) */
     /* Without a BPB (no filter) the info's total length is the data length: having it all is the
      * end, and saves asking again just to hear "EOF" when the data filled the buffer exactly. */
     if (r->u.resp.object == FBW_SEG_EOF ||
@@ -690,6 +699,20 @@ static int start_reads(fbw_blob *b)
     return rc ? rc : queue_read(b, FBW_BLOB_READ_MAX);
 }
 
+/* The server sent this blob with its row (protocol 19): the read is done without a request. */
+static int take_inline(fbw_blob *b, uint16_t tr)
+{
+    uint8_t *p;
+    size_t n;
+    if (!fbw_inline_take(b->conn, tr, b->id_hi, b->id_lo, &p, &n))
+        return 0;
+    fbw_buf_free(&b->data);
+    b->data = (fbw_buf){p, 0, n, n};
+    b->bytes_read = n;
+    b->eof = b->was_inline = 1;
+    return 1;
+}
+
 int fbw_blob_read_all(fbw_blob *b, fbw_tx *tx, const fbw_value *id, const uint8_t *bpb,
                       size_t bpb_len)
 {
@@ -704,6 +727,8 @@ int fbw_blob_read_all(fbw_blob *b, fbw_tx *tx, const fbw_value *id, const uint8_
     b->have_id = 1;
     b->read_all = 1;
     b->filtered = bpb && bpb_len > 0;
+    if (!b->filtered && take_inline(b, tr))
+        return FBW_OK;
     int shortcut = fbw_conn_get_info(b->conn)->lazy;
     rc = queue_alloc(b, FBW_OP_OPEN_BLOB2, tr, id, bpb, bpb_len, shortcut ? on_alloc : on_open_then_read);
     return rc == FBW_OK && shortcut ? start_reads(b) : rc;
@@ -744,6 +769,12 @@ void fbw_blob_free(fbw_blob *b)
     fbw_pending_release(&b->pend, b->conn, destroy, b);
 }
 
+void fbw_blob_share_limit(fbw_blob *b, size_t *left, size_t limit)
+{
+    b->shared_left = left;
+    b->shared_limit = limit;
+}
+
 /* ---- accessors ---- */
 
 int fbw_blob_busy(const fbw_blob *b) { return fbw_pending_busy(&b->pend); }
@@ -766,6 +797,7 @@ const uint8_t *fbw_blob_data(const fbw_blob *b, size_t *n)
 }
 
 int fbw_blob_eof(const fbw_blob *b) { return b->eof; }
+int fbw_blob_was_inline(const fbw_blob *b) { return b->was_inline; }
 size_t fbw_blob_segments_read(const fbw_blob *b) { return b->nsegs; }
 uint64_t fbw_blob_bytes_written(const fbw_blob *b) { return b->written; }
 int32_t fbw_blob_position(const fbw_blob *b) { return b->position; }

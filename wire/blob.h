@@ -3,8 +3,8 @@
  * and read (op_get_segment, the segment list parsed bounds-checked), a read-all that pipelines open,
  * info and the first read into one write, seek, info, close and cancel. Sans-I/O like stmt.h: calls
  * queue packets and reply handlers; the caller moves bytes (client.h) and then reads results here.
- * Not here: inline blobs (fbwire grants inline_blob_size 0, so none arrive), array slices, batch
- * blob streams. Facts: docs/protocol/statements.md §5, lazy-send.md §3. */
+ * Not here: reading the blobs of many rows together (blobset.h, which also serves inline blobs),
+ * array slices, batch blob streams. Facts: docs/protocol/statements.md §5, lazy-send.md §3. */
 #ifndef FBW_BLOB_H
 #define FBW_BLOB_H
 
@@ -36,6 +36,12 @@ FBW_API int fbw_blob_new(fbw_conn *c, fbw_blob **out, fbw_err *err);
 /* Queues op_close_blob for a blob opened for reading, op_cancel_blob for one created but not
  * closed (its replies are deferred and ignored), and frees once no reply is outstanding. */
 FBW_API void fbw_blob_free(fbw_blob *b);
+/* Internal (blobset.c), not exported: count the bytes this blob reads against a budget shared with
+ * other blobs: a reply
+ * that would take *left below 0 stops the blob with FBW_E_BADVALUE "... exceeds the read limit of
+ * `limit` bytes" instead of buffering it; the bytes taken are subtracted. NULL: the blob's own
+ * limit only (FBW_BLOB_LIMIT_DEFAULT). left must outlive the blob's reads. */
+void fbw_blob_share_limit(fbw_blob *b, size_t *left, size_t limit);
 
 /* Queue op_create_blob2 in tx with an optional BPB (NULL/0: none). The id is known once the reply
  * is in (fbw_blob_id). On a lazy port the writes that follow address the blob as 0xFFFF, so create,
@@ -58,7 +64,9 @@ FBW_API int fbw_blob_open(fbw_blob *b, fbw_tx *tx, const fbw_value *id, const ui
 /* Queue one op_get_segment with a buffer of buffer_length (3..FBW_BLOB_READ_MAX) bytes. The data
  * of its segments is appended to the blob's buffer (fbw_blob_data). Nothing is queued at EOF. */
 FBW_API int fbw_blob_read(fbw_blob *b, uint32_t buffer_length);
-/* Open id and read the whole blob into the buffer: op_open_blob2 + op_info_blob + op_get_segment
+/* Open id and read the whole blob into the buffer. A blob the server sent inline with its row
+ * (protocol 19) is taken from the connection's inline cache with no request (not with a BPB: the
+ * cache holds the stored bytes). Otherwise op_open_blob2 + op_info_blob + op_get_segment
  * in one write (0xFFFF handles, as fbclient 5.0.2 does), so a blob of up to 65533 bytes costs one
  * round trip; larger ones get the further reads the info reply says are needed in one more write
  * (up to 64 reads, ~4 MiB, per round trip). Done when fbw_blob_eof(); errors in fbw_blob_error().
@@ -87,6 +95,9 @@ FBW_API int fbw_blob_id(const fbw_blob *b, fbw_value *id);
 FBW_API int fbw_blob_handle(const fbw_blob *b, uint16_t *h);
 FBW_API const uint8_t *fbw_blob_data(const fbw_blob *b, size_t *n); /* bytes read so far */
 FBW_API int fbw_blob_eof(const fbw_blob *b);               /* end reached (or reading stopped by an error) */
+/* Read-all found the blob in the connection's inline cache (protocol 19, conn.h
+ * inline_blob_size): it was served with no request. */
+FBW_API int fbw_blob_was_inline(const fbw_blob *b);
 FBW_API size_t fbw_blob_segments_read(const fbw_blob *b);  /* segment entries received so far */
 FBW_API uint64_t fbw_blob_bytes_written(const fbw_blob *b);
 FBW_API int32_t fbw_blob_position(const fbw_blob *b);

@@ -343,6 +343,21 @@ int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg)
     }
 }
 
+int fbw_client_read_blobs(fbw_client *cl, fbw_blobset *bs)
+{
+    int rc = FBW_OK;
+    /* read-all continues long blobs by itself within one run; the loop only covers a stall, and
+     * stops when a run made no progress */
+    for (int k = 0; rc == FBW_OK && fbw_blobset_pending(bs) && k < 1 << 16; k++) {
+        uint64_t before = cl->conn ? fbw_conn_stats(cl->conn)->packets_received : 0;
+        rc = fbw_client_run(cl, fbw_blobset_queue, bs);
+        if (rc == FBW_OK && fbw_blobset_pending(bs) &&
+            fbw_conn_stats(cl->conn)->packets_received == before)
+            return fbw_err_set(&cl->err, FBW_E_PROTO, "blob reads made no progress");
+    }
+    return rc ? rc : fbw_blobset_error(bs)->code;
+}
+
 int fbw_client_pipe_wait(void *arg, fbw_err *err)
 {
     fbw_client *cl = arg;

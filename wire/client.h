@@ -5,6 +5,7 @@
 #ifndef FBW_CLIENT_H
 #define FBW_CLIENT_H
 
+#include "blobset.h"
 #include "conn.h"
 #include "stmt.h"
 
@@ -36,6 +37,9 @@ FBW_API int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *
  * first (then this waits and calls it again), and wait until nothing is outstanding. Returns the
  * first error of either. */
 FBW_API int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg);
+/* Read every blob of set bs (blobset.h): its requests in one write, a further write only for blobs
+ * longer than one reply. Returns the wait's error, else the first blob's (fbw_blobset_error). */
+FBW_API int fbw_client_read_blobs(fbw_client *cl, fbw_blobset *bs);
 /* fbw_client_wait(cl) as a wait callback (pipe.h fbw_pipe_opts.wait, with wait_arg = cl): on
  * failure err gets the client's error (or the connection's). */
 FBW_API int fbw_client_pipe_wait(void *cl, fbw_err *err);

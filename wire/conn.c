@@ -8,6 +8,7 @@
 
 #include "auth.h"
 #include "compress.h"
+#include "inline.h"
 #include "crypt.h"
 #include "keys.h"
 #include "pb.h"
@@ -61,6 +62,7 @@ struct fbw_conn {
     uint64_t allocations;    /* requests queued that allocate a server object id */
     int blob_writers;        /* blobs open for writing */
     fbw_ring q;              /* outstanding replies (pending_reply), oldest first */
+    fbw_inline *inl;         /* inline blobs received, not yet read (inline.h) */
 };
 
 void fbw_conn_opts_init(fbw_conn_opts *o)
@@ -71,6 +73,7 @@ void fbw_conn_opts_init(fbw_conn_opts *o)
     o->protocol_max = 19;
     o->lazy = 1;
     o->dialect = 3;
+    o->inline_blob_size = FBW_INLINE_BLOB_SIZE_DEFAULT;
 }
 
 /* ---- option copies ---- */
@@ -686,10 +689,12 @@ static int on_key_callback(fbw_conn *c)
 
 static int on_ready(fbw_conn *c, const fbw_pkt *p)
 {
-    /* Protocol 19 servers may put small blobs ahead of the rows that name them. fbwire asks for
-     * none (inline blob size 0 in every execute), so one is not a reply to anything: skip it. */
-    if (p->op == FBW_OP_INLINE_BLOB)
-        return FBW_OK;
+    /* Protocol 19 servers put small blobs ahead of the rows that name them: not a reply to
+     * anything, kept until a reader asks for the blob. */
+    if (p->op == FBW_OP_INLINE_BLOB) {
+        int rc = fbw_inline_put(c, p);
+        return rc ? failf(c, rc, "op_inline_blob: bad segment list") : FBW_OK;
+    }
     pending_reply *e = reply_at(c, 0);
     if (!e)
         return failf(c, FBW_E_PROTO, "server sent a packet nobody asked for");
@@ -956,6 +961,7 @@ void fbw_conn_free(fbw_conn *c)
         if (e.owned)
             free(e.arg);
     fbw_ring_free(&c->q);
+    fbw_inline_free(c->inl);
     if (c->strings)
         OPENSSL_cleanse(c->strings, c->strings_len);
     free(c->strings);
@@ -968,6 +974,20 @@ const fbw_err *fbw_conn_error(const fbw_conn *c) { return &c->err; }
 fbw_stats *fbw_conn_stats(fbw_conn *c) { return &c->stats; }
 const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c) { return &c->info; }
 int fbw_conn_row_format(const fbw_conn *c) { return c->o.row_format; }
+
+uint32_t fbw_conn_inline_size(const fbw_conn *c)
+{
+    if (c->info.protocol < 19 || c->o.inline_blob_size <= 0)
+        return 0;
+    return c->o.inline_blob_size > 65535 ? 65535u : (uint32_t)c->o.inline_blob_size;
+}
+
+size_t fbw_conn_inline_cache(const fbw_conn *c)
+{
+    return c->o.inline_blob_cache ? c->o.inline_blob_cache : FBW_INLINE_BLOB_CACHE_DEFAULT;
+}
+
+fbw_inline **fbw_conn_inline_slot(fbw_conn *c) { return &c->inl; }
 
 int fbw_conn_crypt_keys(const fbw_conn *c, fbw_crypt_keys *out, fbw_err *err)
 {

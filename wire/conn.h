@@ -38,7 +38,18 @@ typedef struct fbw_conn_opts {
     const char *process_name;
     int row_format;           /* FBW_ROW_FORMAT_COMPACT (default) or _DESCRIBED (msg.h): the formats
                                * statements ask rows and send parameters in */
+    /* Protocol 19 (Firebird 5.0.3+): blobs of at most this many bytes (segment prefixes included,
+     * at most 65535) come inline with the rows that name them and are read with no request
+     * (blob.h fbw_blob_read_all, blobset.h). Default FBW_INLINE_BLOB_SIZE_DEFAULT, fbclient's; 0
+     * (or negative) asks for none (0 in the execute, as before protocol 19). */
+    int32_t inline_blob_size;
+    /* Bytes of inline blobs the connection keeps until read (oldest dropped past it: read from the
+     * server then). 0: FBW_INLINE_BLOB_CACHE_DEFAULT, fbclient's 10 MiB. */
+    size_t inline_blob_cache;
 } fbw_conn_opts;
+
+#define FBW_INLINE_BLOB_SIZE_DEFAULT 65535
+#define FBW_INLINE_BLOB_CACHE_DEFAULT ((size_t)10 << 20)
 
 FBW_API void fbw_conn_opts_init(fbw_conn_opts *o);
 
@@ -145,5 +156,9 @@ typedef struct fbw_conn_info {
 FBW_API const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
 /* The row format new statements of the connection use (fbw_conn_opts.row_format). */
 FBW_API int fbw_conn_row_format(const fbw_conn *c);
+/* Internal (stmt.c, inline.c): the inline blob size executes ask for (0 below protocol 19 or when
+ * turned off) and the inline cache's limit in bytes. Not exported. */
+uint32_t fbw_conn_inline_size(const fbw_conn *c);
+size_t fbw_conn_inline_cache(const fbw_conn *c);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "batch.h"
 #include "blob.h"
+#include "blobset.h"
 #include "client.h"
 #include "conn.h"
 #include "dsn.h"

@@ -756,6 +756,7 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     p.u.sqldata.blr.n = s->in_blr.len;
     p.u.sqldata.messages = s->in.n > 0;
     p.u.sqldata.msg = msg;
+    p.u.sqldata.inline_blob_size = fbw_conn_inline_size(s->conn);
     if (p.op == FBW_OP_EXECUTE2) {
         p.u.sqldata.out_blr.p = s->out_blr.data;
         p.u.sqldata.out_blr.n = s->out_blr.len;
@@ -981,6 +982,7 @@ int fbw_exec_immediate2(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len,
         p.u.sqlst.msg.n = fbw_buf_avail(&msg);
         p.u.sqlst.out_blr.p = out_blr.data ? fbw_buf_head(&out_blr) : NULL;
         p.u.sqlst.out_blr.n = fbw_buf_avail(&out_blr);
+        p.u.sqlst.inline_blob_size = fbw_conn_inline_size(c);
         rc = fbw_conn_request_rows_owned(c, &p, has_out ? out : NULL, on_immediate2, im);
         if (rc)
             free(im);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tx.c - transactions (docs/protocol/statements.md §1). */
 #include "tx.h"
+#include "inline.h"
 #include "request.h"
 
 #include "status.h"
@@ -185,8 +186,10 @@ static int end(fbw_tx *t, int32_t op)
     p.u.rlse.object = h;
     int retaining = op == FBW_OP_COMMIT_RETAINING || op == FBW_OP_ROLLBACK_RETAINING;
     rc = fbw_conn_request(t->conn, &p, retaining ? on_end_reply : on_final_reply, t);
-    if (rc == FBW_OK && !retaining)
+    if (rc == FBW_OK && !retaining) {
         t->state = FBW_TX_ENDING;
+        fbw_inline_forget_tx(t->conn, h); /* its blob ids mean nothing once it ends */
+    }
     return rc;
 }
 

@@ -93,6 +93,16 @@ def test_workload_list():
 def test_missing_workloads(tmp_path):
     (tmp_path / "oltp_read_only.lua").write_text("-- stub script for the lookup\n")
     assert workloads.missing(["oltp_read_only", "nope"], str(tmp_path)) == ["nope"]
+    # the project's own workload is found in lua/, not in sysbench's directory
+    assert workloads.missing(["oltp_blob"], str(tmp_path)) == []
+
+
+def test_project_workload():
+    path = workloads.script("oltp_blob")
+    assert path.endswith(os.path.join("lua", "oltp_blob.lua")) and os.path.isfile(path)
+    assert workloads.script("oltp_read_only") == "oltp_read_only"
+    assert workloads.table_names("oltp_blob", 4) == ["sbblob"]
+    assert workloads.table_names("oltp_read_only", 2) == ["sbtest1", "sbtest2"]
 
 
 # ---------------------------------------------------------------- build lookup

@@ -35,9 +35,18 @@ typedef struct fbw_script {
     unsigned fail_blob;                   /* op_create_blob2 number n fails */
     unsigned fail_start;                  /* op_transaction number n fails */
     size_t chunk;                         /* answers fed in pieces of this many bytes (0: whole) */
+    int protocol;                         /* accepted protocol (fbw_script_open_at) */
+    /* Blobs: a BLOB output column gets a new id per row (low half 1, 2, ...); each blob holds
+     * blob_len bytes (byte i of blob k is 'a' + (k + i) % 26) stored as segments of blob_seg
+     * bytes, read as server.cpp get_segment reads them (segments packed into the buffer, one cut
+     * short ends the reply with state 1, the end with state 2). Protocol 19: a blob whose
+     * segments fit the execute's inline size is sent inline (op_inline_blob) before its row. */
+    size_t blob_len, blob_seg;
+    unsigned blob_fail_open;              /* op_open_blob2 number n fails */
     /* what happened */
     unsigned waits;                       /* waits that sent something: round trips */
     unsigned execs, fetches, prepares, commits, rollbacks, starts, blobs;
+    unsigned blob_opens, blob_reads, blob_closes, inline_sent;
     int32_t log[FBW_SCRIPT_MAX_LOG];      /* every client op in order (op_ping excluded) */
     unsigned nlog;
     int64_t last_param;                   /* first parameter of the latest op_execute */
@@ -49,11 +58,18 @@ typedef struct fbw_script {
     fbw_buf sent;                         /* client bytes not decoded yet */
     uint16_t next_handle;
     uint16_t tx_handle;                   /* the latest op_transaction's */
+    uint32_t blob_ids, inline_size;       /* ids given out; the latest execute's inline size */
+    uint16_t last_alloc;                  /* the object 0xFFFF names */
+    uint32_t *blob_of, *blob_at;          /* per handle: blob id (low) and read position */
 } fbw_script;
 
 /* A connection at READY (protocol 17, lazy send) with the default script: a SELECT with one
  * INTEGER parameter and one VARCHAR(100) UTF8 column, 1 row per fetch of 10 bytes, affected 1. */
 void fbw_script_open(fbw_script *s);
+/* The same at another protocol (13..19) with the connection option inline_blob_size (conn.h). */
+void fbw_script_open_at(fbw_script *s, int protocol, int32_t inline_blob_size);
+/* Byte i of scripted blob k. */
+#define FBW_SCRIPT_BLOB_BYTE(k, i) ((uint8_t)('a' + ((k) + (i)) % 26))
 /* Answers whatever is still queued, then frees the connection. */
 void fbw_script_close(fbw_script *s);
 /* Describe INSERT/UPDATE/DELETE (no output, no cursor) with the same parameter. */

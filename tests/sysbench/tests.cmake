@@ -149,3 +149,8 @@ if(TARGET fbwire-pcap AND TARGET fbwire-link AND TARGET fbwire-sql AND TARGET fb
     endforeach()
   endforeach()
 endif()
+
+# The blob workload (lua/oltp_blob.lua): blob cells checked through fbwire and fbclient on FB3 and
+# FB4, and fbwire's round trips per range SELECT with its blobs (2) and per INSERT (1).
+add_test(NAME sysbench_blob COMMAND ${CMAKE_CURRENT_LIST_DIR}/blob.sh --lib ${SB_LIB})
+set_tests_properties(sysbench_blob PROPERTIES LABELS sysbench TIMEOUT 300 SKIP_RETURN_CODE 77)

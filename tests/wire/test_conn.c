@@ -958,8 +958,8 @@ Test(conn, bad_options)
     cr_assert_null(c);
 }
 
-/* fbwire asks for no inline blobs, but a protocol 19 server's op_inline_blob must not be taken for
- * the reply to whatever request is waiting. */
+/* A protocol 19 server's op_inline_blob is kept for a reader (inline.c), never taken for the reply
+ * to whatever request is waiting. */
 Test(conn, inline_blob_is_not_a_reply)
 {
     srv s;
@@ -971,13 +971,33 @@ Test(conn, inline_blob_is_not_a_reply)
     drain(c, &s);
     fbw_pkt ib = {.op = FBW_OP_INLINE_BLOB};
     ib.u.inline_blob.tr = 7;
-    ib.u.inline_blob.data = S("small blob");
+    ib.u.inline_blob.data = B("\x0a\x00small blob", 12);
     cr_assert_eq(send_pkt(c, &s, &ib, 19), FBW_OK);
     cr_assert_eq(a.calls, 0, "the inline blob was handed to the transaction's reply handler");
     cr_assert_eq(fbw_conn_outstanding(c), 1);
     cr_assert_eq(send_response(c, &s, 7, B(NULL, 0), NULL, 0, 19), FBW_OK);
     cr_assert_eq(a.calls, 1);
     cr_assert_eq(a.object[0], 7);
+    fbw_conn_free(c);
+    srv_free(&s);
+}
+
+/* An inline blob whose segment list runs past its end is a protocol error naming the packet. */
+Test(conn, inline_blob_bad_segments_fail)
+{
+    srv s;
+    srv_init(&s);
+    fbw_conn *c = ready(&s, FBW_PTYPE_LAZY_SEND);
+    seen a = {0};
+    fbw_pkt tr = {.op = FBW_OP_TRANSACTION};
+    cr_assert_eq(fbw_conn_request(c, &tr, record_reply, &a), FBW_OK);
+    drain(c, &s);
+    fbw_pkt ib = {.op = FBW_OP_INLINE_BLOB};
+    ib.u.inline_blob.tr = 7;
+    ib.u.inline_blob.data = B("\x20\x00short", 7);
+    cr_assert_eq(send_pkt(c, &s, &ib, 19), FBW_E_PROTO);
+    cr_assert_eq(fbw_conn_get_state(c), FBW_CS_FAILED);
+    cr_assert(strstr(fbw_conn_error(c)->msg, "op_inline_blob"), "%s", fbw_conn_error(c)->msg);
     fbw_conn_free(c);
     srv_free(&s);
 }

@@ -30,11 +30,6 @@ typedef struct tzname {
     char name[TZ_NAME_MAX + 1];
 } tzname;
 
-typedef struct blobref {
-    fbw_blob *b;
-    fbw_value id;
-} blobref;
-
 /* What the queue callbacks work on: a statement, its transaction and the text to prepare. */
 typedef struct job {
     fbw_stmt *st;
@@ -71,8 +66,7 @@ struct fbw_session {
     size_t *offs;
     size_t cols_cap;
     fbw_buf text;   /* the cells of one row */
-    blobref *blobs; /* blobs of one batch, row-major */
-    size_t nblobs, blobs_cap, blob_next, blob_use;
+    fbw_blobset *blobs; /* the blobs of one batch (created on first use) */
 
     int tz_state; /* 0 not loaded, 1 loaded, -1 unavailable */
     tzname *tz;
@@ -349,102 +343,41 @@ static const char *tz_name(void *ctx, uint16_t id)
     return z ? z->name : NULL;
 }
 
-/* ---- blobs: every blob of a batch is read in one write ---- */
+/* ---- blobs: every blob of a batch is read in one write (blobset.h) ---- */
 
 static void blobs_free(fbw_session *s)
 {
-    for (size_t i = 0; i < s->nblobs; i++)
-        fbw_blob_free(s->blobs[i].b); /* queues the close; it rides along with the next request */
-    s->nblobs = s->blob_next = s->blob_use = 0;
-}
-
-static int blob_add(fbw_session *s, const fbw_value *id)
-{
-    if (s->nblobs == s->blobs_cap) {
-        size_t ncap = s->blobs_cap ? s->blobs_cap * 2 : 64;
-        blobref *b = realloc(s->blobs, ncap * sizeof *b);
-        if (!b)
-            return FBW_E_NOMEM;
-        s->blobs = b;
-        s->blobs_cap = ncap;
-    }
-    blobref *r = &s->blobs[s->nblobs];
-    int rc = fbw_blob_new(s->conn, &r->b, &s->err);
-    if (rc == FBW_OK) {
-        r->id = *id;
-        s->nblobs++;
-    }
-    return rc;
-}
-
-static int q_blobs(void *arg)
-{
-    fbw_session *s = arg;
-    for (; s->blob_next < s->nblobs; s->blob_next++) {
-        blobref *r = &s->blobs[s->blob_next];
-        int rc = fbw_blob_read_all(r->b, TX(s), &r->id, NULL, 0);
-        if (rc)
-            return rc; /* FBW_AGAIN: called again once the replies so far are in */
-    }
-    return FBW_OK;
-}
-
-/* Reads that read_all did not finish (it should: the info reply tells it the size). */
-static int q_blobs_more(void *arg)
-{
-    fbw_session *s = arg;
-    for (size_t i = 0; i < s->nblobs; i++) {
-        fbw_blob *b = s->blobs[i].b;
-        if (!fbw_blob_eof(b) && !fbw_blob_busy(b) && fbw_blob_error(b)->code == FBW_OK) {
-            int rc = fbw_blob_read(b, FBW_BLOB_READ_MAX);
-            if (rc)
-                return rc;
-        }
-    }
-    return FBW_OK;
-}
-
-static int blobs_pending(const fbw_session *s)
-{
-    for (size_t i = 0; i < s->nblobs; i++)
-        if (!fbw_blob_eof(s->blobs[i].b) && fbw_blob_error(s->blobs[i].b)->code == FBW_OK)
-            return 1;
-    return 0;
+    if (s->blobs)
+        fbw_blobset_reset(s->blobs); /* queues the closes; they ride along with the next request */
 }
 
 /* Open and read every non-NULL BLOB value of the buffered rows. */
 static int blobs_read(fbw_session *s)
 {
-    const fbw_msgfmt *f = fbw_stmt_output(s->stmt);
-    int has = 0, rc = FBW_OK;
-    for (size_t j = 0; j < f->n; j++)
-        has |= f->cols[j].type == FBW_SQL_BLOB;
-    for (size_t i = 0; has && i < fbw_stmt_row_count(s->stmt) && rc == FBW_OK; i++) {
-        rc = fbw_stmt_row(s->stmt, i, s->vals, &s->err);
-        if (rc)
-            return fail(s, &s->err);
-        for (size_t j = 0; j < f->n && rc == FBW_OK; j++)
-            if (f->cols[j].type == FBW_SQL_BLOB && !s->vals[j].is_null)
-                rc = blob_add(s, &s->vals[j]);
-    }
-    if (rc || s->nblobs == 0)
-        return rc;
+    size_t added = 0;
+    int rc = s->blobs ? FBW_OK : fbw_blobset_new(s->conn, 0, &s->blobs, &s->err);
+    if (rc == FBW_OK)
+        rc = fbw_blobset_add_rows(s->blobs, s->stmt, TX(s), 0, &added, &s->err);
+    if (rc)
+        return fail(s, &s->err);
+    if (added == 0)
+        return FBW_OK;
     int prev = phase(s, PH_BLOB);
-    rc = after_wait(s, fbw_client_run(s->cl, q_blobs, s));
-    for (int k = 0; rc == FBW_OK && blobs_pending(s) && k < 1 << 20; k++)
-        rc = after_wait(s, fbw_client_run(s->cl, q_blobs_more, s));
+    rc = fbw_client_read_blobs(s->cl, s->blobs);
     phase(s, prev);
-    for (size_t i = 0; rc == FBW_OK && i < s->nblobs; i++)
-        if (fbw_blob_error(s->blobs[i].b)->code)
-            rc = fail(s, fbw_blob_error(s->blobs[i].b));
-    return rc;
+    if (!fbw_is_fatal(rc) && fbw_blobset_error(s->blobs)->code)
+        return fail(s, fbw_blobset_error(s->blobs));
+    return after_wait(s, rc);
 }
 
 /* Text blobs (subtype 1) as they are, others as uppercase hex. */
-static int blob_text(fbw_session *s, const fbw_col *c)
+static int blob_text(fbw_session *s, size_t row, size_t col, const fbw_col *c)
 {
     size_t n;
-    const uint8_t *p = fbw_blob_data(s->blobs[s->blob_use++].b, &n);
+    const uint8_t *p = fbw_blobset_cell(s->blobs, row, col, &n);
+    if (!p)
+        return fbw_err_set(&s->err, FBW_E_BADVALUE, "blob of row %zu column %zu was not read", row + 1,
+                           col + 1);
     if (c->subtype == 1)
         return fbw_buf_append(&s->text, p, n);
     static const char hex[] = "0123456789ABCDEF";
@@ -517,7 +450,7 @@ static void cut_char_padding(fbw_buf *b, size_t from, const fbw_col *c)
 }
 
 /* Text of the decoded row s->vals into the cells. */
-static int row_cells(fbw_session *s, const fbw_msgfmt *f)
+static int row_cells(fbw_session *s, const fbw_msgfmt *f, size_t row)
 {
     fbw_buf_reset(&s->text);
     int rc = FBW_OK;
@@ -526,7 +459,7 @@ static int row_cells(fbw_session *s, const fbw_msgfmt *f)
         if (s->vals[j].is_null)
             continue;
         if (f->cols[j].type == FBW_SQL_BLOB)
-            rc = blob_text(s, &f->cols[j]);
+            rc = blob_text(s, row, j, &f->cols[j]);
         else
             rc = fbw_value_to_text(&s->vals[j], &f->cols[j], &s->tzcb, &s->text, &s->err);
         if (rc == FBW_OK)
@@ -547,7 +480,7 @@ static int print_batch(fbw_session *s, const fbw_msgfmt *f)
     for (size_t i = 0; i < fbw_stmt_row_count(s->stmt) && rc == FBW_OK; i++) {
         rc = fbw_stmt_row(s->stmt, i, s->vals, &s->err);
         if (rc == FBW_OK)
-            rc = row_cells(s, f);
+            rc = row_cells(s, f, i);
         if (rc == FBW_E_BADVALUE || rc == FBW_E_PROTO)
             rc = fail(s, &s->err);
         else if (rc == FBW_OK)
@@ -808,7 +741,7 @@ static void session_free(fbw_session *s)
     free(s->vals);
     free(s->cells);
     free(s->offs);
-    free(s->blobs);
+    fbw_blobset_free(s->blobs);
     free(s->tz);
 }
 

@@ -134,7 +134,7 @@ def settings(a, argv):
         raise Usage("--runs 0 (captured runs only) needs --capture separate or once")
     gone = wl.missing(st.workloads)
     if gone:
-        raise Usage("no upstream script %s" % gone[0])
+        raise Usage("no sysbench script for workload %s" % gone[0])
     return st
 
 

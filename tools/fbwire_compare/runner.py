@@ -131,7 +131,7 @@ class Runner:
 
     def setup(self, engine, workload, cmd):
         st = self.st
-        args = [workload] + tg.setup_options(engine, self.crypt) + self.servers.conn_options(engine) + [
+        args = [wl.script(workload)] + tg.setup_options(engine, self.crypt) + self.servers.conn_options(engine) + [
             "--tables=%d" % wl.tables_for(workload, st.tables), "--table-size=%d" % st.table_size,
             "--threads=1", cmd]
         with open(os.path.join(self.out, "runs", "setup-%s-%s.log" % (engine, workload)), "a") as log:
@@ -146,7 +146,7 @@ class Runner:
         command's output lines (kept in the setup log); False when it failed."""
         s, k = self.servers, tg.kind(engine)
         host, port = s.host_port(engine)
-        tables = ["sbtest%d" % i for i in range(1, wl.tables_for(workload, self.st.tables) + 1)]
+        tables = wl.table_names(workload, self.st.tables)
         if k == "pg":
             cmd = ["psql", "-X", "-At", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", str(port),
                    "-U", s.peer(engine, "USER"), s.peer(engine, "DB"), "-c", "ANALYZE " + ", ".join(tables)]
@@ -403,7 +403,7 @@ class Runner:
         start = time.monotonic()
         try:
             with open(base + ".log", "w") as so, open(base + ".stderr", "w") as se:
-                p = self.sysbench(e, [w] + opts + sized + ["--report-interval=0", "--percentile=95"] + rep + ["run"],
+                p = self.sysbench(e, [wl.script(w)] + opts + sized + ["--report-interval=0", "--percentile=95"] + rep + ["run"],
                                   wrap, so, se)
                 # the servers are shared: count only the connections of this sysbench process (and of
                 # its link); a run during which others were connected has no server CPU figure
