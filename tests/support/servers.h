@@ -16,7 +16,7 @@
 
 typedef enum fbw_server_id {
     FBW_SRV_FB3,  /* Firebird 3, Srp256 + Srp, WireCrypt = Enabled */
-    FBW_SRV_FB4,  /* Firebird 4, Srp256 + Srp, WireCrypt = Enabled */
+    FBW_SRV_FB4,  /* Firebird 4 (fb5, fb6... under on-server.sh), Srp256 + Srp, WireCrypt Enabled */
     FBW_SRV_FB3L, /* Firebird 3 with Legacy_Auth too, user LEGACYUSER */
     FBW_SRV_FB3R, /* Firebird 3, WireCrypt = Required */
     FBW_SRV_COUNT
@@ -49,7 +49,8 @@ typedef struct fbw_servers {
 int fbw_servers_load(fbw_servers *out, fbw_err *err);
 /* fbw_servers_load or fail the calling Criterion test with its message (never skips). */
 void fbw_servers_require(fbw_servers *out);
-/* Short lower-case name ("fb3", "fb4", "fb3l", "fb3r") for messages. */
+/* Short lower-case name ("fb3", "fb4", "fb3l", "fb3r") for messages; for FBW_SRV_FB4, $FBW_TARGET
+ * when set (tests/support/on-server.sh runs a test with server fb5, fb6, ... in fb4's place). */
 const char *fbw_server_name(fbw_server_id id);
 /* "host/port:path" for server id into buf; returns buf. */
 char *fbw_servers_dsn(const fbw_servers *s, fbw_server_id id, char *buf, size_t size);
