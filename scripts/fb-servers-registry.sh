@@ -108,10 +108,10 @@ install_configure() { # name
   for f in firebird.conf databases.conf; do
     [ -f "$root/$f" ] || { [ -f "$dir/$f" ] && install -m 0644 "$dir/$f" "$root/$f" && changed=0; } || true
   done
-  # Only what every test instance has: the port, loopback, wire crypt Enabled (plain captures stay
-  # readable), the SRP plugins the tests log in with. Everything else is the user's.
-  conf_apply "$root/firebird.conf" "${common_conf[@]}" "RemoteServicePort = $port" \
-    "RemoteBindAddress = 127.0.0.1" && changed=0
+  # Only what every test instance has: the port, wire crypt Enabled (plain captures stay readable),
+  # the SRP plugins the tests log in with. Everything else is the user's, RemoteBindAddress too:
+  # the capture tests reach the fb4 slot at 127.0.0.2 to keep other traffic out of their filter.
+  conf_apply "$root/firebird.conf" "${common_conf[@]}" "RemoteServicePort = $port" && changed=0
   if [ ! -f "$root/$secdb" ]; then
     log "$name: copying $dir/$secdb as its own security database"
     install -o firebird -g firebird -m 0660 "$dir/$secdb" "$root/$secdb"

@@ -30,10 +30,10 @@
 # the test servers by registration, kept in <state>/registered/NAME.conf (fb-servers-registry.sh):
 #   start-install NAME DIR  a test instance of the Firebird installed in DIR (an official tarball
 #       install, or a source build's gen/Release/firebird): its root <state>/NAME links DIR's files
-#       but holds its own copy of DIR's firebird.conf (only the port, the loopback bind and the
-#       settings every test instance has are changed), its own copy of DIR's security database and
-#       its lock dir. Runs DIR/bin/firebird as user firebird on the first free port from 3060.
-#       `start` restarts it, `stop` stops it; DIR itself is never written.
+#       but holds its own copy of DIR's firebird.conf (only the port and the settings every test
+#       instance has are changed), its own copy of DIR's security database and its lock dir.
+#       Runs DIR/bin/firebird as user firebird on the first free port from 3060. `start`
+#       restarts it, `stop` stops it; DIR itself is never written.
 #   register NAME HOST/PORT DBDIR USER PASSWORD-FILE  a server already running elsewhere: USER
 #       (an administrator) and the password read from PASSWORD-FILE, copied to <state>/secrets;
 #       it creates DBDIR/fbwire_test.fdb and the test users there if they are missing.
