@@ -188,6 +188,7 @@ cmd_register() { # name host/port dbdir user password-file
   install -d -m 0755 "$STATE"
   exec 9>"$STATE/.lock"
   flock 9
+  load_secrets
   if reg_is "$name" && [ "$(reg_get "$name" KIND)" != remote ]; then
     die "$name is a started installation; unregister it first"
   fi
@@ -231,7 +232,7 @@ cmd_unregister() { # name
 
 # Log in to a registered server as the tests will; VERSION= what it reports.
 reg_login() { # name command... (runs the command with SQL_HOST, LOGIN_USER, LOGIN_PW set)
-  local name=$1 SQL_HOST=127.0.0.1 LOGIN_USER=SYSDBA LOGIN_PW=$SYSDBA_PW
+  local name=$1 SQL_HOST=127.0.0.1 LOGIN_USER=SYSDBA LOGIN_PW=${SYSDBA_PW:-}
   shift
   if [ "$(reg_get "$name" KIND)" = remote ]; then
     SQL_HOST=$(reg_get "$name" HOST) LOGIN_USER=$(reg_get "$name" USER)
