@@ -12,8 +12,12 @@
 # fb3 stays fb3. When NAME is not registered it prints why and exits 77, which ctest reports as
 # skipped (SKIP_RETURN_CODE 77): a version nobody registered is never counted as passed.
 #
-# The copy lives in a private state dir whose other entries link to the real one, so tests that
-# read $FBWIRE_STATE/servers.env, $FBW_SERVERS_ENV or the environment all see the same servers.
+# As root the command runs in a private mount namespace where the copy is bind-mounted over the
+# real servers.env: every path stays the same, so a test that starts servers itself (test_pcap_ports
+# runs scripts/peer-servers.sh start) finds their configuration unchanged and does not restart
+# them. Without root, the copy lives in a private state dir whose other entries link to the real
+# one. Either way tests that read $FBWIRE_STATE/servers.env, $FBW_SERVERS_ENV or the environment
+# all see the same servers.
 set -euo pipefail
 
 [ $# -ge 2 ] || { echo "usage: $0 NAME COMMAND [ARG...]" >&2; exit 2; }
@@ -37,9 +41,6 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fbwire-on-$name.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-for entry in "$state"/* "$state"/.[!.]*; do
-  [ -e "$entry" ] && [ "${entry##*/}" != servers.env ] && ln -s "$entry" "$tmp/${entry##*/}"
-done
 
 # The keys that change: the fb4 slot, its database dir, the login when the server has its own.
 declare -A over=(
@@ -63,5 +64,18 @@ set -a
 # shellcheck disable=SC1091
 . "$tmp/servers.env"
 set +a
-export FBWIRE_STATE=$tmp FBW_SERVERS_ENV=$tmp/servers.env
-"$@"
+if [ "$(id -u)" = 0 ] && unshare --mount --propagation private true 2>/dev/null; then
+  export FBWIRE_STATE=$state FBW_SERVERS_ENV=$env_file
+  also=$env_file   # $FBW_SERVERS_ENV elsewhere: the state dir's file is covered too
+  [ ! -f "$state/servers.env" ] || also=$state/servers.env
+  # shellcheck disable=SC2016
+  unshare --mount --propagation private /bin/sh -c \
+    'mount --bind "$1" "$2" && mount --bind "$1" "$3" && shift 3 && exec "$@"' \
+    sh "$tmp/servers.env" "$env_file" "$also" "$@"
+else
+  for entry in "$state"/* "$state"/.[!.]*; do
+    [ -e "$entry" ] && [ "${entry##*/}" != servers.env ] && ln -s "$entry" "$tmp/${entry##*/}"
+  done
+  export FBWIRE_STATE=$tmp FBW_SERVERS_ENV=$tmp/servers.env
+  "$@"
+fi
