@@ -3,6 +3,9 @@
 # fb-servers.sh - the real Firebird servers the fbwire integration tests talk to.
 #
 #   scripts/fb-servers.sh start [instance...] | stop | status | env
+#   scripts/fb-servers.sh start-install NAME DIR
+#   scripts/fb-servers.sh register NAME HOST/PORT DBDIR USER PASSWORD-FILE
+#   scripts/fb-servers.sh unregister NAME
 #
 # Instances (all on 127.0.0.1, all with WireCrypt = Enabled unless noted, so plain captures work):
 #   fb3   3050  Debian 12 firebird3.0-server, started with fbguard; AuthServer = Srp256, Srp
@@ -22,6 +25,21 @@
 # there has /proc mounted, and every checkout shares the servers); user firebird must reach it.
 # Runs as root (apt, chroot, runuser). Never `rm -rf` the state dir while fb4 runs: `stop` first
 # unmounts the chroot's /proc.
+#
+# Any other Firebird (NAME is fb5, fb6, ...: "fb" and the major version, a suffix allowed) joins
+# the test servers by registration, kept in <state>/registered/NAME.conf (fb-servers-registry.sh):
+#   start-install NAME DIR  a test instance of the Firebird installed in DIR (an official tarball
+#       install, or a source build's gen/Release/firebird): its root <state>/NAME links DIR's files
+#       but holds its own copy of DIR's firebird.conf (only the port and the settings every test
+#       instance has are changed), its own copy of DIR's security database and its lock dir.
+#       Runs DIR/bin/firebird as user firebird on the first free port from 3060. `start`
+#       restarts it, `stop` stops it; DIR itself is never written.
+#   register NAME HOST/PORT DBDIR USER PASSWORD-FILE  a server already running elsewhere: USER
+#       (an administrator) and the password read from PASSWORD-FILE, copied to <state>/secrets;
+#       it creates DBDIR/fbwire_test.fdb and the test users there if they are missing.
+#   unregister NAME  stops an installation's instance and forgets either kind (files stay).
+# servers.env then has FBW_<NAME>_HOST/_PORT/_DB/_VERSION and FBW_DBDIR_<NAME> (and, registered,
+# FBW_<NAME>_USER/_PASSWORD); tests/support/on-server.sh runs each server test against it.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -57,6 +75,8 @@ die() { log "ERROR: $*"; exit 1; }
 
 # port_open, wait_port, secret, write_if_changed
 . "$REPO/scripts/servers-lib.sh"
+# registered servers: reg_*, install_* (start-install, register, unregister)
+. "$REPO/scripts/fb-servers-registry.sh"
 
 pid_alive() { [ -n "$1" ] && [ -d "/proc/$1" ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]; }
 
@@ -94,7 +114,7 @@ conf_apply() { # file "Key = Value"...
 # never on a command line. Extra isql options may follow the connection string.
 isql_remote() { # port db [isql args...]  (SQL on stdin)
   local port=$1 db=$2; shift 2
-  ISC_USER=SYSDBA ISC_PASSWORD=$SYSDBA_PW isql-fb -q -b "$@" "127.0.0.1/$port:$db"
+  ISC_USER=${LOGIN_USER:-SYSDBA} ISC_PASSWORD=${LOGIN_PW:-$SYSDBA_PW} isql-fb -q -b "$@" "${SQL_HOST:-127.0.0.1}/$port:$db"
 }
 
 sql_value() { # port db expression
@@ -337,6 +357,7 @@ set_sysdba_embedded() { # instance
     fb4) echo "$sql" | fb4_embedded -q -b -user SYSDBA "$FB4_SECDB" ;;
     fb3s) echo "$sql" | stock_embedded fb3s -q -b -user SYSDBA "$FB3_SECDB" ;;
     fb4s) echo "$sql" | stock_embedded fb4s -q -b -user SYSDBA "$FB4_SECDB" ;;
+    *) install_set_sysdba "$1" ;;
   esac
 }
 
@@ -386,6 +407,7 @@ launch() { # instance
         PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp \
         /usr/sbin/firebird -p "$PORT_fb4" </dev/null >>"$RUN/fb4.log" 2>&1 &
       ;;
+    *) install_launch "$name" ;;
   esac
   local bg=${!:-} port; port=$(port_of "$name")
   wait_port "$port" 30 || die "$name did not open port $port; see $RUN/$name.log and /var/log/firebird"
@@ -471,6 +493,7 @@ start_instance() { # instance
     fb4) ensure_fb4_chroot; chroot_mount; configure_fb4 && changed=0 ;;
     fb3s) configure_stock fb3s && changed=0 ;;
     fb4s) ensure_fb4_chroot; chroot_mount; configure_stock fb4s && changed=0 ;;
+    *) install_configure "$name" && changed=0 ;;
   esac
   [ "$name" = fb4 ] || [ "$name" = fb4s ] || install -d -o firebird -g firebird -m 0770 "$STATE/db/$name"
   pid=$(server_pid "$name")
@@ -550,8 +573,11 @@ FBW_DBDIR_FB3R=$STATE/db/fb3r
 FBW_DBDIR_FB3S=$STATE/db/fb3s
 FBW_DBDIR_FB4S=$FB4S_DBDIR
 FBW_DBDIR_FB4S_HOST=$CHROOT$FB4S_DBDIR
+# >>> registered servers (start-install, register)
+$(reg_env)
 EOF
-  install -m 0600 "$tmp" "$ENV_FILE"
+  install -m 0600 "$tmp" "$ENV_FILE.new"
+  mv "$ENV_FILE.new" "$ENV_FILE"
   rm -f "$tmp"
 }
 
@@ -577,7 +603,9 @@ load_secrets() {
 cmd_start() {
   [ "$(id -u)" -eq 0 ] || die "start must run as root"
   local t0=$SECONDS name names=("$@")
-  [ "${#names[@]}" -gt 0 ] || names=("${INSTANCES[@]}")
+  # without names: ours, then every registered installation
+  [ "${#names[@]}" -gt 0 ] || mapfile -t names < <(printf '%s\n' "${INSTANCES[@]}"; reg_names install)
+  reg_load_ports
   install -d -m 0755 "$STATE"
   exec 9>"$STATE/.lock"
   flock 9
@@ -586,13 +614,20 @@ cmd_start() {
   check_state_dir
   for name in "${names[@]}"; do
     local t1=$SECONDS
-    start_instance "$name"
+    if [ "$(reg_get "$name" KIND)" = remote ]; then
+      reg_version "$name"   # not ours to start: it must answer
+    else
+      [ -n "$(port_of "$name")" ] || die "unknown server $name (not one of ours, not registered)"
+      start_instance "$name"
+      if reg_is "$name"; then reg_version "$name"; fi
+    fi
     log "$name ready ($((SECONDS - t1)) s)"
   done
   write_env
   echo "Firebird test servers ready in $((SECONDS - t0)) s:"
   cmd_status || true
   for name in "${names[@]}"; do  # a server that died meanwhile must not pass unnoticed
+    [ "$(reg_get "$name" KIND)" = remote ] && continue
     [ -n "$(server_pid "$name")" ] && port_open "$(port_of "$name")" || die "$name is not running"
   done
   # The password itself stays out of logs: tests and tools read it from the environment file.
@@ -605,7 +640,8 @@ cmd_stop() {
   exec 9>"$STATE/.lock"
   flock 9
   local name pids=() rc=0
-  for name in "${INSTANCES[@]}"; do  # each takes ~2 s to shut down: stop them side by side
+  reg_load_ports
+  for name in "${INSTANCES[@]}" $(reg_names install); do  # ~2 s each to shut down: side by side
     stop_instance "$name" &
     pids+=($!)
   done
@@ -621,7 +657,15 @@ cmd_status() {
   local name pid port ver rc=0
   SYSDBA_PW=""
   if [ -r "$SECRETS/sysdba.password" ]; then SYSDBA_PW=$(cat "$SECRETS/sysdba.password"); fi
-  for name in "${INSTANCES[@]}"; do
+  reg_load_ports
+  for name in $(reg_names remote); do
+    ver=$(reg_login "$name" sql_value "$(port_of "$name")" "$(reg_db "$name")" \
+            "rdb\$get_context('SYSTEM','ENGINE_VERSION')")
+    printf '  %-5s %s/%s  registered  version %s  db %s\n' "$name" "$(reg_get "$name" HOST)" \
+      "$(port_of "$name")" "${ver:-"(no answer)"}" "$(reg_db "$name")"
+    [ -n "$ver" ] || rc=1
+  done
+  for name in "${INSTANCES[@]}" $(reg_names install); do
     port=$(port_of "$name"); pid=$(server_pid "$name"); ver=""
     if [ -n "$pid" ] && port_open "$port"; then
       ver=$(sql_value "$port" "$(db_of "$name")" "rdb\$get_context('SYSTEM','ENGINE_VERSION')")
@@ -643,8 +687,17 @@ cmd_env() {
 
 case "${1:-}" in
   start) shift; cmd_start "$@" ;;
+  start-install) shift; cmd_start_install "$@" ;;
+  register) shift; cmd_register "$@" ;;
+  unregister) shift; cmd_unregister "$@" ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
   env) cmd_env ;;
-  *) echo "usage: $0 start [fb3|fb4|fb3l|fb3r|fb3s|fb4s ...] | stop | status | env" >&2; exit 2 ;;
+  *) cat >&2 <<EOF
+usage: $0 start [fb3|fb4|fb3l|fb3r|fb3s|fb4s|NAME ...] | stop | status | env
+       $0 start-install NAME DIR                      (NAME: fb5, fb6, ...)
+       $0 register NAME HOST/PORT DBDIR USER PASSWORD-FILE
+       $0 unregister NAME
+EOF
+     exit 2 ;;
 esac

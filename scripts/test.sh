@@ -50,3 +50,8 @@ if [ -r "$STATE/servers.env" ]; then
   set +a
 fi
 step ctest ctest --test-dir "$BUILD" --output-on-failure -j1 "$@"
+# ctest names skipped tests without the reason; the <test>@<server> twins print theirs (an
+# unregistered server, tests/support/on-server.sh) into its log: one line per reason.
+if [ -r "$BUILD/Testing/Temporary/LastTest.log" ]; then
+  grep -h '^SKIP: ' "$BUILD/Testing/Temporary/LastTest.log" | sort | uniq -c | sed 's/^ */test.sh: skipped tests: /' || true
+fi

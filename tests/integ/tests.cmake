@@ -31,10 +31,9 @@ if(TARGET fbwire-link)
   add_executable(fbwire-test-ledger ${CMAKE_CURRENT_SOURCE_DIR}/ledger/main.c)
   target_link_libraries(fbwire-test-ledger PRIVATE fbwire_testsupport Threads::Threads)
   add_dependencies(fbwire-test-ledger fbwire-link)
-  foreach(srv fb3 fb4)
-    add_test(NAME integ_ledger_${srv} COMMAND fbwire-test-ledger --server ${srv} --seconds 10)
-    set_tests_properties(integ_ledger_${srv} PROPERTIES LABELS integ TIMEOUT 90)
-  endforeach()
+  add_test(NAME integ_ledger_fb3 COMMAND fbwire-test-ledger --server fb3 --seconds 10)
+  fbw_server_test(integ_ledger_fb4 fbwire-test-ledger --server fb4 --seconds 10)
+  set_tests_properties(integ_ledger_fb3 integ_ledger_fb4 PROPERTIES LABELS integ TIMEOUT 90)
 endif()
 
 # A third-party client in the capture tests: node-firebird (pinned, installed from npm into the
@@ -42,8 +41,7 @@ endif()
 # stats, dump and replay --list are checked against it (tests/node/). Skipped (exit 77, with the
 # reason) without npm/node, root or registry access.
 if(TARGET fbwire-pcap)
-  add_test(NAME integ_node_firebird
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/node/node-firebird.sh ${CMAKE_BINARY_DIR})
+  fbw_server_test(integ_node_firebird ${CMAKE_CURRENT_SOURCE_DIR}/node/node-firebird.sh ${CMAKE_BINARY_DIR})
   set_tests_properties(integ_node_firebird PROPERTIES LABELS integ TIMEOUT 300
                        SKIP_RETURN_CODE 77)
 endif()

@@ -3,7 +3,7 @@
 
 # libfbwire installed into a scratch prefix: exports, headers, the C examples of README.md and
 # docs/library.md built with pkg-config and find_package(fbwire) and run against FB3 and FB4.
-add_test(NAME package_library COMMAND ${CMAKE_CURRENT_LIST_DIR}/library.sh ${CMAKE_BINARY_DIR})
+fbw_server_test(package_library ${CMAKE_CURRENT_LIST_DIR}/library.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(package_library PROPERTIES LABELS integ TIMEOUT 300)
 
 # The Debian package: `cpack -G DEB` in this build directory, then apt installs it into a fresh

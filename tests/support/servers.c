@@ -234,7 +234,40 @@ void fbw_servers_require(fbw_servers *out)
 const char *fbw_server_name(fbw_server_id id)
 {
     static const char *const names[FBW_SRV_COUNT] = {"fb3", "fb4", "fb3l", "fb3r"};
+    /* tests/support/on-server.sh puts a newer server in fb4's place and names it here */
+    const char *target = getenv("FBW_TARGET");
+    if (id == FBW_SRV_FB4 && target && *target)
+        return target;
     return id >= 0 && id < FBW_SRV_COUNT ? names[id] : "?";
+}
+
+void fbw_servers_version(const fbw_servers *s, fbw_server_id id, int *major, int *minor, int *patch)
+{
+    int v[3] = {id == FBW_SRV_FB4 ? 4 : 3, 0, 0};
+    if (sscanf(s->srv[id].version, "%d.%d.%d", &v[0], &v[1], &v[2]) < 1)
+        v[0] = id == FBW_SRV_FB4 ? 4 : 3;
+    *major = v[0], *minor = v[1], *patch = v[2];
+}
+
+char *fbw_servers_version_tag(const fbw_servers *s, fbw_server_id id, char *buf, size_t size)
+{
+    int major, minor, patch;
+    fbw_servers_version(s, id, &major, &minor, &patch);
+    snprintf(buf, size, "Firebird %d.%d", major, minor);
+    return buf;
+}
+
+int fbw_servers_protocol_max(const fbw_servers *s, fbw_server_id id)
+{
+    int major, minor, patch;
+    fbw_servers_version(s, id, &major, &minor, &patch);
+    if (major <= 3)
+        return 15;
+    if (major == 4)
+        return minor > 0 || patch >= 1 ? 17 : 16;
+    if (major == 5)
+        return minor > 0 || patch >= 3 ? 19 : 18;
+    return 20;
 }
 
 char *fbw_servers_dsn(const fbw_servers *s, fbw_server_id id, char *buf, size_t size)

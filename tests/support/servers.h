@@ -16,7 +16,7 @@
 
 typedef enum fbw_server_id {
     FBW_SRV_FB3,  /* Firebird 3, Srp256 + Srp, WireCrypt = Enabled */
-    FBW_SRV_FB4,  /* Firebird 4, Srp256 + Srp, WireCrypt = Enabled */
+    FBW_SRV_FB4,  /* Firebird 4 (fb5, fb6... under on-server.sh), Srp256 + Srp, WireCrypt Enabled */
     FBW_SRV_FB3L, /* Firebird 3 with Legacy_Auth too, user LEGACYUSER */
     FBW_SRV_FB3R, /* Firebird 3, WireCrypt = Required */
     FBW_SRV_COUNT
@@ -49,8 +49,18 @@ typedef struct fbw_servers {
 int fbw_servers_load(fbw_servers *out, fbw_err *err);
 /* fbw_servers_load or fail the calling Criterion test with its message (never skips). */
 void fbw_servers_require(fbw_servers *out);
-/* Short lower-case name ("fb3", "fb4", "fb3l", "fb3r") for messages. */
+/* Short lower-case name ("fb3", "fb4", "fb3l", "fb3r") for messages; for FBW_SRV_FB4, $FBW_TARGET
+ * when set (tests/support/on-server.sh runs a test with server fb5, fb6, ... in fb4's place). */
 const char *fbw_server_name(fbw_server_id id);
+/* What the server in slot id is, for assertions that depend on the version: from the version
+ * fb-servers.sh read from it (FBW_<NAME>_VERSION, "5.0.4"), else from the slot (fb4: 4.0, the
+ * others 3.0). Under on-server.sh the fb4 slot holds fb5, fb6, ... */
+void fbw_servers_version(const fbw_servers *s, fbw_server_id id, int *major, int *minor, int *patch);
+/* "Firebird 5.0": what the server_version string of that server contains; returns buf. */
+char *fbw_servers_version_tag(const fbw_servers *s, fbw_server_id id, char *buf, size_t size);
+/* The highest wire protocol that server speaks: 15 (3.0), 16 (4.0.0), 17 (4.0.1 on), 18 (5.0.0 to 5.0.2, fetch
+ * scroll), 19 (5.0.3 on, inline blobs), 20 (6.0). */
+int fbw_servers_protocol_max(const fbw_servers *s, fbw_server_id id);
 /* "host/port:path" for server id into buf; returns buf. */
 char *fbw_servers_dsn(const fbw_servers *s, fbw_server_id id, char *buf, size_t size);
 /* Client defaults with short timeouts, logging in as SYSDBA (strings point into s, which must

@@ -9,8 +9,13 @@
 set(SB_RUN ${CMAKE_CURRENT_LIST_DIR}/run-workloads.sh)
 set(SB_LIB $<TARGET_FILE:fbwire-sysbench>)
 
+# With fb4 among its servers, a run has its twins on the other versions (tests/servers.cmake).
 function(fbw_sysbench_test name)
-  add_test(NAME sysbench_${name} COMMAND ${SB_RUN} --lib ${SB_LIB} --db sb_${name}.fdb ${ARGN})
+  if("fb4" IN_LIST ARGN)
+    fbw_server_test(sysbench_${name} ${SB_RUN} --lib ${SB_LIB} --db sb_${name}.fdb ${ARGN})
+  else()
+    add_test(NAME sysbench_${name} COMMAND ${SB_RUN} --lib ${SB_LIB} --db sb_${name}.fdb ${ARGN})
+  endif()
   set_tests_properties(sysbench_${name} PROPERTIES LABELS sysbench TIMEOUT 400)
 endfunction()
 
@@ -84,8 +89,7 @@ set_tests_properties(sysbench_abi_refusal PROPERTIES LABELS unit TIMEOUT 60)
 # Round-trip accounting of the sysbench report against the protocol and a loopback capture, the
 # JSON schema and fbwire-report (tests/sysbench/rt-accounting.sh; root for tcpdump, else skipped).
 if(TARGET fbwire-pcap AND TARGET fbwire-report)
-  add_test(NAME sysbench_rt_accounting
-           COMMAND ${CMAKE_CURRENT_LIST_DIR}/rt-accounting.sh
+  fbw_server_test(sysbench_rt_accounting ${CMAKE_CURRENT_LIST_DIR}/rt-accounting.sh
                    --lib $<TARGET_FILE:fbwire-sysbench> --pcap-tool $<TARGET_FILE:fbwire-pcap>
                    --report-tool $<TARGET_FILE:fbwire-report>)
   set_tests_properties(sysbench_rt_accounting PROPERTIES LABELS sysbench TIMEOUT 900
@@ -103,8 +107,7 @@ if(TARGET fbwire-pcap AND TARGET fbwire-report)
   if(TARGET fbwire-link)
     list(APPEND FBW_COMPARE_CPU --link-tool $<TARGET_FILE:fbwire-link>)
   endif()
-  add_test(NAME sysbench_compare
-           COMMAND ${CMAKE_CURRENT_LIST_DIR}/compare.sh
+  fbw_server_test(sysbench_compare ${CMAKE_CURRENT_LIST_DIR}/compare.sh
                    --compare ${CMAKE_SOURCE_DIR}/tools/fbwire-compare
                    --lib $<TARGET_FILE:fbwire-sysbench> --pcap-tool $<TARGET_FILE:fbwire-pcap>
                    --report-tool $<TARGET_FILE:fbwire-report> ${FBW_COMPARE_CPU})
@@ -139,8 +142,7 @@ endif()
 if(TARGET fbwire-pcap AND TARGET fbwire-link AND TARGET fbwire-sql AND TARGET fbwire-report)
   foreach(drv fbwire fbclient)
     foreach(from fb3 fb4)
-      add_test(NAME sysbench_xreplay_${drv}_${from}
-               COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/xreplay.py
+      fbw_server_test(sysbench_xreplay_${drv}_${from} python3 ${CMAKE_CURRENT_LIST_DIR}/xreplay.py
                        --lib $<TARGET_FILE:fbwire-sysbench> --pcap $<TARGET_FILE:fbwire-pcap>
                        --link $<TARGET_FILE:fbwire-link> --sql $<TARGET_FILE:fbwire-sql>
                        --report $<TARGET_FILE:fbwire-report> --from ${from} --driver ${drv})

@@ -83,8 +83,7 @@ endif()
 # A real Firebird session (fbwire-sql against FB3 and FB4) through fbwire-link in 1-byte slices:
 # output byte for byte the direct one.
 if(TARGET fbwire-link AND TARGET fbwire-sql)
-  add_test(NAME tools_fbwire_link_sql
-           COMMAND ${CMAKE_CURRENT_LIST_DIR}/fbwire-link-sql.sh $<TARGET_FILE:fbwire-link>
+  fbw_server_test(tools_fbwire_link_sql ${CMAKE_CURRENT_LIST_DIR}/fbwire-link-sql.sh $<TARGET_FILE:fbwire-link>
                    $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(tools_fbwire_link_sql PROPERTIES LABELS integ TIMEOUT 300)
 endif()
@@ -115,8 +114,7 @@ endif()
 # fbwire-sql at a terminal, driven through a pseudo-terminal on FB3 and FB4: prompt, statements on
 # Enter, history (up arrow, history file), Ctrl-C cancelling a long query, EXIT / QUIT / Ctrl-D.
 if(TARGET fbwire-sql)
-  add_test(NAME tools_fbwire_sql_pty
-           COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/fbwire-sql-pty.py $<TARGET_FILE:fbwire-sql>)
+  fbw_server_test(tools_fbwire_sql_pty python3 ${CMAKE_CURRENT_LIST_DIR}/fbwire-sql-pty.py $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(tools_fbwire_sql_pty PROPERTIES LABELS integ TIMEOUT 180)
 endif()
 # fbwire-sql --timeout against a stock server stopped mid-script (about 10 s; the helper and the
@@ -130,7 +128,7 @@ endif()
 # The sysbench driver (both pipeline modes) and fbwire-sql through fbwire-link faults on FB3 and
 # FB4: a reset mid-run, 1-byte slices, 1 Mbit/s, a reply cut or held mid-rows (about 50 s).
 if(TARGET fbwire-link AND TARGET fbwire-sysbench AND TARGET fbwire-sql)
-  add_test(NAME tools_link_faults COMMAND ${CMAKE_CURRENT_LIST_DIR}/link-faults.sh
+  fbw_server_test(tools_link_faults ${CMAKE_CURRENT_LIST_DIR}/link-faults.sh
            --link $<TARGET_FILE:fbwire-link> --lib $<TARGET_FILE:fbwire-sysbench>
            --sql $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(tools_link_faults PROPERTIES LABELS integ TIMEOUT 300)
