@@ -38,6 +38,11 @@ typedef struct fbw_conn_opts {
     const char *process_name;
     int row_format;           /* FBW_ROW_FORMAT_COMPACT (default) or _DESCRIBED (msg.h): the formats
                                * statements ask rows and send parameters in */
+    uint32_t statement_timeout_ms; /* 0: none. The connection's statement timeout: sent in every
+                               * op_execute of its statements that set none of their own
+                               * (fbw_stmt_set_timeout); needs protocol 16 (Firebird 4+): on an
+                               * older server the connect fails with FBW_E_UNSUPPORTED after
+                               * op_accept, before op_attach (docs/library.md "Statement timeouts") */
 } fbw_conn_opts;
 
 FBW_API void fbw_conn_opts_init(fbw_conn_opts *o);
@@ -145,5 +150,17 @@ typedef struct fbw_conn_info {
 FBW_API const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c);
 /* The row format new statements of the connection use (fbw_conn_opts.row_format). */
 FBW_API int fbw_conn_row_format(const fbw_conn *c);
+
+/* Protocol 16 (Firebird 4.0) added the statement timeout to op_execute and op_execute2. */
+#define FBW_PROTOCOL_STMT_TIMEOUT 16
+/* Change the connection's statement timeout (fbw_conn_opts.statement_timeout_ms) for every later
+ * execution; 0 removes it. Nothing is sent. Returns FBW_E_UNSUPPORTED, with the message in *err
+ * (which may be NULL), when ms > 0 and the connection speaks a protocol below 16; the timeout is
+ * then left as it was. */
+FBW_API int fbw_conn_set_statement_timeout(fbw_conn *c, uint32_t ms, fbw_err *err);
+FBW_API uint32_t fbw_conn_statement_timeout(const fbw_conn *c);
+/* Internal (conn.c, stmt.c): FBW_OK when a timeout of ms can be sent on this connection (ms 0, or
+ * protocol 16+ or not yet negotiated), else FBW_E_UNSUPPORTED in *err naming the protocol. */
+int fbw_conn_check_timeout(const fbw_conn *c, uint32_t ms, fbw_err *err);
 
 #endif
