@@ -4,7 +4,8 @@
  * query with a statement's own timeout fails with Firebird's isc_cancelled + isc_req_stmt_timeout,
  * class STATEMENT_TIMEOUT, its message naming the limit; the same connection, transaction and
  * statement then run a query normally; the connection's timeout applies to every statement that
- * sets none and a statement's own wins over it. FB3 (protocol 15): a timeout is refused before
+ * sets none and a statement's own wins over it; in pipeline mode the timed-out execution is the
+ * pipeline's error, named by its place. FB3 (protocol 15): a timeout is refused before
  * anything is sent - on execute, on fbw_conn_set_statement_timeout, and at connect - and the
  * connection goes on. */
 #include <criterion/criterion.h>
@@ -117,6 +118,43 @@ Test(stmt_timeout, connection_level_fb4, .timeout = 60)
     expect_timed_out(&q, &j, 200);
     expect_usable(&q);
     fbw_stmt_free(j.st);
+    fbw_sqlt_close(&q);
+}
+
+/* Pipeline mode: the timed-out execution is the pipeline's error, named by its place ("statement 2
+ * of 3 of the pipelined transaction (long)"); the statements after it get no result of their own
+ * and the transaction is rolled back, the connection going on. */
+Test(stmt_timeout, pipelined_fb4, .timeout = 60)
+{
+    fbw_sqlt q;
+    fbw_sqlt_open(&q, FBW_SRV_FB4, NULL);
+    fbw_stmt *quick = fbw_sqlt_prepare_ok(&q, &q.tx, "select 1 from rdb$database");
+    fbw_stmt *slow = fbw_sqlt_prepare_ok(&q, &q.tx, LONG_SQL);
+    fbw_stmt_set_timeout(slow, 300);
+    fbw_pipe_opts po;
+    fbw_pipe_opts_init(&po);
+    po.wait = fbw_client_pipe_wait;
+    po.wait_arg = q.cl;
+    fbw_pipe *p = NULL;
+    fbw_err err;
+    cr_assert_eq(fbw_pipe_new(q.c, &po, &p, &err), FBW_OK, "%s", err.msg);
+    fbw_pipe_begin(p, &q.tx);
+    cr_assert_eq(fbw_pipe_execute(p, quick, NULL, 0, "quick", NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_pipe_execute(p, slow, NULL, 0, "long", NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_pipe_execute(p, quick, NULL, 0, "after", NULL, &err), FBW_OK, "%s", err.msg);
+    int rc = fbw_pipe_commit(p, &err);
+    print_err("pipelined statement timeout", &err);
+    cr_assert_eq(rc, FBW_E_SERVER, "%s", fbw_rc_name(rc));
+    cr_expect_eq(fbw_err_classify(&err), FBW_EC_STATEMENT_TIMEOUT);
+    cr_expect(strstr(err.msg, "statement 2 of 3 of the pipelined transaction (long)") == err.msg,
+              "named by its place: %s", err.msg);
+    cr_expect(strstr(err.msg, "(statement timeout 300 ms)"), "%s", err.msg);
+    cr_expect_neq(q.tx.state, FBW_TX_ACTIVE, "rolled back, not committed");
+    fbw_pipe_free(p);
+    fbw_stmt_free(slow);
+    fbw_stmt_free(quick);
+    fbw_sqlt_tx_start_ok(&q, &q.tx, NULL);
+    expect_usable(&q);
     fbw_sqlt_close(&q);
 }
 
