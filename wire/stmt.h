@@ -57,7 +57,7 @@ FBW_API int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *param
 FBW_API int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags);
 /* Statement timeout (protocol 16+, Firebird 4+) of every later execution of this statement, in ms;
  * 0 (the default): the connection's (fbw_conn_opts.statement_timeout_ms, fbw_conn_set_statement_
- * timeout). It travels in op_execute / op_execute2; the server's timer runs from the execute to the
+ * timeout); a statement cannot run without the connection's limit. It travels in op_execute / op_execute2; the server's timer runs from the execute to the
  * last row fetched (fetches do not restart it). An execution that runs out fails with isc_cancelled
  * + isc_req_stmt_timeout (class FBW_EC_STATEMENT_TIMEOUT, status.h), its message ending
  * "(statement timeout N ms)"; the connection, the transaction and the statement stay usable. An
