@@ -72,6 +72,9 @@ typedef struct sbdrv_be_conf {
     int timeout;              /* fbwire: seconds any later wait for the server may last without a
                                  byte (> 0); the wait then fails fatally, naming the request.
                                  fbclient cannot bound these waits (docs/sysbench.md) */
+    uint32_t statement_timeout_ms; /* fbwire: sent with every execute (fbw_conn_opts); 0: none */
+    const char *client_library; /* fbclient: the libfbclient to dlopen (a path, or a name the
+                                   dynamic linker looks up); NULL: libfbclient.so.2 */
 } sbdrv_be_conf;
 
 /* A fully fetched result. Cells are row-major; a cell's bytes live in `arena` at `off`.
@@ -124,8 +127,12 @@ typedef struct sbdrv_be_stmt sbdrv_be_stmt; /* one prepared statement of an atta
  * what global_init sets up once. */
 typedef struct sbdrv_backend {
     const char *name;
-    /* Once per process before the first connect (may be called again: then a no-op). */
-    int (*global_init)(fbw_err *err);
+    /* Once per process before the first connect (may be called again: then a no-op; the
+     * configuration is the one every later connect gets). */
+    int (*global_init)(const sbdrv_be_conf *conf, fbw_err *err);
+    /* The client library in use, "PATH (version)", for the report; NULL when the backend has
+     * none of its own to name (fbwire) or before global_init succeeded. May be NULL itself. */
+    const char *(*client_library)(void);
     /* Attach. *out stays NULL on failure. */
     int (*connect)(const sbdrv_be_conf *conf, sbdrv_be_conn **out, fbw_err *err);
     /* Create the database (conf->page_size) and stay attached to it, like connect. Fails when

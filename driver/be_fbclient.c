@@ -63,7 +63,7 @@ static int build_dpb(const sbdrv_be_conf *f, int create, char *dpb, size_t cap, 
 static int open_db(const sbdrv_be_conf *conf, int create, sbdrv_be_conn **out, fbw_err *err)
 {
     *out = NULL;
-    int rc = be_fbclient_global_init(err);
+    int rc = be_fbclient_global_init(conf, err);
     if (rc != FBW_OK)
         return rc;
     sbdrv_be_conn *c = calloc(1, sizeof *c);
@@ -129,6 +129,7 @@ static int fbc_stats(sbdrv_be_conn *c, fbw_stats *out, fbw_err *err)
 const sbdrv_backend sbdrv_backend_fbclient = {
     .name = "fbclient",
     .global_init = be_fbclient_global_init,
+    .client_library = be_fbclient_client_library,
     .connect = fbc_connect,
     .create = fbc_create,
     .disconnect = fbc_disconnect,

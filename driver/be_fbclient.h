@@ -113,16 +113,20 @@ typedef struct fbclient_api {
     isc_status (*close_blob)(isc_status *, isc_handle *);
     int (*interpret)(char *, unsigned int, const isc_status **);
     void (*sqlstate)(char *, const isc_status *);
+    void (*client_version)(char *); /* isc_get_client_version: "LI-V3.0.11.33703 Firebird 3.0" */
 } fbclient_api;
 
 typedef struct fbclient_lib {
-    pthread_once_t once;
+    pthread_mutex_t lock; /* held while loading */
+    int loaded;           /* load tried: rc, msg, api and about are final */
     int rc;
-    char msg[256];
+    char msg[512];
+    char about[512];      /* "PATH (isc_get_client_version)" once loaded */
     fbclient_api api;
 } fbclient_lib;
 
-/* Written once by be_fbclient_lib.c's load_lib under pthread_once, read-only afterwards. */
+/* Written once by be_fbclient_lib.c's load under its lock, read-only afterwards (every reader
+ * took the lock first, in be_fbclient_global_init). */
 extern fbclient_lib be_fbclient_lib;
 
 #define API (&be_fbclient_lib.api)
@@ -162,8 +166,11 @@ static inline int has_error(const isc_status *st)
 }
 
 /* be_fbclient_lib.c */
-/* Load libfbclient.so.2 once; FBW_E_UNSUPPORTED naming what is missing. */
-int be_fbclient_global_init(fbw_err *err);
+/* Load the library once (conf->client_library, default libfbclient.so.2); FBW_E_UNSUPPORTED
+ * naming the library and what is missing (the file, a symbol). */
+int be_fbclient_global_init(const sbdrv_be_conf *conf, fbw_err *err);
+/* "PATH (version)" of the loaded library; NULL before a successful load. */
+const char *be_fbclient_client_library(void);
 /* Fill err from a status vector; a lost attachment gives FBW_E_IO. */
 int be_fbclient_status_err(const isc_status *st, fbw_err *err, const char *what);
 

@@ -40,9 +40,9 @@
 #include "be_fbwire_stmt.h"
 #include "be_fbwire_tx.h"
 
-static int fbwire_global_init(fbw_err *err)
+static int fbwire_global_init(const sbdrv_be_conf *conf, fbw_err *err)
 {
-    (void)err;
+    (void)conf, (void)err;
     return FBW_OK;
 }
 

@@ -86,6 +86,7 @@ int be_fbwire_attach(const sbdrv_be_conf *conf, int create, sbdrv_be_conn **out,
     o.conn.auth_list = conf->auth && conf->auth[0] ? conf->auth : NULL;
     o.conn.compress = conf->compress;
     o.conn.row_format = conf->row_format;
+    o.conn.statement_timeout_ms = conf->statement_timeout_ms;
     o.conn.process_name = "sysbench";
     const char *wc = conf->wire_crypt ? conf->wire_crypt : "enabled";
     o.conn.wire_crypt = !strcasecmp(wc, "required")   ? FBW_WIRE_CRYPT_REQUIRED

@@ -119,6 +119,7 @@ typedef struct sbdrv_rep_run {
     const char *autocommit, *isolation;
     const char *pipeline;       /* "off" | "transaction" */
     const char *row_format;     /* "compact" | "described" (fbclient: described) */
+    const char *client_library; /* fbclient: "PATH (isc_get_client_version)"; NULL for fbwire */
     const char *sysbench_version, *script, *command;
     int argc;
     char *const *argv;

@@ -131,7 +131,7 @@ static json_t *document(const sbdrv_rep_acc *a, const sbdrv_rep_run *run)
                              "total", (json_int_t)(run->reads + run->writes + run->other),
                              "errors", (json_int_t)run->errors, "reconnects", (json_int_t)run->reconnects,
                              "tps", t.tps, "qps", t.qps);
-    json_t *conn = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
+    json_t *conn = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
                              "server_version", x->server_version[0] ? json_string(x->server_version) : json_null(),
                              "protocol", x->protocol > 0 ? json_integer(x->protocol) : json_null(),
                              "auth_plugin", x->auth_plugin[0] ? json_string(x->auth_plugin) : json_null(),
@@ -140,6 +140,7 @@ static json_t *document(const sbdrv_rep_acc *a, const sbdrv_rep_run *run)
                              "autocommit", jstr(run->autocommit), "isolation", jstr(run->isolation),
                              "pipeline", json_string(str(run->pipeline, "off")),
                              "row_format", json_string(str(run->row_format, "described")),
+                             "client_library", run->client_library ? json_string(run->client_library) : json_null(),
                              "note", x->note[0] ? json_string(x->note) : json_null(),
                              "counted_at", x->unmeasured ? "none" : x->socket_level ? "socket" : "packets");
     int sock = x->socket_level; /* op_transaction is inside the ciphertext then */

@@ -119,6 +119,8 @@ void sbdrv_rep_print(FILE *f, const sbdrv_rep_acc *a, const sbdrv_rep_run *run)
             str(run->autocommit, "?"));
     fprintf(f, "    pipeline:                            %s\n", str(run->pipeline, "off"));
     fprintf(f, "    row format:                          %s\n", str(run->row_format, "described"));
+    if (run->client_library)
+        fprintf(f, "    client library:                      %s\n", run->client_library);
     print_facts(f, run);
     if (run->facts.unmeasured) { /* zeros here would read as measured figures */
         fprintf(f, "    round trips, packets, bytes:         not available (no wire statistics for this run)\n"

@@ -80,8 +80,8 @@ static int drv_init(sbdrv_driver *d)
     d->conf.debug = d->debug;
     fbw_err err;
     fbw_err_clear(&err);
-    if (d->be->global_init(&err) != FBW_OK) {
-        sbdrv_host.log_text(SBDRV_SB_LOG_FATAL, "%s: %s", d->prefix, err.msg);
+    if (d->be->global_init(&d->conf, &err) != FBW_OK) {
+        sbdrv_host.log_text(SBDRV_SB_LOG_FATAL, "%s", err.msg); /* it names the backend */
         return 1;
     }
     int acct = sbdrv_sbrep_accounting(sbdrv_opt_string(d, "accounting"));

@@ -70,12 +70,19 @@
 #define FBWIRE_TIMEOUT_ARG                                                                      \
     {"fbwire-timeout", "seconds any wait for the server may last without a reply before the "    \
      "connection is closed with an error naming the request", "60", SB_ARG_TYPE_INT, NULL},      \
+    {"fbwire-statement-timeout", "milliseconds a statement may run before the server cancels it "  \
+     "(sent with every execute; Firebird 4+, refused at connect by older servers; 0: none)", "0",  \
+     SB_ARG_TYPE_INT, NULL},                                                                     \
     {"fbwire-row-format", "rows and parameters: compact (CHAR of multi-byte sets travels as "    \
      "VARCHAR, values unchanged) or described (as the server describes them, as fbclient)",     \
      "compact", SB_ARG_TYPE_STRING, NULL},
 
 sb_arg sbdrv_args_fbwire[] = FB_ARGS("fbwire", FBWIRE_TIMEOUT_ARG);
-sb_arg sbdrv_args_fbclient[] = FB_ARGS("fbclient", );
+#define FBCLIENT_LIBRARY_ARG                                                                    \
+    {"fbclient-library", "the libfbclient to load: a path, or a name the dynamic linker looks up "   \
+     "(its version is in the report)", "libfbclient.so.2", SB_ARG_TYPE_STRING, NULL},
+
+sb_arg sbdrv_args_fbclient[] = FB_ARGS("fbclient", FBCLIENT_LIBRARY_ARG);
 
 const char *sbdrv_opt_string(const sbdrv_driver *d, const char *suffix)
 {
@@ -207,6 +214,8 @@ int sbdrv_read_options(sbdrv_driver *d)
     f->page_size = opt_int(d, "page-size");
     f->connect_timeout = opt_int(d, "connect-timeout");
     f->timeout = d->be == &sbdrv_backend_fbwire ? opt_int(d, "timeout") : 0;
+    int stmt_timeout = d->be == &sbdrv_backend_fbwire ? opt_int(d, "statement-timeout") : 0;
+    f->client_library = d->be == &sbdrv_backend_fbclient ? sbdrv_opt_string(d, "library") : NULL;
     const char *rowf = d->be == &sbdrv_backend_fbwire ? sbdrv_opt_string(d, "row-format") : NULL;
     f->row_format = d->be == &sbdrv_backend_fbwire ? FBW_ROW_FORMAT_COMPACT : FBW_ROW_FORMAT_DESCRIBED;
     const char *iso = sbdrv_opt_string(d, "isolation");
@@ -243,6 +252,9 @@ int sbdrv_read_options(sbdrv_driver *d)
         why = "invalid --%s-connect-timeout (1..86400 seconds)";
     if (why == NULL && d->be == &sbdrv_backend_fbwire && (f->timeout < 1 || f->timeout > 86400))
         why = "invalid --%s-timeout (1..86400 seconds)";
+    if (why == NULL && (stmt_timeout < 0 || stmt_timeout > 86400000))
+        why = "invalid --%s-statement-timeout (0..86400000 milliseconds)";
+    f->statement_timeout_ms = stmt_timeout > 0 ? (uint32_t)stmt_timeout : 0;
     if (why == NULL && rowf && fbw_row_format_parse(rowf, &f->row_format) != FBW_OK)
         why = "invalid --%s-row-format (compact or described)";
     if (why == NULL && f->lock_timeout < -1)

@@ -222,6 +222,7 @@ void sbdrv_sbrep_report(sbdrv_sbrep *r)
     run.facts = r->facts;
     run.pipeline = r->conf->pipeline == SBDRV_PIPE_TRANSACTION ? "transaction" : "off";
     run.row_format = fbw_row_format_name(r->conf->row_format);
+    run.client_library = r->be->client_library ? r->be->client_library() : NULL;
     server_cpu_of_run(r, &run.server_cpu);
     run.intervals = r->intervals;
     run.nintervals = r->nintervals;

@@ -586,6 +586,8 @@ static int on_accept(fbw_conn *c, const fbw_pkt *p)
     if (c->info.protocol < c->o.protocol_min || c->info.protocol > c->o.protocol_max)
         return failf(c, FBW_E_PROTO, "server accepted a protocol version that was not offered");
     c->ctx.protocol = c->info.protocol;
+    if (fbw_conn_check_timeout(c, c->o.statement_timeout_ms, &c->err) != FBW_OK)
+        return fail(c, FBW_E_UNSUPPORTED); /* before op_attach: a timeout is never ignored */
     c->info.lazy = (a->type & FBW_PTYPE_MASK) == FBW_PTYPE_LAZY_SEND;
     int rc = FBW_OK;
     if (a->type & FBW_PFLAG_COMPRESS)
@@ -974,6 +976,25 @@ const fbw_err *fbw_conn_error(const fbw_conn *c) { return &c->err; }
 fbw_stats *fbw_conn_stats(fbw_conn *c) { return &c->stats; }
 const fbw_conn_info *fbw_conn_get_info(const fbw_conn *c) { return &c->info; }
 int fbw_conn_row_format(const fbw_conn *c) { return c->o.row_format; }
+uint32_t fbw_conn_statement_timeout(const fbw_conn *c) { return c->o.statement_timeout_ms; }
+
+int fbw_conn_check_timeout(const fbw_conn *c, uint32_t ms, fbw_err *err)
+{
+    if (ms == 0 || c->info.protocol == 0 || c->info.protocol >= FBW_PROTOCOL_STMT_TIMEOUT)
+        return FBW_OK;
+    return fbw_err_set(err, FBW_E_UNSUPPORTED,
+                       "statement timeouts need protocol %d (Firebird 4 or later); this connection "
+                       "speaks protocol %d: the timeout of %lu ms was not sent",
+                       FBW_PROTOCOL_STMT_TIMEOUT, c->info.protocol, (unsigned long)ms);
+}
+
+int fbw_conn_set_statement_timeout(fbw_conn *c, uint32_t ms, fbw_err *err)
+{
+    int rc = fbw_conn_check_timeout(c, ms, err);
+    if (rc == FBW_OK)
+        c->o.statement_timeout_ms = ms;
+    return rc;
+}
 
 uint32_t fbw_conn_inline_size(const fbw_conn *c)
 {

@@ -46,6 +46,11 @@ typedef struct fbw_conn_opts {
     /* Bytes of inline blobs the connection keeps until read (oldest dropped past it: read from the
      * server then). 0: FBW_INLINE_BLOB_CACHE_DEFAULT, fbclient's 10 MiB. */
     size_t inline_blob_cache;
+    uint32_t statement_timeout_ms; /* 0: none. The connection's statement timeout: sent in every
+                               * op_execute of its statements that set none of their own
+                               * (fbw_stmt_set_timeout); needs protocol 16 (Firebird 4+): on an
+                               * older server the connect fails with FBW_E_UNSUPPORTED after
+                               * op_accept, before op_attach (docs/library.md "Statement timeouts") */
 } fbw_conn_opts;
 
 #define FBW_INLINE_BLOB_SIZE_DEFAULT 65535
@@ -160,5 +165,17 @@ FBW_API int fbw_conn_row_format(const fbw_conn *c);
  * turned off) and the inline cache's limit in bytes. Not exported. */
 uint32_t fbw_conn_inline_size(const fbw_conn *c);
 size_t fbw_conn_inline_cache(const fbw_conn *c);
+
+/* Protocol 16 (Firebird 4.0) added the statement timeout to op_execute and op_execute2. */
+#define FBW_PROTOCOL_STMT_TIMEOUT 16
+/* Change the connection's statement timeout (fbw_conn_opts.statement_timeout_ms) for every later
+ * execution; 0 removes it. Nothing is sent. Returns FBW_E_UNSUPPORTED, with the message in *err
+ * (which may be NULL), when ms > 0 and the connection speaks a protocol below 16; the timeout is
+ * then left as it was. */
+FBW_API int fbw_conn_set_statement_timeout(fbw_conn *c, uint32_t ms, fbw_err *err);
+FBW_API uint32_t fbw_conn_statement_timeout(const fbw_conn *c);
+/* Internal (conn.c, stmt.c): FBW_OK when a timeout of ms can be sent on this connection (ms 0, or
+ * protocol 16+ or not yet negotiated), else FBW_E_UNSUPPORTED in *err naming the protocol. */
+int fbw_conn_check_timeout(const fbw_conn *c, uint32_t ms, fbw_err *err);
 
 #endif

@@ -3,10 +3,12 @@
 #include "stmt.h"
 #include "request.h"
 
+#include "msgs.h"
 #include "pending.h"
 #include "status.h"
 #include "value.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,7 @@ typedef struct exec_rec {
     int failed;          /* op_execute failed: the fetch's error is only a consequence */
     fbw_tx *tx;          /* transaction it ran in and the handle sent (COMMIT as SQL, 1.5) */
     uint16_t tr_sent;
+    uint32_t timeout_ms; /* the statement timeout op_execute carried (0: none) */
 } exec_rec;
 
 struct fbw_stmt {
@@ -59,6 +62,7 @@ struct fbw_stmt {
     fbw_tx *cursor_tx;      /* transaction the cursor lives in, and its generation then */
     uint64_t cursor_tx_gen;
     uint32_t fetch_size;
+    uint32_t timeout_ms;    /* fbw_stmt_set_timeout; 0: the connection's */
 
     fbw_buf rows;           /* raw messages back to back */
     fbw_buf row_offs;       /* size_t offsets into rows, one per row, plus the end */
@@ -462,11 +466,30 @@ int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err)
 
 /* ---- execute and fetch ---- */
 
+/* The timeout an execution carries: the statement's own, else its connection's. One that this
+ * connection cannot send is refused (FBW_E_UNSUPPORTED, in s->err) before anything is queued. */
+static int exec_timeout(fbw_stmt *s, uint32_t *ms)
+{
+    *ms = s->timeout_ms ? s->timeout_ms : fbw_conn_statement_timeout(s->conn);
+    return fbw_conn_check_timeout(s->conn, *ms, &s->err);
+}
+
+/* Firebird's message says a statement-level timeout expired, not which: add the one this execution
+ * carried, so that the error names its limit wherever it is reported. */
+static void note_timeout(const exec_rec *x, fbw_err *e)
+{
+    size_t n = strlen(e->msg);
+    if (x->timeout_ms && fbw_err_has_gds(e, FBW_ISC_REQ_STMT_TIMEOUT) && n < sizeof e->msg)
+        snprintf(e->msg + n, sizeof e->msg - n, " (statement timeout %lu ms)",
+                 (unsigned long)x->timeout_ms);
+}
+
 static void note_exec_status(exec_rec *x, const fbw_pkt *r)
 {
     fbw_stmt *s = x->s;
     fbw_err e;
     if (fbw_status_decode(r->u.resp.status, &e, NULL) != FBW_OK) {
+        note_timeout(x, &e);
         x->failed = 1;
         if (x->out && x->out->err.code == FBW_OK)
             x->out->err = e;
@@ -536,6 +559,7 @@ static int on_fetch(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
         fbw_err e;
         int fetch_failed = 0;
         if (!x->failed && fbw_status_decode(r->u.resp.status, &e, NULL) != FBW_OK) {
+            note_timeout(x, &e);
             fetch_failed = 1;
             if (x->out && x->out->err.code == FBW_OK)
                 x->out->err = e;
@@ -714,6 +738,8 @@ int fbw_stmt_set_output(fbw_stmt *s, const fbw_msgfmt *f)
 }
 
 void fbw_stmt_set_row_format(fbw_stmt *s, int format) { s->row_format = format; }
+void fbw_stmt_set_timeout(fbw_stmt *s, uint32_t ms) { s->timeout_ms = ms; }
+uint32_t fbw_stmt_timeout(const fbw_stmt *s) { return s->timeout_ms; }
 int fbw_stmt_compact(const fbw_stmt *s) { return s->compact_in || s->compact_out; }
 
 int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags)
@@ -726,8 +752,12 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
 {
     if (!s->prepared)
         return fbw_err_set(&s->err, FBW_E_USAGE, "statement is not prepared");
+    uint32_t timeout;
+    int rc = exec_timeout(s, &timeout);
+    if (rc)
+        return rc;
     uint16_t tr = 0, h;
-    int rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
+    rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
     if (rc == FBW_E_USAGE && s->type == FBW_STMT_START_TRANS)
         rc = FBW_OK; /* SET TRANSACTION goes with handle 0; the reply names the new one (1.5) */
     if (rc == FBW_OK)
@@ -757,6 +787,7 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     p.u.sqldata.messages = s->in.n > 0;
     p.u.sqldata.msg = msg;
     p.u.sqldata.inline_blob_size = fbw_conn_inline_size(s->conn);
+    p.u.sqldata.timeout = timeout; /* encoded from protocol 16 on (pkt.c) */
     if (p.op == FBW_OP_EXECUTE2) {
         p.u.sqldata.out_blr.p = s->out_blr.data;
         p.u.sqldata.out_blr.n = s->out_blr.len;
@@ -764,6 +795,7 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     exec_rec *x = new_exec(s, tx, tr, out);
     if (!x)
         return FBW_E_NOMEM;
+    x->timeout_ms = timeout;
     rc = request_exec(x, &p, on_execute);
     if (rc)
         return rc;
@@ -788,8 +820,12 @@ int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags)
 {
     if (!s->prepare_queued)
         return fbw_err_set(&s->err, FBW_E_USAGE, "no prepare is queued for this statement");
+    uint32_t timeout;
+    int rc = exec_timeout(s, &timeout);
+    if (rc)
+        return rc;
     uint16_t tr = 0, h;
-    int rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
+    rc = tx ? fbw_tx_handle(tx, &tr) : FBW_OK;
     if (rc == FBW_OK)
         rc = stmt_handle_decoded(s, &h);
     if (rc == FBW_E_USAGE)
@@ -804,9 +840,11 @@ int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags)
     fbw_pkt p = {.op = FBW_OP_EXECUTE};
     p.u.sqldata.stmt = h;
     p.u.sqldata.tr = tr;
+    p.u.sqldata.timeout = timeout;
     exec_rec *x = new_exec(s, tx, tr, NULL);
     if (!x)
         return FBW_E_NOMEM;
+    x->timeout_ms = timeout;
     rc = request_exec(x, &p, on_execute);
     if (rc == FBW_OK && tx && tx->autocommit)
         fbw_conn_mark_commits(s->conn); /* like fbw_stmt_execute: the engine commits inside it */

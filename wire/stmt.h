@@ -55,6 +55,18 @@ FBW_API int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *param
  * prepare fails, its error is the statement's error. FBW_E_USAGE when no prepare is queued;
  * FBW_AGAIN while the handle is unknown. */
 FBW_API int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags);
+/* Statement timeout (protocol 16+, Firebird 4+) of every later execution of this statement, in ms;
+ * 0 (the default): the connection's (fbw_conn_opts.statement_timeout_ms, fbw_conn_set_statement_
+ * timeout); a statement cannot run without the connection's limit. It travels in op_execute / op_execute2; the server's timer runs from the execute to the
+ * last row fetched (fetches do not restart it). An execution that runs out fails with isc_cancelled
+ * + isc_req_stmt_timeout (class FBW_EC_STATEMENT_TIMEOUT, status.h), its message ending
+ * "(statement timeout N ms)"; the connection, the transaction and the statement stay usable. An
+ * execute with a timeout on a protocol below 16 is refused before anything is queued:
+ * FBW_E_UNSUPPORTED, naming the protocol, in fbw_stmt_error. Execute immediate and batches carry no
+ * timeout (the protocol has no field for one); the server's own SET STATEMENT TIMEOUT covers those
+ * (docs/library.md "Statement timeouts"). */
+FBW_API void fbw_stmt_set_timeout(fbw_stmt *s, uint32_t ms);
+FBW_API uint32_t fbw_stmt_timeout(const fbw_stmt *s);
 /* Queue the next batch of rows (nothing if at end of cursor or none is open). */
 FBW_API int fbw_stmt_fetch(fbw_stmt *s);
 /* Queue DSQL_close for an open cursor; its reply is deferred and ignored (not needed after the

@@ -160,6 +160,44 @@ def test_targets_and_crypt():
     assert targets.parse_spec("a=fb3-fbwire:--x=1 --y") == ("a", "fb3-fbwire", "--x=1 --y")
 
 
+def test_fbclient_targets_with_another_library(tmp_path):
+    lib = tmp_path / "libfbclient.so.2"
+    lib.write_bytes(b"")
+    off = targets.Crypt(False)
+    specs = {"fbc": ("fb3-fbclient@%s" % lib, ""), "fbcps": ("fb4-fbclient-per-statement@%s" % lib, "--threads=2"),
+             "byname": ("fb3-fbclient@libfbclient.so.2", "")}
+    t = targets.resolve(["fbc", "fbcps", "byname", "fb3-fbclient"], specs, off)
+    assert [x.engine for x in t] == ["fb3", "fb4", "fb3", "fb3"] and [x.driver for x in t] == ["fbclient"] * 4
+    assert t[0].library == str(lib) and t[0].options == [
+        "--db-driver=fbclient", "--fbclient-wire-crypt=disabled", "--fbclient-autocommit=shared",
+        "--fbclient-library=" + str(lib)]
+    assert "--fbclient-autocommit=per-statement" in t[1].options and t[1].options[-1] == "--fbclient-library=" + str(lib)
+    assert t[2].options[-1] == "--fbclient-library=libfbclient.so.2", "a name the dynamic linker looks up"
+    assert t[3].library is None and not any(o.startswith("--fbclient-library") for o in t[3].options)
+    assert targets.parse_spec("fbc=fb4-fbclient@/opt/fb5/libfbclient.so.2:--threads=2") == \
+        ("fbc", "fb4-fbclient@/opt/fb5/libfbclient.so.2", "--threads=2")
+    for bad, why in ((("x", "fb3-fbwire@%s" % lib), "only the fbclient"), (("x", "fb3-fbclient@"), "needs the path"),
+                     (("x", "fb3-fbclient@/no/such/libfbclient.so"), "no file"),
+                     (("fb3-fbclient@%s" % lib, "fb3-fbclient@%s" % lib), "a name of its own")):
+        with pytest.raises(ValueError, match=why):
+            targets.resolve([bad[0]], {} if bad[0] == bad[1] else {bad[0]: (bad[1], "")}, off)
+
+
+def test_record_names_the_client_library(fixtures, tmp_path):
+    src = os.path.join(fixtures, "read_write/oltp_read_write-t1-fb4-fbwire-r1")
+    base = str(tmp_path / "oltp_read_write-t1-fbc-r1")
+    shutil.copy(src + ".log", base + ".log")
+    rep = json.load(open(src + ".report.json"))
+    rep["connection"] = {"client_library": "/opt/fb5/libfbclient.so.2 (LI-V5.0.1.1469 Firebird 5.0)"}
+    json.dump(rep, open(base + ".report.json", "w"))
+    d = record.record(base, {"target": "fbc", "engine": "fb4", "workload": "oltp_read_write", "threads": 1,
+                             "repeat": 1, "exit": 0, "options": ["--db-driver=fbclient"]})
+    assert d["client_library"] == "/opt/fb5/libfbclient.so.2 (LI-V5.0.1.1469 Firebird 5.0)"
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.load(open(os.path.join(fixtures, "..", "..", "..", "docs", "compare.schema.json")))
+    jsonschema.validate(d, schema)
+
+
 def test_servers_options_never_carry_passwords():
     s = targets.Servers(ENV, targets.Crypt(False))
     assert s.conn_options("fb3") == ["--fbwire-db=127.0.0.1/3050:/db/fb3/sbtest.fdb",

@@ -320,6 +320,7 @@ static void answer(fbw_script *s, const fbw_pkt *p, int *exec_failed, fbw_buf *o
     case FBW_OP_EXECUTE:
         s->execs++;
         s->inline_size = p->u.sqldata.inline_blob_size;
+        s->last_timeout = p->u.sqldata.timeout;
         *exec_failed = fails(s->execs, s->fail_exec, s->fail_exec_every);
         if (p->u.sqldata.msg.n >= 4 && s->nin) {
             fbw_value v[FBW_SCRIPT_MAX_COLS];

@@ -50,6 +50,7 @@ typedef struct fbw_script {
     int32_t log[FBW_SCRIPT_MAX_LOG];      /* every client op in order (op_ping excluded) */
     unsigned nlog;
     int64_t last_param;                   /* first parameter of the latest op_execute */
+    uint32_t last_timeout;                /* the statement timeout the latest op_execute carried */
     uint8_t tpb[64];                      /* the latest op_transaction's TPB */
     size_t tpb_len;
     uint16_t end_object;                  /* the handle the latest op_commit/op_rollback named */

@@ -74,6 +74,20 @@ add_test(NAME sysbench_stall COMMAND ${CMAKE_CURRENT_LIST_DIR}/stall.sh
 set_tests_properties(sysbench_stall PROPERTIES LABELS sysbench TIMEOUT 120
                      RESOURCE_LOCK fbwire_stock_servers)
 
+# --fbwire-statement-timeout: a timed-out query on FB4 (ignorable, the connection goes on; fatal,
+# naming the query and the limit), refused at connect on FB3, a bad value refused
+# (tests/sysbench/statement-timeout.sh; about 5 s).
+add_test(NAME sysbench_driver_statement_timeout
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/statement-timeout.sh --lib ${SB_LIB})
+set_tests_properties(sysbench_driver_statement_timeout PROPERTIES LABELS sysbench TIMEOUT 300)
+
+# --fbclient-library: the system's libfbclient by path (the run works, the report names the file
+# and its version), the default, a missing file and a library that is no Firebird client refused
+# naming what is wrong (tests/sysbench/fbclient-library.sh; about 5 s).
+add_test(NAME sysbench_driver_fbclient_library
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/fbclient-library.sh --lib ${SB_LIB})
+set_tests_properties(sysbench_driver_fbclient_library PROPERTIES LABELS sysbench TIMEOUT 300)
+
 # ABI refusal: the plug-in preloaded into fake sysbench look-alikes must refuse cleanly.
 foreach(variant fake_host fake_host_lua_ok)
   add_executable(sysbench_${variant} ${CMAKE_CURRENT_LIST_DIR}/fake_host.c)

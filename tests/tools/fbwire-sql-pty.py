@@ -5,8 +5,11 @@ and FB4 test servers: the SQL> prompt, a statement run when Enter follows its te
 a statement that goes on, history recalled with the up arrow and kept in the history file, Ctrl-C
 cancelling a long cross join within a second with the session still usable, EXIT committing,
 QUIT rolling back, one Ctrl-D leaving (and committing), a statement left unterminated at Ctrl-D
-reported and not run, an unknown backslash command refused in one line, and `-i -` on a terminal
-ending at the first Ctrl-D.
+reported and not run, an unknown backslash command refused in one line, `-i -` on a terminal
+ending at the first Ctrl-D, and statement timeouts: on FB4 --statement-timeout and SET STATEMENT
+TIMEOUT (units as Firebird's) end the long cross join with Firebird's timeout error naming the
+statement and the limit, the session going on, SHOW DATABASE and --info showing the setting; on FB3
+both are refused naming the protocol (the option at connect, the command with the session going on).
 
     fbwire-sql-pty.py PATH/TO/fbwire-sql
 
@@ -228,8 +231,75 @@ def server(name, tmp):
               "%s: -i - on a terminal runs the script after one Ctrl-D" % name)
         if FAILS:
             print(t.tail())
+
+        timeouts(name, dsn, env)
     finally:
         batch(dsn, "drop table %s;" % table)
+
+
+def timeouts(name, dsn, env):
+    """5. Statement timeouts: --statement-timeout, SET STATEMENT TIMEOUT, SHOW DATABASE, --info."""
+    if name == "FB3":
+        t = Term(["--statement-timeout", "300", dsn], env)
+        m = t.expect(r"connect failed: statement timeouts need protocol 16[^\n]*protocol 15")
+        check(t.wait_exit(5) and m is not None and os.WEXITSTATUS(t.status) == 1,
+              "%s: --statement-timeout refused at connect, naming the protocol" % name)
+        t = Term([dsn], env)
+        t.expect(r"SQL> ")
+        t.send("set statement timeout 300 millisecond;\r")
+        check(t.expect(r"statement 1 \(line 1\) failed: statement timeouts need protocol 16"
+                       r"[^\n]*protocol 15") is not None,
+              "%s: SET STATEMENT TIMEOUT refused, naming the protocol" % name)
+        t.send("show database;\r")
+        check(t.expect(r"statement_timeout_ms: 0\b") is not None, "%s: the timeout stays 0" % name)
+        t.send("set statement timeout 0;\r")
+        t.send("select 'still' || 'here' as s from rdb$database;\r")
+        check(t.expect(r"stillhere") is not None, "%s: the session goes on" % name)
+        t.send("exit;\r")
+        check(t.wait_exit() and os.WEXITSTATUS(t.status) == 1,
+              "%s: exit status 1 (a statement failed)" % name)
+        return
+    info = subprocess.run([TOOL, "--info", "--statement-timeout", "1500", dsn], capture_output=True,
+                          text=True, env=ENV, timeout=60)
+    check(info.returncode == 0 and "statement_timeout_ms: 1500\n" in info.stdout,
+          "%s: --info shows --statement-timeout" % name)
+    t = Term(["--statement-timeout", "300", dsn], env)
+    t.expect(r"SQL> ")
+    t0 = time.monotonic()
+    t.send(LONG_SQL + "\r")
+    # Firebird's two lines, the second with isql's "-": "operation was cancelled" and
+    # "-Statement level timeout expired.", the library's limit after it
+    m = t.expect(r"statement 1 \(line 1\) failed: operation was cancelled\s+"
+                 r"-Statement level timeout expired\. \(statement timeout 300 ms\)", timeout=20)
+    took = time.monotonic() - t0
+    check(m is not None, "%s: --statement-timeout 300 ended the long query after %.2f s with "
+          "Firebird's error naming the statement and the limit" % (name, took))
+    check(t.expect(r"SQLSTATE = HY008") is not None, "%s: SQLSTATE HY008" % name)
+    t.send("select 'after' || 'timeout' as s from rdb$database;\r")
+    check(t.expect(r"aftertimeout") is not None, "%s: the session goes on after the timeout" % name)
+    t.send("show database;\r")
+    check(t.expect(r"statement_timeout_ms: 300\b") is not None, "%s: SHOW DATABASE shows it" % name)
+    t.send("set statement timeout 2;\r")
+    t.send("show database;\r")
+    check(t.expect(r"statement_timeout_ms: 2000\b") is not None,
+          "%s: SET STATEMENT TIMEOUT 2 is 2 seconds (Firebird's default unit)" % name)
+    t.send("set statement timeout 1 minute;\r")
+    t.send("show database;\r")
+    check(t.expect(r"statement_timeout_ms: 60000\b") is not None, "%s: ... MINUTE" % name)
+    t.send("set statement timeout 250 millisecond;\r")
+    t.send(LONG_SQL + "\r")
+    check(t.expect(r"failed: operation was cancelled\s+-Statement level timeout expired\. "
+                   r"\(statement timeout 250 ms\)",
+                   timeout=20) is not None,
+          "%s: SET STATEMENT TIMEOUT 250 MILLISECOND ends the long query" % name)
+    t.send("set statement timeout soon;\r")
+    check(t.expect(r"SET STATEMENT TIMEOUT takes a number") is not None,
+          "%s: a bad SET STATEMENT TIMEOUT refused" % name)
+    t.send("set statement timeout 0;\r")
+    t.send("show database;\r")
+    check(t.expect(r"statement_timeout_ms: 0\b") is not None, "%s: SET ... 0 removes it" % name)
+    t.send("exit;\r")
+    check(t.wait_exit(), "%s: EXIT; after the timeouts" % name)
 
 
 def main():

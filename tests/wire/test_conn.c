@@ -1001,3 +1001,47 @@ Test(conn, inline_blob_bad_segments_fail)
     fbw_conn_free(c);
     srv_free(&s);
 }
+
+/* ---- a statement timeout on a server below protocol 16 is refused, never dropped ---- */
+
+static void timeout_after_accept(uint16_t version, int refused)
+{
+    fbw_conn_opts o;
+    fbw_conn_opts_init(&o);
+    o.database = "/db/t.fdb";
+    o.user = "SYSDBA";
+    o.password = "masterkey";
+    o.auth_list = "Legacy_Auth";
+    o.statement_timeout_ms = 500;
+    fbw_conn *c = NULL;
+    fbw_err err;
+    cr_assert_eq(fbw_conn_new(&o, &c, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_conn_statement_timeout(c), 500);
+    srv s;
+    srv_init(&s);
+    cr_assert_eq(fbw_conn_start(c), FBW_OK);
+    drain(c, &s);
+    fbw_pkt cn;
+    fbw_buf h;
+    client_pkt(&s, 0, &cn, &h);
+    fbw_buf_free(&h);
+    fbw_pkt acc;
+    accept_pkt(&acc, FBW_OP_ACCEPT_DATA, version, FBW_PTYPE_LAZY_SEND, B(NULL, 0), "", 1);
+    int rc = send_pkt(c, &s, &acc, 0);
+    drain(c, &s);
+    if (refused) {
+        cr_assert_eq(rc, FBW_E_UNSUPPORTED, "%s", fbw_rc_name(rc));
+        cr_assert_eq(fbw_conn_get_state(c), FBW_CS_FAILED);
+        cr_expect(strstr(fbw_conn_error(c)->msg, "protocol 15"), "%s", fbw_conn_error(c)->msg);
+        expect_nothing_sent(&s); /* no op_attach */
+    } else {
+        cr_assert_eq(rc, FBW_OK, "%s", fbw_conn_error(c)->msg);
+        cr_assert_eq(fbw_conn_get_state(c), FBW_CS_ATTACHING);
+        check_attach(&s, 16);
+    }
+    fbw_conn_free(c);
+    srv_free(&s);
+}
+
+Test(conn, statement_timeout_refused_below_protocol_16) { timeout_after_accept(0x800F, 1); }
+Test(conn, statement_timeout_accepted_from_protocol_16) { timeout_after_accept(0x8010, 0); }

@@ -311,3 +311,36 @@ Test(stmt, execute_unprepared_rides_behind_the_prepare)
     fbw_stmt_free(st);
     fbw_script_close(&s);
 }
+
+/* The statement timeout travels in op_execute: the statement's own, else the connection's, and a
+ * change of the connection's applies to the next execution. */
+Test(stmt, timeout_travels_in_op_execute)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx t;
+    fbw_script_start(&s, &t, 1);
+    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_value v = id(1);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_expect_eq(s.last_timeout, 0, "no timeout by default");
+    fbw_err err;
+    cr_assert_eq(fbw_conn_set_statement_timeout(s.c, 1500, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_conn_statement_timeout(s.c), 1500);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_expect_eq(s.last_timeout, 1500, "the connection's");
+    fbw_stmt_set_timeout(st, 250);
+    cr_assert_eq(fbw_stmt_timeout(st), 250);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_expect_eq(s.last_timeout, 250, "the statement's own wins");
+    fbw_stmt_set_timeout(st, 0);
+    cr_assert_eq(fbw_conn_set_statement_timeout(s.c, 0, &err), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_expect_eq(s.last_timeout, 0, "removed again");
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}

@@ -54,6 +54,7 @@ void fbw_cmd_print_info(fbw_client *cl, FILE *out)
     fprintf(out, "wire_crypt: %s\n", i->wire_crypt);
     fprintf(out, "compression: %s\n", i->compressed ? "zlib" : "none");
     fprintf(out, "row_format: %s\n", fbw_row_format_name(fbw_conn_row_format(c)));
+    fprintf(out, "statement_timeout_ms: %lu\n", (unsigned long)fbw_conn_statement_timeout(c));
     fprintf(out, "round_trips: %llu\n", (unsigned long long)s->round_trips);
     fprintf(out, "packets_sent: %llu\n", (unsigned long long)s->packets_sent);
     fprintf(out, "packets_received: %llu\n", (unsigned long long)s->packets_received);
@@ -180,6 +181,44 @@ static int show(fbw_session *se, const char *args, const char *end, unsigned lin
                           "SHOW DATABASE)", args, (int)(end - args));
 }
 
+/* SET STATEMENT TIMEOUT n [HOUR | MINUTE | SECOND | MILLISECOND], Firebird's syntax (parse.y
+ * timepart_ses_stmt_tout: SECOND when no unit is given), n as Firebird reads it: an unsigned
+ * 32-bit count of milliseconds at most. fbwire-sql sets the connection's timeout
+ * (fbw_conn_set_statement_timeout), which every later execute carries: the server's own
+ * attachment-level statement would make FB3 answer "Token unknown" instead of a clear refusal. */
+static int set_statement_timeout(fbw_session *se, const char *p, const char *end, unsigned line)
+{
+    static const struct { const char *unit; uint32_t ms; } units[] = {
+        {"HOUR", 3600000}, {"MINUTE", 60000}, {"SECOND", 1000}, {"MILLISECOND", 1}};
+    const char *num = p;
+    uint64_t n = 0;
+    while (p < end && *p >= '0' && *p <= '9' && n <= UINT32_MAX)
+        n = n * 10 + (uint64_t)(*p++ - '0');
+    int digits = p > num && (p == end || is_space(*p));
+    while (p < end && is_space(*p))
+        p++;
+    uint64_t mult = 1000;
+    for (size_t i = 0; digits && p < end && i < sizeof units / sizeof units[0]; i++) {
+        const char *q = p;
+        if (word(&q, end, units[i].unit)) {
+            mult = units[i].ms;
+            p = q;
+        }
+    }
+    if (!digits || p != end)
+        return fail(se, line, "SET STATEMENT TIMEOUT takes a number and HOUR, MINUTE, SECOND (the "
+                              "default) or MILLISECOND, got \"%.*s\"", num, (int)(end - num));
+    if (n * mult > UINT32_MAX)
+        return fail(se, line, "SET STATEMENT TIMEOUT %.*s: more than 4294967295 ms", num,
+                    (int)(end - num));
+    fbw_err e;
+    int rc = fbw_conn_set_statement_timeout(fbw_client_conn(fbw_session_client(se)),
+                                            (uint32_t)(n * mult), &e);
+    if (rc)
+        fbw_session_fail(se, &e, line);
+    return rc;
+}
+
 int fbw_cmd_run(fbw_session *se, const char *sql, size_t len, unsigned line, int *rc)
 {
     const char *p = sql, *end = sql + len;
@@ -203,6 +242,11 @@ int fbw_cmd_run(fbw_session *se, const char *sql, size_t len, unsigned line, int
         }
         if (p != end)
             *rc = fail(se, line, "SET STATS takes ON or OFF, got \"%.*s\"", p, (int)(end - p));
+        return FBW_CMD_DONE;
+    }
+    p = sql;
+    if (word(&p, end, "SET") && word(&p, end, "STATEMENT") && word(&p, end, "TIMEOUT")) {
+        *rc = set_statement_timeout(se, p, end, line);
         return FBW_CMD_DONE;
     }
     return FBW_CMD_SQL;

@@ -2,7 +2,7 @@
 /* fbwire-sql - command-line SQL client over fbwire: runs SQL from arguments, a file or stdin
  * (split.c), prints rows as a table, TSV or CSV (format.c) and the round-trip accounting of every
  * statement (session.c); at a terminal it prompts and runs each statement as it is typed
- * (interactive.c). isql's EXIT, QUIT, SHOW and SET STATS are answered by commands.c. --info
+ * (interactive.c). isql's EXIT, QUIT, SHOW, SET STATS and SET STATEMENT TIMEOUT are answered by commands.c. --info
  * connects, reports what was negotiated and what it cost on the wire, and detaches. The password
  * is never printed. Options and value forms: docs/fbwire-sql.md. */
 #include "commands.h"
@@ -33,6 +33,7 @@ static void usage(FILE *f)
             "                        rolls back and leaves, Ctrl-D leaves like EXIT; history in\n"
             "                        $FBWIRE_SQL_HISTORY (default ~/.fbwire_sql_history)\n"
             "  isql commands         SHOW TABLES; SHOW TABLE name; SHOW DATABASE; SET STATS ON|OFF;\n"
+            "                        SET STATEMENT TIMEOUT n [HOUR|MINUTE|SECOND|MILLISECOND];\n"
             "                        EXIT; QUIT;\n"
             "  --info                connect, attach, print key: value lines, detach\n"
             "  -i, --input FILE      read the script from FILE\n"
@@ -63,6 +64,9 @@ static void usage(FILE *f)
             "  --create              create the database (with --page-size N)\n"
             "  --connect-timeout S   seconds for TCP connect and login (default 30)\n"
             "  --timeout S           seconds to wait for any later reply (default 60)\n"
+            "  --statement-timeout MS  milliseconds each statement may run before the server\n"
+            "                        cancels it (Firebird 4+; refused by older servers; default 0:\n"
+            "                        none); SET STATEMENT TIMEOUT changes it\n"
             "  --version             print the version and exit\n"
             "Exit status: 0 all statements succeeded, 1 a statement or the connection failed, 2 usage.\n");
 }
@@ -91,7 +95,7 @@ static void print_error(const char *stage, const fbw_err *e)
 
 enum { O_USER = 256, O_PASSWORD, O_AUTH, O_PMIN, O_PMAX, O_NOLAZY, O_CRYPT, O_CRYPTLIST, O_COMPRESS, O_ROWFORMAT,
        O_CREATE, O_PAGESIZE, O_CTIMEOUT, O_TIMEOUT, O_INFO, O_HELP, O_VERSION, O_TABLE, O_TSV, O_CSV, O_STATS,
-       O_ISOLATION, O_LOCKTIMEOUT, O_AUTOCOMMIT, O_NOAUTOCOMMIT, O_BAIL, O_KEYLOG };
+       O_ISOLATION, O_LOCKTIMEOUT, O_AUTOCOMMIT, O_NOAUTOCOMMIT, O_BAIL, O_KEYLOG, O_STMTTIMEOUT };
 
 typedef struct args {
     fbw_client_opts client;
@@ -134,6 +138,7 @@ static int parse_args(int argc, char **argv, args *a)
         {"page-size", required_argument, 0, O_PAGESIZE},
         {"connect-timeout", required_argument, 0, O_CTIMEOUT},
         {"timeout", required_argument, 0, O_TIMEOUT}, {"info", no_argument, 0, O_INFO},
+        {"statement-timeout", required_argument, 0, O_STMTTIMEOUT},
         {"help", no_argument, 0, O_HELP}, {"version", no_argument, 0, O_VERSION}, {"input", required_argument, 0, 'i'},
         {"table", no_argument, 0, O_TABLE}, {"tsv", no_argument, 0, O_TSV}, {"csv", no_argument, 0, O_CSV},
         {"stats", no_argument, 0, O_STATS}, {"isolation", required_argument, 0, O_ISOLATION},
@@ -173,6 +178,10 @@ static int parse_args(int argc, char **argv, args *a)
         case O_PAGESIZE: if (parse_int(optarg, "--page-size", 1024, 65536, &o->conn.page_size)) return 2; break;
         case O_CTIMEOUT: if (parse_int(optarg, "--connect-timeout", 1, 86400, &v)) return 2; o->connect_timeout_ms = v * 1000; break;
         case O_TIMEOUT: if (parse_int(optarg, "--timeout", 1, 86400, &v)) return 2; o->timeout_ms = v * 1000; break;
+        case O_STMTTIMEOUT:
+            if (parse_int(optarg, "--statement-timeout", 0, 86400000, &v)) return 2;
+            o->conn.statement_timeout_ms = (uint32_t)v;
+            break;
         case O_INFO: a->info = 1; break;
         case O_HELP: usage(stdout); return 0;
         case O_VERSION: printf("fbwire-sql %s\n", FBWIRE_VERSION); return 0;

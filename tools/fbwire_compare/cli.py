@@ -3,7 +3,7 @@
 engine, side by side, with where each one's time goes, directly and at network distance
 (docs/compare.md).
 
-  fbwire-compare OUTDIR [--workloads LIST] [--targets LIST] [--target NAME=BASE[:OPTIONS]]...
+  fbwire-compare OUTDIR [--workloads LIST] [--targets LIST] [--target NAME=BASE[@LIBRARY][:OPTIONS]]...
                         [--threads LIST] [--runs N] [--time S] [--tables N] [--table-size N]
                         [--capture separate|once|none] [--capture-time S] [--keep-captures] [--crypt]
                         [--rtt LIST] [--rate RATE] [--quick] [--summarize-only]
@@ -90,7 +90,7 @@ def parser():
     p.add_argument("-h", "--help", action="store_true")
     p.add_argument("--workloads", type=wl.split, default=list(wl.OLTP))
     p.add_argument("--targets", type=wl.split, default=list(tg.DEFAULT))
-    p.add_argument("--target", action="append", default=[], help="NAME=BASE[:OPTIONS]")
+    p.add_argument("--target", action="append", default=[], help="NAME=BASE[@LIBRARY][:OPTIONS] (@LIBRARY: an fbclient target's libfbclient)")
     p.add_argument("--threads", type=thread_list, default=[1, 4])
     p.add_argument("--runs", type=whole, default=3)
     p.add_argument("--time", type=positive("time"), default=5)

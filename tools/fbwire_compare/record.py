@@ -164,6 +164,8 @@ def record(path, run):
         out["driver_round_trips_per_event"] = rep.get("round_trips_per_event")
         out["driver_client_cpu_us_per_event"] = (rep.get("totals") or {}).get("cpu_us_per_event")
         out["server_version"] = rep.get("server_version")
+        # fbclient: which libfbclient ran and its version (--fbclient-library; a target BASE@LIBRARY)
+        out["client_library"] = (rep.get("connection") or {}).get("client_library")
     else:
         na["driver_round_trips_per_event"] = "sysbench's own %s driver counts no round trips" % out["driver"]
     link_figs(out, path, run, events)

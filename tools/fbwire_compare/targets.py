@@ -2,9 +2,12 @@
 """Engines and targets: which sysbench driver and options reach which server, and how.
 
 A target is an engine (pg, pg17, mariadb, mariadb118, fb3, fb4) plus the client that drives it. Wire crypt and TLS
-are always set explicitly (a driver's default may change): off, or on everywhere with crypt.
+are always set explicitly (a driver's default may change): off, or on everywhere with crypt. The fbclient kinds
+take another client library as BASE@LIBRARY (fb4-fbclient@/opt/firebird5/lib/libfbclient.so.2: that libfbclient
+instead of the system's, --fbclient-library), so clients of several Firebird versions meet the same server.
 Passwords travel in the environment of sysbench only (env()), never in options or records.
 """
+import os
 import re
 
 # Peer engines: name -> (kind, prefix of their variables in peers.env). pg17 and mariadb118 are
@@ -32,6 +35,20 @@ class Crypt:
         self.fb = "required" if on else "disabled"
         self.pg = "require" if on else "disable"
         self.my = "on" if on else "off"
+
+
+def split_library(base):
+    """BASE@LIBRARY -> (BASE, LIBRARY); LIBRARY None without '@'. Only the fbclient kinds load a library."""
+    b, at, lib = base.partition("@")
+    if not at:
+        return base, None
+    if not (b in BUILTIN and b[4:].startswith("fbclient")):
+        raise ValueError("'%s': only the fbclient targets take @LIBRARY (fb3|fb4-fbclient[-per-statement]@PATH)" % base)
+    if not lib:
+        raise ValueError("'%s': @ needs the path of a libfbclient" % base)
+    if "/" in lib and not os.path.isfile(lib):
+        raise ValueError("'%s': no file %s" % (base, lib))
+    return b, lib
 
 
 def engine_of(base):
@@ -71,19 +88,25 @@ def setup_options(engine, crypt):
 class Target:
     def __init__(self, name, base, extra, crypt):
         self.name, self.base = name, base
+        if "@" in name or "/" in name:  # it names files: runs/<workload>-t<threads>-<target>...
+            raise ValueError("target name '%s': give a target with a library a name of its own "
+                             "(--target NAME=%s)" % (name, base))
+        base, self.library = split_library(base)
         self.engine = engine_of(base)
         if self.engine is None:
             raise ValueError("unknown target '%s' (pg, pg17, mariadb, mariadb118, fb3|fb4-fbwire, -fbwire-pipelined, -fbclient, "
-                             "-fbclient-per-statement, or --target NAME=BASE:OPTIONS)" % name)
+                             "-fbclient-per-statement, or --target NAME=BASE[@LIBRARY]:OPTIONS)" % name)
         self.options = driver_options(base, crypt) + [o for o in extra.split() if o]
+        if self.library:
+            self.options.append("--fbclient-library=" + self.library)
         self.driver = next((o.split("=", 1)[1] for o in self.options if o.startswith("--db-driver=")), None)
 
 
 def parse_spec(spec):
-    """--target NAME=BASE[:extra sysbench options] -> (name, base, extra)"""
+    """--target NAME=BASE[@LIBRARY][:extra sysbench options] -> (name, base, extra); base keeps @LIBRARY"""
     name, eq, rest = spec.partition("=")
     if not eq or not name:
-        raise ValueError("--target takes NAME=BASE[:OPTIONS]")
+        raise ValueError("--target takes NAME=BASE[@LIBRARY][:OPTIONS]")
     base, _, extra = rest.partition(":")
     return name, base, extra
 
