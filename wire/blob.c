@@ -704,8 +704,12 @@ static int take_inline(fbw_blob *b, uint16_t tr)
 {
     uint8_t *p;
     size_t n;
-    if (!fbw_inline_take(b->conn, tr, b->id_hi, b->id_lo, &p, &n))
+    fbw_inline_meta meta;
+    if (!fbw_inline_take(b->conn, tr, b->id_hi, b->id_lo, &p, &n, &meta))
         return 0;
+    if (meta.have_info)
+        b->info = meta.info;
+    b->nsegs = meta.nsegs;
     fbw_buf_free(&b->data);
     b->data = (fbw_buf){p, 0, n, n};
     b->bytes_read = n;

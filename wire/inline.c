@@ -12,6 +12,7 @@ typedef struct item {
     uint16_t tr;
     uint32_t hi, lo;
     fbw_buf data;
+    fbw_inline_meta meta; /* the server's blob info and the segment count */
 } item;
 
 struct fbw_inline {
@@ -45,7 +46,14 @@ int fbw_inline_put(fbw_conn *c, const fbw_pkt *p)
     fbw_buf_init(&data);
     fbw_err e;
     fbw_err_clear(&e);
-    int rc = fbw_blob_segments_parse(p->u.inline_blob.data.p, p->u.inline_blob.data.n, &data, NULL, &e);
+    fbw_inline_meta meta = {0};
+    int rc = fbw_blob_segments_parse(p->u.inline_blob.data.p, p->u.inline_blob.data.n, &data,
+                                     &meta.nsegs, &e);
+    /* The info the server sends with the blob is what op_info_blob would answer: kept, so an
+     * inlined blob reports its length and segments like one read from the server. */
+    if (rc == FBW_OK && p->u.inline_blob.info.n)
+        meta.have_info = fbw_blob_info_parse(p->u.inline_blob.info.p, p->u.inline_blob.info.n,
+                                             &meta.info, &e) == FBW_OK;
     if (rc == FBW_E_BADVALUE)
         rc = FBW_E_PROTO;
     size_t limit = fbw_conn_inline_cache(c);
@@ -72,12 +80,14 @@ int fbw_inline_put(fbw_conn *c, const fbw_pkt *p)
         in->v = v;
         in->cap = ncap;
     }
-    in->v[in->n++] = (item){p->u.inline_blob.tr, p->u.inline_blob.id_hi, p->u.inline_blob.id_lo, data};
+    in->v[in->n++] = (item){p->u.inline_blob.tr, p->u.inline_blob.id_hi, p->u.inline_blob.id_lo, data,
+                            meta};
     in->bytes += data.len;
     return FBW_OK;
 }
 
-int fbw_inline_take(fbw_conn *c, uint16_t tr, uint32_t hi, uint32_t lo, uint8_t **data, size_t *n)
+int fbw_inline_take(fbw_conn *c, uint16_t tr, uint32_t hi, uint32_t lo, uint8_t **data, size_t *n,
+                    fbw_inline_meta *meta)
 {
     fbw_inline *in = *fbw_conn_inline_slot(c);
     for (size_t i = 0; in && i < in->n; i++) {
@@ -86,6 +96,7 @@ int fbw_inline_take(fbw_conn *c, uint16_t tr, uint32_t hi, uint32_t lo, uint8_t 
             continue;
         *n = fbw_buf_avail(&it->data);
         *data = it->data.data; /* handed over: the buffer's bytes start at data (never consumed) */
+        *meta = it->meta;
         in->bytes -= it->data.len;
         fbw_buf_init(&it->data);
         drop(in, i);

@@ -6,10 +6,19 @@
 #ifndef FBW_INLINE_H
 #define FBW_INLINE_H
 
+#include "blob.h"
 #include "conn.h"
 #include "pkt.h"
 
 typedef struct fbw_inline fbw_inline;
+
+/* What else an op_inline_blob says of its blob: the server's blob info (items as op_info_blob
+ * answers them; have_info 0 when it sent none or none that parses) and the segments it held. */
+typedef struct fbw_inline_meta {
+    fbw_blob_info info;
+    int have_info;
+    size_t nsegs;
+} fbw_inline_meta;
 
 /* The cache of a connection; created on first use by fbw_inline_put. */
 void fbw_inline_free(fbw_inline *in);
@@ -17,8 +26,9 @@ void fbw_inline_free(fbw_inline *in);
  * FBW_E_PROTO (the stream is not what the protocol says); a blob the cache cannot hold is skipped. */
 int fbw_inline_put(fbw_conn *c, const fbw_pkt *p);
 /* Take the blob (tr, id) out of the cache: 1 and *data (malloc'd, the caller frees; NULL when the
- * blob is empty) and *n when it was there, 0 when not. */
-int fbw_inline_take(fbw_conn *c, uint16_t tr, uint32_t hi, uint32_t lo, uint8_t **data, size_t *n);
+ * blob is empty), *n and *meta when it was there, 0 when not. */
+int fbw_inline_take(fbw_conn *c, uint16_t tr, uint32_t hi, uint32_t lo, uint8_t **data, size_t *n,
+                    fbw_inline_meta *meta);
 /* Drop the blobs of transaction tr (it ended: its blob ids mean nothing now). */
 void fbw_inline_forget_tx(fbw_conn *c, uint16_t tr);
 

@@ -222,6 +222,10 @@ Test(blobset, inline_blob_read_all_without_request)
     const uint8_t *p = fbw_blob_data(b, &n);
     cr_assert_eq(n, 300);
     cr_assert_eq(p[0], FBW_SCRIPT_BLOB_BYTE(2, 0));
+    /* the info that came with it answers as an op_info_blob reply would */
+    cr_assert_eq(fbw_blob_get_info(b)->total_length, 300);
+    cr_assert_eq((size_t)fbw_blob_get_info(b)->num_segments, fbw_blob_segments_read(b));
+    cr_assert_gt(fbw_blob_segments_read(b), 0);
     fbw_blob_free(b);
     /* taken once: the cache no longer holds it, a second read asks the server */
     cr_assert_eq(fbw_blob_new(f.s.c, &b, &err), FBW_OK);
