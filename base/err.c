@@ -87,6 +87,7 @@ const char *fbw_rc_name(int rc)
     switch (rc) {
     case FBW_OK: return "FBW_OK";
     case FBW_AGAIN: return "FBW_AGAIN";
+    case FBW_WAIT: return "FBW_WAIT";
     case FBW_E_NOMEM: return "FBW_E_NOMEM";
     case FBW_E_USAGE: return "FBW_E_USAGE";
     case FBW_E_PROTO: return "FBW_E_PROTO";

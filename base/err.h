@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* err.h - return codes and the fixed-size error record every fbwire object keeps.
  *
- * Convention (see docs/design.md): fallible functions return int. FBW_OK (0) is success,
- * FBW_AGAIN (> 0) means "feed more bytes" and is returned only by decoders. Negative codes
- * are errors. Reporting never allocates: the message lives in a fixed buffer, truncated
+ * Convention (see docs/design.md, docs/library.md "Return codes"): fallible functions return
+ * int. FBW_OK (0) is success. Two positive codes are not errors, and each has one meaning:
+ * FBW_AGAIN "incomplete input: feed more bytes" (decoders and the reply handlers they drive),
+ * FBW_WAIT "this request cannot be queued before earlier replies arrive: wait, then call again"
+ * (the objects' queueing calls; client.h waits and retries for you). Negative codes are errors. Reporting never allocates: the message lives in a fixed buffer, truncated
  * with "..." when too long. Secrets (passwords, keys) must never be formatted into it. */
 #ifndef FBW_ERR_H
 #define FBW_ERR_H
@@ -22,7 +24,9 @@
 
 enum {
     FBW_OK = 0,
-    FBW_AGAIN = 1,           /* incomplete input: feed more bytes, not an error */
+    FBW_AGAIN = 1,           /* incomplete input: feed more bytes, nothing consumed; not an error */
+    FBW_WAIT = 2,            /* a queueing call needs earlier replies first (a handle still unknown):
+                              * nothing was queued; wait for the outstanding replies, call again */
     FBW_E_NOMEM = -1,
     FBW_E_USAGE = -2,        /* caller misuse or bad option */
     FBW_E_PROTO = -3,        /* malformed or unexpected bytes from the peer: framing lost */

@@ -157,7 +157,7 @@ int be_fbwire_bulk_insert(sbdrv_be_conn *c, const sbdrv_bulk_insert *b, sbdrv_be
     if (prc)
         return prc;
     int explicit_tr = c->explicit_open;
-    fbw_tx *tx = explicit_tr ? &c->explicit_tx : &c->own_tx;
+    fbw_tx *tx = explicit_tr ? c->explicit_tx : c->own_tx;
     int rc = FBW_OK;
     if (explicit_tr)
         rc = immediate(c, tx, "SAVEPOINT FBW_BULK", err);

@@ -72,6 +72,15 @@ int be_fbwire_round_trip(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err
 
 /* ---- attach and detach ---- */
 
+/* Before the client goes: a transaction with replies due is freed by its last reply. */
+static void free_txs(sbdrv_be_conn *c)
+{
+    fbw_tx_free(c->explicit_tx);
+    fbw_tx_free(c->own_tx);
+    fbw_tx_free(c->shared[0]);
+    fbw_tx_free(c->shared[1]);
+}
+
 int be_fbwire_attach(const sbdrv_be_conf *conf, int create, sbdrv_be_conn **out, fbw_err *err)
 {
     *out = NULL;
@@ -113,11 +122,17 @@ int be_fbwire_attach(const sbdrv_be_conf *conf, int create, sbdrv_be_conn **out,
         free(c);
         return rc;
     }
-    fbw_tx_init(&c->explicit_tx, c->conn);
-    fbw_pipe_begin(c->pipe, &c->explicit_tx); /* pipelined transactions are explicit ones */
-    fbw_tx_init(&c->own_tx, c->conn);
-    fbw_tx_init(&c->shared[0], c->conn);
-    fbw_tx_init(&c->shared[1], c->conn);
+    if ((rc = fbw_tx_new(c->conn, &c->explicit_tx, err)) != FBW_OK ||
+        (rc = fbw_tx_new(c->conn, &c->own_tx, err)) != FBW_OK ||
+        (rc = fbw_tx_new(c->conn, &c->shared[0], err)) != FBW_OK ||
+        (rc = fbw_tx_new(c->conn, &c->shared[1], err)) != FBW_OK) {
+        free_txs(c);
+        fbw_pipe_free(c->pipe);
+        fbw_client_close(c->client);
+        free(c);
+        return rc;
+    }
+    fbw_pipe_begin(c->pipe, c->explicit_tx); /* pipelined transactions are explicit ones */
     fbw_tx_opts_init(&c->opts_rw);
     c->opts_rw.isolation = iso_of(conf->isolation);
     c->opts_rw.lock_timeout = conf->lock_timeout;
@@ -139,13 +154,15 @@ void be_fbwire_detach(sbdrv_be_conn *c)
     be_fbwire_release_query(c);
     fbw_blobset_free(c->blobs); /* before the close: its blobs' closes go out with the detach */
     if (fbw_conn_get_state(c->conn) == FBW_CS_READY) {
-        if (tx_live(&c->explicit_tx))
-            fbw_tx_rollback(&c->explicit_tx);
+        if (tx_live(c->explicit_tx))
+            fbw_tx_rollback(c->explicit_tx);
         for (int i = 0; i < 2; i++)
-            if (tx_live(&c->shared[i]))
-                fbw_tx_commit(&c->shared[i]);
+            if (tx_live(c->shared[i]))
+                fbw_tx_commit(c->shared[i]);
+        free_txs(c);                 /* each goes once its end is answered */
         fbw_client_close(c->client); /* detach waits for the queued ends too */
     } else {
+        free_txs(c);
         fbw_client_abort(c->client);
     }
     fbw_buf_free(&c->text);

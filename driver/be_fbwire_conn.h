@@ -14,10 +14,10 @@ struct sbdrv_be_conn {
     const sbdrv_be_conf *conf;
     fbw_client *client;
     fbw_conn *conn;
-    fbw_tx explicit_tx;  /* explicit transaction (BEGIN) */
+    fbw_tx *explicit_tx; /* explicit transaction (BEGIN) */
     int explicit_open;
-    fbw_tx own_tx;       /* a statement's own transaction (autocommit) */
-    fbw_tx shared[2];    /* shared autocommit / pipelined read-only transaction; a restart
+    fbw_tx *own_tx;      /* a statement's own transaction (autocommit) */
+    fbw_tx *shared[2];   /* shared autocommit / pipelined read-only transaction; a restart
                             commits one while starting the other in the same write */
     int shared_live;     /* shared[shared_live] is the live one */
     sbdrv_be_shared_age shared_age; /* of shared[shared_live] */
@@ -40,10 +40,7 @@ struct sbdrv_be_stmt {
     char what[96];       /* start of the SQL, to name the statement in a pipelined error */
 };
 
-static inline int tx_live(const fbw_tx *t)
-{
-    return t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE;
-}
+static inline int tx_live(const fbw_tx *t) { return fbw_tx_live(t); }
 
 /* Attach (create: create the database first), set up the transactions' options and the
  * pipeline; *out stays NULL on failure. */

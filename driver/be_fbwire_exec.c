@@ -18,36 +18,36 @@
 static int execute_own(sbdrv_be_conn *c, sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelined,
                        fbw_err *err)
 {
-    be_fbwire_exec_plan x = {.bs = bs, .tx = &c->own_tx, .start = 1, .opts = &c->opts_rw};
+    be_fbwire_exec_plan x = {.bs = bs, .tx = c->own_tx, .start = 1, .opts = &c->opts_rw};
     int cursor = fbw_stmt_has_cursor(bs->s);
     /* Firebird counts every table a transaction's statements touched as in use until it ends,
      * so DDL (or an EXECUTE BLOCK doing DDL) fails with "object ... is in use" while the
      * read-only transaction of earlier SELECTs lives: commit that one in the same write. */
     int st = fbw_stmt_type(bs->s);
     if (pipelined && (st == FBW_STMT_DDL || st == FBW_STMT_EXEC_PROCEDURE) &&
-        tx_live(&c->shared[c->shared_live]))
-        x.end_first = &c->shared[c->shared_live];
+        tx_live(c->shared[c->shared_live]))
+        x.end_first = c->shared[c->shared_live];
     x.commit_after = pipelined && !cursor; /* a cursor must be read to its end before commit */
     if (!pipelined) {
-        int rc = be_fbwire_wait_queued(c, fbw_tx_start(&c->own_tx, &c->opts_rw), err);
+        int rc = be_fbwire_wait_queued(c, fbw_tx_start(c->own_tx, &c->opts_rw), err);
         if (rc)
             return rc;
-        if (c->own_tx.state != FBW_TX_ACTIVE)
-            return be_fbwire_server_error(&c->own_tx.err, err);
+        if (fbw_tx_state(c->own_tx) != FBW_TX_ACTIVE)
+            return be_fbwire_server_error(fbw_tx_error(c->own_tx), err);
         x.start = 0;
     }
     int rc = be_fbwire_execute_in(c, &x, res, err);
     if (x.commit_after) {
-        if (rc == FBW_OK && c->own_tx.err.code != FBW_OK)
-            rc = be_fbwire_server_error(&c->own_tx.err, err); /* the commit itself failed */
-        if (tx_live(&c->own_tx)) {             /* it failed: nothing may stay open */
+        if (rc == FBW_OK && fbw_tx_error(c->own_tx)->code != FBW_OK)
+            rc = be_fbwire_server_error(fbw_tx_error(c->own_tx), err); /* the commit itself failed */
+        if (tx_live(c->own_tx)) {             /* it failed: nothing may stay open */
             fbw_err keep = *err;
-            be_fbwire_end_tx(c, &c->own_tx, 0, err);
+            be_fbwire_end_tx(c, c->own_tx, 0, err);
             *err = keep;
         }
         return rc;
     }
-    return be_fbwire_end_own(c, &c->own_tx, rc, err);
+    return be_fbwire_end_own(c, c->own_tx, rc, err);
 }
 
 /* pipelinable: a prepared statement of the script (SQL text, prepared and freed within one
@@ -62,7 +62,7 @@ static int execute_bound(sbdrv_be_stmt *bs, sbdrv_be_result *res, int pipelinabl
         int rc = be_fbwire_pipe_settle(c, err);
         if (rc)
             return rc;
-        be_fbwire_exec_plan x = {.bs = bs, .tx = &c->explicit_tx};
+        be_fbwire_exec_plan x = {.bs = bs, .tx = c->explicit_tx};
         return be_fbwire_execute_in(c, &x, res, err);
     }
     switch (c->conf->autocommit) {
@@ -114,7 +114,7 @@ int be_fbwire_fetch_rows(sbdrv_be_conn *c, sbdrv_be_result *res, fbw_err *err)
     if (rc == FBW_OK && fbw_stmt_error(bs->s)->code != FBW_OK)
         rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK && res->has_set)
-        rc = be_fbwire_fill_result(bs, &c->explicit_tx, res, err);
+        rc = be_fbwire_fill_result(bs, c->explicit_tx, res, err);
     res->affected = affected;
     return rc;
 }
@@ -173,7 +173,7 @@ static int queue_fast(void *arg)
             return rc;
         x->start = 0;
     }
-    /* After a wait (FBW_AGAIN) the prepare may have been answered: execute normally then, or
+    /* After a wait (FBW_WAIT) the prepare may have been answered: execute normally then, or
      * leave the prepare's error in the statement (fbw_stmt_prepare cleared it when queued, so an
      * error here is the prepare's: "Table unknown", not a usage error of the execute). */
     if (fbw_stmt_prepared(s))
@@ -202,7 +202,7 @@ static int exec_fast(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_res
     int rc = be_fbwire_prepare_tx(c, &k.ptx, err);
     if (rc == FBW_OK) {
         if (c->explicit_open)
-            k.x.tx = &c->explicit_tx;
+            k.x.tx = c->explicit_tx;
         else
             be_fbwire_shared_plan(c, &k.x, &c->opts_ac);
         rc = be_fbwire_round_trip(c, queue_fast, &k, err);

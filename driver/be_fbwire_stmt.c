@@ -180,7 +180,7 @@ int be_fbwire_fill_result(sbdrv_be_stmt *bs, fbw_tx *tx, sbdrv_be_result *res, f
     int rc = FBW_OK, blobs = 0;
     /* A statement whose transaction already ended (committed in the execute's own write) has
      * blob ids no one can open: they are shown as ids, as before blobs were read. */
-    for (uint16_t i = 0; i < f->n && tx && tx->state == FBW_TX_ACTIVE; i++)
+    for (uint16_t i = 0; i < f->n && tx && fbw_tx_state(tx) == FBW_TX_ACTIVE; i++)
         blobs |= f->cols[i].type == FBW_SQL_BLOB;
     if (blobs && nrows)
         rc = read_blobs(bs, tx, err);
@@ -235,7 +235,7 @@ static int queue_execute(void *arg)
                              ? FBW_EXEC_COUNT : 0;
         rc = fbw_stmt_execute(x->bs->s, x->tx, x->bs->vals, flags);
         if (rc)
-            return rc; /* FBW_AGAIN: a handle is not known yet; called again after a wait */
+            return rc; /* FBW_WAIT: a handle is not known yet; called again after a wait */
         x->queued = 1;
     }
     if (x->commit_after)
@@ -262,8 +262,8 @@ int be_fbwire_execute_in(sbdrv_be_conn *c, be_fbwire_exec_plan *x, sbdrv_be_resu
         rc = be_fbwire_fetch_all(c, bs, err);
     if (rc)
         return rc;
-    if (x->tx->err.code != FBW_OK && x->tx->state == FBW_TX_FAILED)
-        return be_fbwire_server_error(&x->tx->err, err);
+    if (fbw_tx_error(x->tx)->code != FBW_OK && fbw_tx_state(x->tx) == FBW_TX_FAILED)
+        return be_fbwire_server_error(fbw_tx_error(x->tx), err);
     if (fbw_stmt_error(bs->s)->code != FBW_OK)
         return be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (fbw_stmt_has_cursor(bs->s) || fbw_stmt_output(bs->s)->n > 0) {

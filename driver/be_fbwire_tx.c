@@ -11,8 +11,8 @@
 static int end_checked(sbdrv_be_conn *c, fbw_tx *t, int commit, fbw_err *err)
 {
     int rc;
-    if (t->err.code != FBW_OK) {
-        rc = be_fbwire_server_error(&t->err, err);
+    if (fbw_tx_error(t)->code != FBW_OK) {
+        rc = be_fbwire_server_error(fbw_tx_error(t), err);
         if (commit && tx_live(t)) { /* a failed commit leaves nothing open: roll back */
             fbw_tx_rollback(t);
             fbw_err keep = *err;
@@ -50,7 +50,7 @@ int be_fbwire_begin(sbdrv_be_conn *c, fbw_err *err)
     if (rc)
         return rc;
     /* Queued only: op_transaction goes out with the transaction's first statement. */
-    rc = fbw_tx_start(&c->explicit_tx, &c->opts_rw);
+    rc = fbw_tx_start(c->explicit_tx, &c->opts_rw);
     if (rc)
         return be_fbwire_fail(c, rc, err);
     c->explicit_open = 1;
@@ -61,7 +61,7 @@ int be_fbwire_commit(sbdrv_be_conn *c, fbw_err *err)
 {
     int pipelined = c->conf->pipeline == SBDRV_PIPE_TRANSACTION && c->explicit_open;
     c->explicit_open = 0;
-    return pipelined ? be_fbwire_pipe_commit(c, err) : be_fbwire_end_tx(c, &c->explicit_tx, 1, err);
+    return pipelined ? be_fbwire_pipe_commit(c, err) : be_fbwire_end_tx(c, c->explicit_tx, 1, err);
 }
 
 int be_fbwire_rollback(sbdrv_be_conn *c, fbw_err *err)
@@ -69,7 +69,7 @@ int be_fbwire_rollback(sbdrv_be_conn *c, fbw_err *err)
     c->explicit_open = 0;
     if (c->conf->pipeline == SBDRV_PIPE_TRANSACTION)
         return be_fbwire_pipe_rollback(c, err);
-    return be_fbwire_end_tx(c, &c->explicit_tx, 0, err);
+    return be_fbwire_end_tx(c, c->explicit_tx, 0, err);
 }
 
 /* The transaction a prepare runs in: Firebird 3 refuses to prepare without one ("invalid
@@ -78,25 +78,25 @@ int be_fbwire_rollback(sbdrv_be_conn *c, fbw_err *err)
  * started here when none is live; the statement may later execute in any transaction. */
 int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
 {
-    *out = &c->explicit_tx;
+    *out = c->explicit_tx;
     if (c->explicit_open) {
         /* BEGIN's op_transaction is still queued: a new statement's allocation would take the
          * 0xFFFF shorthand, so the start is answered first (no cost: it had to go anyway). */
-        if (c->explicit_tx.state != FBW_TX_STARTING)
+        if (fbw_tx_state(c->explicit_tx) != FBW_TX_STARTING)
             return FBW_OK;
         int rc = be_fbwire_wait_all(c, err);
         return rc                              ? rc
-               : c->explicit_tx.state == FBW_TX_ACTIVE ? FBW_OK
-                                               : be_fbwire_server_error(&c->explicit_tx.err, err);
+               : fbw_tx_state(c->explicit_tx) == FBW_TX_ACTIVE ? FBW_OK
+                                               : be_fbwire_server_error(fbw_tx_error(c->explicit_tx), err);
     }
-    fbw_tx *t = &c->shared[c->shared_live];
+    fbw_tx *t = c->shared[c->shared_live];
     if (!tx_live(t)) {
         int rc = fbw_tx_start(t, c->conf->autocommit == SBDRV_AC_SHARED ? &c->opts_ac : &c->opts_ro);
         rc = be_fbwire_wait_queued(c, rc, err);
         if (rc)
             return rc;
-        if (t->state != FBW_TX_ACTIVE)
-            return be_fbwire_server_error(&t->err, err);
+        if (fbw_tx_state(t) != FBW_TX_ACTIVE)
+            return be_fbwire_server_error(fbw_tx_error(t), err);
         sbdrv_be_shared_started(&c->shared_age, 0);
     }
     *out = t;
@@ -106,7 +106,7 @@ int be_fbwire_prepare_tx(sbdrv_be_conn *c, fbw_tx **out, fbw_err *err)
 /* The shared (or read-only) transaction, restarted when it has run long enough. */
 void be_fbwire_shared_plan(sbdrv_be_conn *c, be_fbwire_exec_plan *x, const fbw_tx_opts *opts)
 {
-    fbw_tx *live = &c->shared[c->shared_live];
+    fbw_tx *live = c->shared[c->shared_live];
     x->opts = opts;
     if (tx_live(live)) {
         if (!sbdrv_be_shared_due(c->conf, &c->shared_age)) {
@@ -117,7 +117,7 @@ void be_fbwire_shared_plan(sbdrv_be_conn *c, be_fbwire_exec_plan *x, const fbw_t
         x->end_first = live;
         c->shared_live ^= 1;
     }
-    x->tx = &c->shared[c->shared_live];
+    x->tx = c->shared[c->shared_live];
     x->start = 1;
     sbdrv_be_shared_started(&c->shared_age, 1);
 }

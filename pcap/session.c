@@ -30,7 +30,7 @@ static const char *const drop_sql = "DROP TABLE FBW_PCAP";
 typedef struct run {
     fbw_client *cl;
     fbw_conn *c;
-    fbw_tx tx;
+    fbw_tx *tx;
     fbw_tx_opts to;
     fbw_stmt *s;
     const char *sql;
@@ -58,24 +58,15 @@ static int fail(run *r, const char *what, const fbw_err *e)
     return 1;
 }
 
-static int q_exec_immediate(void *arg)
+/* Execute immediate r->sql in r->tx and wait (its start, when queued, rides along). */
+static int exec_immediate(run *r)
 {
-    run *r = arg;
-    return fbw_exec_immediate(r->c, &r->tx, r->sql, strlen(r->sql), &r->res);
-}
-static int q_prepare(void *arg)
-{
-    run *r = arg;
-    return fbw_stmt_prepare(r->s, &r->tx, r->sql, strlen(r->sql));
-}
-static int q_execute(void *arg)
-{
-    run *r = arg;
-    return fbw_stmt_execute(r->s, &r->tx, NULL, FBW_EXEC_COUNT);
-}
-static int q_fetch(void *arg)
-{
-    return fbw_stmt_fetch(((run *)arg)->s);
+    int rc;
+    do
+        rc = fbw_client_complete(r->cl, fbw_exec_immediate(r->c, r->tx, r->sql, strlen(r->sql),
+                                                           &r->res));
+    while (rc == FBW_WAIT);
+    return rc;
 }
 
 /* DDL in its own transaction: start, execute immediate, commit. */
@@ -83,11 +74,12 @@ static int ddl(run *r, const char *sql, const char *what)
 {
     r->sql = sql;
     memset(&r->res, 0, sizeof r->res);
-    if (fbw_tx_start(&r->tx, &r->to) || fbw_client_run(r->cl, q_exec_immediate, r) ||
+    if (fbw_tx_start(r->tx, &r->to) || exec_immediate(r) ||
         r->res.err.code)
         return fail(r, what, r->res.err.code ? &r->res.err : fbw_client_error(r->cl));
-    if (fbw_tx_commit(&r->tx) || fbw_client_wait(r->cl) || r->tx.err.code)
-        return fail(r, "commit", r->tx.err.code ? &r->tx.err : fbw_client_error(r->cl));
+    if (fbw_client_commit(r->cl, r->tx) || fbw_tx_error(r->tx)->code)
+        return fail(r, "commit", fbw_tx_error(r->tx)->code ? fbw_tx_error(r->tx)
+                                                           : fbw_client_error(r->cl));
     step(r, what);
     return 0;
 }
@@ -99,13 +91,13 @@ static int dml(run *r, const char *sql, const char *what)
     r->sql = sql;
     if (fbw_stmt_new(r->c, &r->s, &e))
         return fail(r, what, &e);
-    int rc = fbw_client_run(r->cl, q_prepare, r);
+    int rc = fbw_client_prepare(r->cl, r->s, r->tx, r->sql, strlen(r->sql));
     if (rc == FBW_OK && !fbw_stmt_error(r->s)->code)
-        rc = fbw_client_run(r->cl, q_execute, r);
+        rc = fbw_client_execute(r->cl, r->s, r->tx, NULL, FBW_EXEC_COUNT);
     size_t rows = fbw_stmt_row_count(r->s);
     while (rc == FBW_OK && !fbw_stmt_error(r->s)->code && !fbw_stmt_eof(r->s)) {
         fbw_stmt_clear_rows(r->s);
-        rc = fbw_client_run(r->cl, q_fetch, r);
+        rc = fbw_client_fetch(r->cl, r->s);
         rows += fbw_stmt_row_count(r->s);
     }
     if (rc || fbw_stmt_error(r->s)->code)
@@ -162,15 +154,16 @@ int main(int argc, char **argv)
     printf("protocol=%d compression=%s\n", fbw_conn_get_info(r.c)->protocol,
            fbw_conn_get_info(r.c)->compressed ? "zlib" : "none");
     step(&r, "connect");
-    fbw_tx_init(&r.tx, r.c);
+    if (fbw_tx_new(r.c, &r.tx, &e))
+        return fail(&r, "transaction", &e);
     fbw_tx_opts_init(&r.to);
     if (cleanup) {
         r.sql = drop_sql;
         memset(&r.res, 0, sizeof r.res);
-        if (fbw_tx_start(&r.tx, &r.to) == FBW_OK &&
-            fbw_client_run(r.cl, q_exec_immediate, &r) == FBW_OK && fbw_tx_commit(&r.tx) == FBW_OK)
-            fbw_client_wait(r.cl);
+        if (fbw_tx_start(r.tx, &r.to) == FBW_OK && exec_immediate(&r) == FBW_OK)
+            fbw_client_commit(r.cl, r.tx);
         printf("cleanup: %s\n", r.res.err.code ? r.res.err.msg : "table dropped");
+        fbw_tx_free(r.tx);
         fbw_client_close(r.cl);
         return 0;
     }
@@ -178,14 +171,16 @@ int main(int argc, char **argv)
         return 1;
     /* Wait for the start: fbw_stmt_prepare sends tr=0 while a transaction is still starting, and
      * the server refuses to prepare DML without one (seen in this very capture; reported). */
-    if (fbw_tx_start(&r.tx, &r.to) || fbw_client_wait(r.cl) || r.tx.err.code)
-        return fail(&r, "start", r.tx.err.code ? &r.tx.err : fbw_client_error(r.cl));
+    if (fbw_client_complete(r.cl, fbw_tx_start(r.tx, &r.to)) || fbw_tx_error(r.tx)->code)
+        return fail(&r, "start", fbw_tx_error(r.tx)->code ? fbw_tx_error(r.tx)
+                                                          : fbw_client_error(r.cl));
     step(&r, "start");
     if (dml(&r, insert_sql, "insert") || dml(&r, select_sql, "select") ||
         dml(&r, update_sql, "update"))
         return 1;
-    if (fbw_tx_commit(&r.tx) || fbw_client_wait(r.cl) || r.tx.err.code)
-        return fail(&r, "commit", r.tx.err.code ? &r.tx.err : fbw_client_error(r.cl));
+    if (fbw_client_commit(r.cl, r.tx) || fbw_tx_error(r.tx)->code)
+        return fail(&r, "commit", fbw_tx_error(r.tx)->code ? fbw_tx_error(r.tx)
+                                                          : fbw_client_error(r.cl));
     step(&r, "commit");
     if (ddl(&r, drop_sql, "drop"))
         return 1;
@@ -196,6 +191,7 @@ int main(int argc, char **argv)
     printf("total    round_trips=%llu packets_sent=%llu packets_received=%llu\n",
            (unsigned long long)st->round_trips, (unsigned long long)st->packets_sent,
            (unsigned long long)st->packets_received);
+    fbw_tx_free(r.tx);
     fbw_client_close(r.cl);
     return 0;
 }

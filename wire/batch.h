@@ -75,7 +75,8 @@ FBW_API int fbw_batch_add(fbw_batch *b, const fbw_value *params);
 /* Queue the pending messages as op_batch_msg now. */
 FBW_API int fbw_batch_flush(fbw_batch *b);
 /* Queue the pending messages and op_batch_exec in tx; the completion state arrives with its reply.
- * After execute the server's batch is empty and can take messages again. */
+ * After execute the server's batch is empty and can take messages again. FBW_WAIT while tx's start
+ * is unanswered and its handle cannot be named yet. */
 FBW_API int fbw_batch_execute(fbw_batch *b, fbw_tx *tx);
 /* op_batch_sync (P17+, FBW_E_UNSUPPORTED before): flushes the deferred replies, nothing else. */
 FBW_API int fbw_batch_sync(fbw_batch *b);

@@ -141,7 +141,7 @@ static int blob_handle(const fbw_blob *b, uint16_t *h)
         *h = FBW_INVALID_OBJECT;
         return FBW_OK;
     }
-    return b->alloc == ALLOC_PENDING ? FBW_AGAIN : FBW_E_USAGE;
+    return b->alloc == ALLOC_PENDING ? FBW_WAIT : FBW_E_USAGE;
 }
 
 int fbw_blob_handle(const fbw_blob *b, uint16_t *h)
@@ -400,10 +400,10 @@ static int write_checked(fbw_blob *b, const void *p, size_t n, int join)
                            FBW_BLOB_PUT_MAX);
     uint16_t h;
     int rc = handle_or_error(b, &h);
-    if (rc == FBW_AGAIN) {
+    if (rc == FBW_WAIT) {
         size_t worst = fbw_buf_avail(&b->out) + n + 2 * (n / FBW_BLOB_SEGMENT_MAX + 2);
         if (worst >= b->packet)
-            return FBW_AGAIN;
+            return FBW_WAIT;
         rc = FBW_OK;
     }
     return rc ? rc : append(b, p, n, join);
@@ -786,7 +786,7 @@ int fbw_blob_busy(const fbw_blob *b) { return fbw_pending_busy(&b->pend); }
 int fbw_blob_id(const fbw_blob *b, fbw_value *id)
 {
     if (!b->have_id)
-        return b->err.code ? b->err.code : FBW_AGAIN;
+        return b->err.code ? b->err.code : FBW_WAIT;
     memset(id, 0, sizeof *id);
     id->type = FBW_SQL_BLOB;
     id->u.quad.high = b->id_hi;

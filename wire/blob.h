@@ -51,7 +51,7 @@ void fbw_blob_share_limit(fbw_blob *b, size_t *left, size_t limit);
 FBW_API int fbw_blob_create(fbw_blob *b, fbw_tx *tx, const uint8_t *bpb, size_t bpb_len);
 /* Append bytes as a stream: they are cut into segments of at most FBW_BLOB_SEGMENT_MAX (small writes
  * join the open segment) and an op_batch_segments is queued each time the packet size is reached.
- * Either all n bytes are taken (FBW_OK) or none: FBW_AGAIN when a packet must go out but the handle
+ * Either all n bytes are taken (FBW_OK) or none: FBW_WAIT when a packet must go out but the handle
  * is still unknown (wait for the create reply, then call again). */
 FBW_API int fbw_blob_write(fbw_blob *b, const void *p, size_t n);
 /* Append exactly one segment of n <= FBW_BLOB_PUT_MAX bytes (same rules as fbw_blob_write). */
@@ -87,11 +87,11 @@ FBW_API int fbw_blob_close(fbw_blob *b);
 
 /* Results, valid once the queued requests are answered. */
 FBW_API int fbw_blob_busy(const fbw_blob *b);              /* replies still outstanding for this blob */
-/* The blob id: type FBW_SQL_BLOB, quad (high, low); FBW_AGAIN before the create/open is answered. */
+/* The blob id: type FBW_SQL_BLOB, quad (high, low); FBW_WAIT before the create/open is answered. */
 FBW_API int fbw_blob_id(const fbw_blob *b, fbw_value *id);
 /* The server handle to address the blob with in a request built elsewhere (conn.h
  * fbw_conn_info_request): 0xFFFF while its open is unanswered on a lazy port and nothing was
- * allocated since; FBW_AGAIN while the open is unanswered otherwise; FBW_E_USAGE when not open. */
+ * allocated since; FBW_WAIT while the open is unanswered otherwise; FBW_E_USAGE when not open. */
 FBW_API int fbw_blob_handle(const fbw_blob *b, uint16_t *h);
 FBW_API const uint8_t *fbw_blob_data(const fbw_blob *b, size_t *n); /* bytes read so far */
 FBW_API int fbw_blob_eof(const fbw_blob *b);               /* end reached (or reading stopped by an error) */

@@ -172,7 +172,7 @@ int fbw_blobset_queue(void *arg)
             rc = fbw_blob_read(e->b, FBW_BLOB_READ_MAX);
         }
         if (rc)
-            return rc; /* FBW_AGAIN: called again once the replies so far are in */
+            return rc; /* FBW_WAIT: called again once the replies so far are in */
     }
     return FBW_OK;
 }

@@ -62,8 +62,8 @@ const fbw_err *fbw_client_call_error(const fbw_client *cl, int rc, const fbw_stm
 {
     static const fbw_err none = {.op = -1}; /* read-only: "no error" */
     const fbw_err *waited[] = {&cl->err, fbw_conn_error(cl->conn), st ? fbw_stmt_error(st) : NULL,
-                               tx ? &tx->err : NULL};
-    const fbw_err *answered[] = {st ? fbw_stmt_error(st) : NULL, tx ? &tx->err : NULL};
+                               tx ? fbw_tx_error(tx) : NULL};
+    const fbw_err *answered[] = {st ? fbw_stmt_error(st) : NULL, tx ? fbw_tx_error(tx) : NULL};
     const fbw_err *e = rc != FBW_OK ? first_error(waited, sizeof waited / sizeof waited[0])
                                     : first_error(answered, sizeof answered / sizeof answered[0]);
     return e ? e : &none;
@@ -187,9 +187,9 @@ static int flush(fbw_client *cl, int timeout_ms)
             return FBW_OK;
         rc = fbw_sock_send_or_read(&cl->sock, p, n, timeout_ms, &sent, &cl->err);
         fbw_conn_sent(cl->conn, sent);
-        if (rc != FBW_AGAIN && rc != FBW_OK)
+        if (rc != FBW_WAIT && rc != FBW_OK)
             return give_up(cl, rc, 1);
-        if (rc != FBW_AGAIN)
+        if (rc != FBW_WAIT)
             return rc;
         rc = read_once(cl, timeout_ms, 0);
         if (rc)
@@ -327,20 +327,25 @@ int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg)
 
 int fbw_client_wait(fbw_client *cl) { return fbw_client_wait_until(cl, NULL, NULL); }
 
+int fbw_client_complete(fbw_client *cl, int rc)
+{
+    if (rc == FBW_OK)
+        return fbw_client_wait(cl);
+    if (rc != FBW_WAIT)
+        return rc;
+    if (fbw_conn_outstanding(cl->conn) == 0)
+        return fbw_err_set(&cl->err, FBW_E_USAGE, "request cannot be queued and nothing is pending");
+    rc = fbw_client_wait(cl);
+    return rc ? rc : FBW_WAIT;
+}
+
 int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg)
 {
-    for (;;) {
-        int rc = queue(arg);
-        if (rc != FBW_AGAIN) {
-            int wrc = fbw_client_wait(cl);
-            return rc ? rc : wrc;
-        }
-        if (fbw_conn_outstanding(cl->conn) == 0)
-            return fbw_err_set(&cl->err, FBW_E_USAGE, "request cannot be queued and nothing is pending");
-        rc = fbw_client_wait(cl);
-        if (rc)
-            return rc;
-    }
+    int rc;
+    do
+        rc = fbw_client_complete(cl, queue(arg));
+    while (rc == FBW_WAIT);
+    return rc;
 }
 
 int fbw_client_read_blobs(fbw_client *cl, fbw_blobset *bs)
@@ -519,4 +524,52 @@ void fbw_client_abort(fbw_client *cl)
     free(cl->rbuf);
     pthread_mutex_destroy(&cl->mu);
     free(cl);
+}
+
+/* ---- one request, run to its answer (the loop of fbw_client_complete) ---- */
+
+int fbw_client_prepare(fbw_client *cl, fbw_stmt *st, fbw_tx *tx, const char *sql, size_t len)
+{
+    int rc;
+    do
+        rc = fbw_client_complete(cl, fbw_stmt_prepare(st, tx, sql, len));
+    while (rc == FBW_WAIT);
+    return rc;
+}
+
+int fbw_client_execute(fbw_client *cl, fbw_stmt *st, fbw_tx *tx, const fbw_value *params,
+                       unsigned flags)
+{
+    int rc;
+    do
+        rc = fbw_client_complete(cl, fbw_stmt_execute(st, tx, params, flags));
+    while (rc == FBW_WAIT);
+    return rc;
+}
+
+int fbw_client_fetch(fbw_client *cl, fbw_stmt *st)
+{
+    int rc;
+    do
+        rc = fbw_client_complete(cl, fbw_stmt_fetch(st));
+    while (rc == FBW_WAIT);
+    return rc;
+}
+
+int fbw_client_commit(fbw_client *cl, fbw_tx *tx)
+{
+    int rc;
+    do
+        rc = fbw_client_complete(cl, fbw_tx_commit(tx));
+    while (rc == FBW_WAIT);
+    return rc;
+}
+
+int fbw_client_rollback(fbw_client *cl, fbw_tx *tx)
+{
+    int rc;
+    do
+        rc = fbw_client_complete(cl, fbw_tx_rollback(tx));
+    while (rc == FBW_WAIT);
+    return rc;
 }

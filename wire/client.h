@@ -33,9 +33,26 @@ FBW_API int fbw_client_connect(const char *dsn, const fbw_client_opts *o, fbw_cl
 FBW_API int fbw_client_wait(fbw_client *cl);
 /* Send what is queued and read until pred(arg) is true or nothing is outstanding. */
 FBW_API int fbw_client_wait_until(fbw_client *cl, int (*pred)(void *arg), void *arg);
-/* Run queue(arg), which queues requests and may answer FBW_AGAIN when it needs earlier replies
- * first (then this waits and calls it again), and wait until nothing is outstanding. Returns the
- * first error of either. */
+/* Finish a queueing call (stmt.h, tx.h, blob.h, batch.h, conn.h's info request) whose return code
+ * is rc. FBW_OK: send what is queued and wait until nothing is outstanding (fbw_client_wait).
+ * FBW_WAIT (the call needs earlier replies first and queued nothing): wait for them, then return
+ * FBW_WAIT again, meaning "make the same call again"; FBW_E_USAGE when nothing is outstanding to
+ * wait for. Any other rc is returned as it is. One request, run to its answer, whatever it is:
+ *     do rc = fbw_client_complete(cl, fbw_blob_read(b, n)); while (rc == FBW_WAIT);
+ * The server's answer is then in the object (fbw_stmt_error, fbw_tx_error, fbw_blob_error, ...);
+ * a failed rc's record is found by fbw_client_call_error. */
+FBW_API int fbw_client_complete(fbw_client *cl, int rc);
+/* That loop for the common requests: prepare, execute (with its first fetch), fetch, commit,
+ * rollback. Requests queued before ride in the same write. */
+FBW_API int fbw_client_prepare(fbw_client *cl, fbw_stmt *st, fbw_tx *tx, const char *sql, size_t len);
+FBW_API int fbw_client_execute(fbw_client *cl, fbw_stmt *st, fbw_tx *tx, const fbw_value *params,
+                               unsigned flags);
+FBW_API int fbw_client_fetch(fbw_client *cl, fbw_stmt *st);
+FBW_API int fbw_client_commit(fbw_client *cl, fbw_tx *tx);
+FBW_API int fbw_client_rollback(fbw_client *cl, fbw_tx *tx);
+/* The same loop over queue(arg), for several requests that are to share one write: queue may
+ * answer FBW_WAIT after queueing some of them, so it must remember what it queued already (it is
+ * called again after the wait). Returns the first error of queueing or waiting. */
 FBW_API int fbw_client_run(fbw_client *cl, int (*queue)(void *arg), void *arg);
 /* Read every blob of set bs (blobset.h): its requests in one write, a further write only for blobs
  * longer than one reply. Returns the wait's error, else the first blob's (fbw_blobset_error). */

@@ -101,7 +101,7 @@ static void recycle(fbw_pipe *p, list *l)
 
 static int tx_live(const fbw_tx *t)
 {
-    return t && (t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE);
+    return t && fbw_tx_live(t);
 }
 
 /* A request could not be queued: the connection's error, or the code named. */
@@ -284,7 +284,7 @@ int fbw_pipe_execute(fbw_pipe *p, fbw_stmt *s, const fbw_value *params, unsigned
     if (!e)
         return fbw_err_set(err, FBW_E_NOMEM, "pipeline: out of memory");
     int rc;
-    while ((rc = fbw_stmt_execute_out(s, p->tx, params, flags, &e->out)) == FBW_AGAIN) {
+    while ((rc = fbw_stmt_execute_out(s, p->tx, params, flags, &e->out)) == FBW_WAIT) {
         rc = fbw_pipe_sync(p, err); /* a handle is not known yet: this request must wait */
         if (rc == FBW_OK && p->failed)
             rc = pipe_error(p, err);
@@ -320,10 +320,10 @@ int fbw_pipe_blob(fbw_pipe *p, fbw_blob *b, const char *what, unsigned *k, fbw_e
 /* The end of t was answered: its own error; a failed commit leaves t open, so roll it back. */
 static int end_checked(fbw_pipe *p, fbw_tx *t, int commit, fbw_err *err)
 {
-    if (t->err.code == FBW_OK)
+    if (fbw_tx_error(t)->code == FBW_OK)
         return FBW_OK;
-    *err = t->err;
-    int rc = t->err.code;
+    *err = *fbw_tx_error(t);
+    int rc = err->code;
     if (commit && tx_live(t)) {
         fbw_tx_rollback(t);
         fbw_err keep = *err;

@@ -218,7 +218,7 @@ static int lost(fbw_sock *s, int sys_errno, const char *what, fbw_err *err)
     return rc;
 }
 
-/* Send p[0..n); when sending would block and stop_if_readable is set, return FBW_AGAIN as soon as
+/* Send p[0..n); when sending would block and stop_if_readable is set, return FBW_WAIT as soon as
  * the socket is readable (the caller reads, then sends the rest). *sent counts what went. */
 static int send_loop(fbw_sock *s, const uint8_t *q, size_t n, int timeout_ms, int stop_if_readable,
                      size_t *sent, fbw_err *err)
@@ -248,7 +248,7 @@ static int send_loop(fbw_sock *s, const uint8_t *q, size_t n, int timeout_ms, in
             if (w < 0)
                 return fbw_err_set_errno(err, errno, "poll for send to %s", s->peer);
             if (stop_if_readable && poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN))
-                return FBW_AGAIN;
+                return FBW_WAIT;
             continue;
         }
         if (k < 0 && (errno == EPIPE || errno == ECONNRESET))

@@ -38,7 +38,7 @@ int fbw_sock_connect(fbw_sock *s, const char *host, const char *port, int timeou
  * Returns FBW_OK; FBW_E_EOF (peer reset/closed: "connection lost"), FBW_E_IO, FBW_E_TIMEOUT,
  * FBW_E_USAGE (socket closed). */
 int fbw_sock_send_all(fbw_sock *s, const void *p, size_t n, int timeout_ms, fbw_err *err);
-/* The same, but when sending would block while the peer has something for us, stop with FBW_AGAIN
+/* The same, but when sending would block while the peer has something for us, stop with FBW_WAIT
  * (*sent bytes went): the caller reads, then sends the rest. A client that only wrote while the
  * server's replies filled both socket buffers would deadlock with a server that stops reading
  * while it cannot write (pipelined requests with large replies). */

@@ -254,20 +254,20 @@ static int stmt_handle(const fbw_stmt *s, uint16_t *h)
         *h = FBW_INVALID_OBJECT;
         return FBW_OK;
     }
-    return s->alloc == ALLOC_PENDING ? FBW_AGAIN : FBW_E_USAGE;
+    return s->alloc == ALLOC_PENDING ? FBW_WAIT : FBW_E_USAGE;
 }
 
 /* The handle for op_execute, op_execute2, op_fetch and batch packets: the server looks the statement
  * up while decoding those (to parse their BLR and messages, protocol.cpp xdr_sql_blr) and takes the
  * id as unsigned there, so 0xFFFF is a framing error that closes the connection. Only a known
- * handle will do: FBW_AGAIN while the allocation is unanswered. */
+ * handle will do: FBW_WAIT while the allocation is unanswered. */
 static int stmt_handle_decoded(const fbw_stmt *s, uint16_t *h)
 {
     if (s->alloc == ALLOC_DONE) {
         *h = s->handle;
         return FBW_OK;
     }
-    return s->alloc == ALLOC_PENDING ? FBW_AGAIN : FBW_E_USAGE;
+    return s->alloc == ALLOC_PENDING ? FBW_WAIT : FBW_E_USAGE;
 }
 
 static int on_alloc(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
@@ -377,11 +377,11 @@ static int on_prepare(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 static int prepare_tr(const fbw_stmt *s, const fbw_tx *tx, uint16_t *tr)
 {
     *tr = 0;
-    if (!tx || (tx->state != FBW_TX_STARTING && tx->state != FBW_TX_ACTIVE))
+    if (!tx || !fbw_tx_live(tx))
         return FBW_OK;
     int rc = fbw_tx_handle(tx, tr);
     if (rc == FBW_OK && *tr == FBW_INVALID_OBJECT && s->alloc == ALLOC_NONE)
-        rc = FBW_AGAIN;
+        rc = FBW_WAIT;
     return rc;
 }
 
@@ -406,7 +406,7 @@ int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len)
     uint16_t h;
     rc = stmt_handle(s, &h);
     if (rc)
-        return rc; /* FBW_AGAIN on a port without lazy send: wait for the allocation */
+        return rc; /* FBW_WAIT on a port without lazy send: wait for the allocation */
     reset_describe(s);
     fbw_err_clear(&s->err);
     fbw_pkt p = {.op = FBW_OP_PREPARE_STATEMENT};
@@ -647,8 +647,7 @@ static int cursor_still_on_server(const fbw_stmt *s)
     if (!s->cursor_open)
         return 0;
     const fbw_tx *t = s->cursor_tx;
-    return t && t->generation == s->cursor_tx_gen &&
-           (t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE);
+    return t && fbw_tx_generation(t) == s->cursor_tx_gen && fbw_tx_live(t);
 }
 
 int fbw_stmt_close(fbw_stmt *s)
@@ -799,12 +798,12 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     rc = request_exec(x, &p, on_execute);
     if (rc)
         return rc;
-    if ((tx && tx->autocommit) || s->type == FBW_STMT_COMMIT)
+    if ((tx && fbw_tx_autocommit(tx)) || s->type == FBW_STMT_COMMIT)
         fbw_conn_mark_commits(s->conn);
     if (cursor) {
         s->cursor_open = 1;
         s->cursor_tx = tx;
-        s->cursor_tx_gen = tx ? tx->generation : 0;
+        s->cursor_tx_gen = tx ? fbw_tx_generation(tx) : 0;
         s->fetch_blr = 1;
         if (!(flags & FBW_EXEC_NO_FETCH))
             rc = queue_fetch(s, 1);
@@ -846,7 +845,7 @@ int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags)
         return FBW_E_NOMEM;
     x->timeout_ms = timeout;
     rc = request_exec(x, &p, on_execute);
-    if (rc == FBW_OK && tx && tx->autocommit)
+    if (rc == FBW_OK && tx && fbw_tx_autocommit(tx))
         fbw_conn_mark_commits(s->conn); /* like fbw_stmt_execute: the engine commits inside it */
     if (rc == FBW_OK && (flags & FBW_EXEC_COUNT))
         rc = queue_records(x, h);
@@ -936,7 +935,7 @@ int fbw_exec_immediate(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len, fbw
     rc = fbw_conn_request_owned(c, &p, on_immediate, im);
     if (rc)
         free(im);
-    else if (tx && tx->autocommit)
+    else if (tx && fbw_tx_autocommit(tx))
         fbw_conn_mark_commits(c);
     return rc;
 }
@@ -1024,7 +1023,7 @@ int fbw_exec_immediate2(fbw_conn *c, fbw_tx *tx, const char *sql, size_t len,
         rc = fbw_conn_request_rows_owned(c, &p, has_out ? out : NULL, on_immediate2, im);
         if (rc)
             free(im);
-        if (rc == FBW_OK && tx && tx->autocommit)
+        if (rc == FBW_OK && tx && fbw_tx_autocommit(tx))
             fbw_conn_mark_commits(c);
     }
     fbw_buf_free(&in_blr);

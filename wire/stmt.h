@@ -5,7 +5,7 @@
  * the caller moves bytes (client.h) and then reads results here.
  *
  * Pipelining is the point: a DSQL_close left from the previous run, op_execute, op_fetch and the
- * records info request go out in one write and cost one round trip. A call returns FBW_AGAIN when
+ * records info request go out in one write and cost one round trip. A call returns FBW_WAIT when
  * it cannot be queued before earlier replies arrive (a handle still unknown); wait, then call again. */
 #ifndef FBW_STMT_H
 #define FBW_STMT_H
@@ -53,7 +53,7 @@ FBW_API int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *param
  * RETURNING). The statement must already have its server handle (re-prepare a statement used
  * before): op_execute cannot carry 0xFFFF. Prepare and execute then cost one round trip. If the
  * prepare fails, its error is the statement's error. FBW_E_USAGE when no prepare is queued;
- * FBW_AGAIN while the handle is unknown. */
+ * FBW_WAIT while the handle is unknown. */
 FBW_API int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags);
 /* Statement timeout (protocol 16+, Firebird 4+) of every later execution of this statement, in ms;
  * 0 (the default): the connection's (fbw_conn_opts.statement_timeout_ms, fbw_conn_set_statement_
@@ -115,7 +115,7 @@ FBW_API int fbw_stmt_eof(const fbw_stmt *s);           /* cursor exhausted (or n
 FBW_API int fbw_stmt_row(const fbw_stmt *s, size_t i, fbw_value *values, fbw_err *err);
 FBW_API void fbw_stmt_clear_rows(fbw_stmt *s);
 FBW_API uint64_t fbw_stmt_affected(const fbw_stmt *s); /* inserted+updated+deleted, with FBW_EXEC_COUNT */
-/* The statement's server handle for requests built elsewhere (batch.c): FBW_OK, FBW_AGAIN while
+/* The statement's server handle for requests built elsewhere (batch.c): FBW_OK, FBW_WAIT while
  * the allocation is unanswered, FBW_E_USAGE when not allocated. Never 0xFFFF: batch packets, like
  * op_execute and op_fetch, are decoded against the statement object by the server. */
 FBW_API int fbw_stmt_handle(const fbw_stmt *s, uint16_t *h);

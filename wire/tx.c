@@ -2,10 +2,12 @@
 /* tx.c - transactions (docs/protocol/statements.md §1). */
 #include "tx.h"
 #include "inline.h"
+#include "pending.h"
 #include "request.h"
 
 #include "status.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* TPB tags (consts_pub.h) */
@@ -57,17 +59,53 @@ int fbw_tpb_build(const fbw_tx_opts *o, fbw_buf *out, fbw_err *err)
     return fbw_buf_append(out, t, n);
 }
 
-void fbw_tx_init(fbw_tx *t, fbw_conn *c)
+struct fbw_tx {
+    fbw_conn *conn;
+    int state;             /* enum fbw_tx_state */
+    uint16_t handle;       /* valid once ACTIVE */
+    int autocommit;        /* started with isc_tpb_autocommit: its executes commit */
+    uint64_t alloc_token;  /* conn allocation counter at start, for the 0xFFFF shortcut */
+    uint64_t generation;   /* bumped at every start: cursors opened under an older one are gone */
+    fbw_pending pend;      /* replies outstanding; freed before they came */
+    fbw_err err;           /* last server error for this transaction's own requests */
+};
+
+int fbw_tx_new(fbw_conn *c, fbw_tx **out, fbw_err *err)
 {
-    memset(t, 0, sizeof *t);
+    fbw_tx *t = calloc(1, sizeof *t);
+    *out = t;
+    if (!t)
+        return fbw_err_set(err, FBW_E_NOMEM, "out of memory for a transaction");
     t->conn = c;
     fbw_err_clear(&t->err);
+    return FBW_OK;
 }
 
-static int on_start_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+static void destroy(void *obj) { free(obj); }
+
+void fbw_tx_free(fbw_tx *t)
 {
-    fbw_tx *t = arg;
-    (void)c;
+    if (t)
+        fbw_pending_release(&t->pend, t->conn, destroy, t);
+}
+
+int fbw_tx_state(const fbw_tx *t) { return t->state; }
+int fbw_tx_live(const fbw_tx *t) { return t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE; }
+const fbw_err *fbw_tx_error(const fbw_tx *t) { return &t->err; }
+fbw_conn *fbw_tx_conn(const fbw_tx *t) { return t->conn; }
+uint16_t fbw_tx_server_handle(const fbw_tx *t) { return t->handle; }
+int fbw_tx_autocommit(const fbw_tx *t) { return t->autocommit; }
+uint64_t fbw_tx_generation(const fbw_tx *t) { return t->generation; }
+
+/* Every reply handler returns through here: the last reply of a freed transaction frees it. */
+static int settle(fbw_tx *t, int rc) { return fbw_pending_settle(&t->pend, rc, destroy, t); }
+static int request(fbw_tx *t, const fbw_pkt *p, fbw_reply_fn fn)
+{
+    return fbw_pending_track(&t->pend, fbw_conn_request(t->conn, p, fn, t));
+}
+
+static int start_reply(fbw_tx *t, const fbw_pkt *r, fbw_err *err)
+{
     if (r->op != FBW_OP_RESPONSE)
         return fbw_err_set(err, FBW_E_PROTO, "unexpected answer to op_transaction");
     if (fbw_status_decode(r->u.resp.status, &t->err, NULL) != FBW_OK) {
@@ -81,6 +119,12 @@ static int on_start_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err
     return FBW_OK;
 }
 
+static int on_start_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    (void)c;
+    return settle(arg, start_reply(arg, r, err));
+}
+
 /* Queue op_transaction with TPB bytes tpb[0..n). */
 static int queue_start(fbw_tx *t, const uint8_t *tpb, size_t n)
 {
@@ -89,7 +133,7 @@ static int queue_start(fbw_tx *t, const uint8_t *tpb, size_t n)
     p.u.sttr.tpb.p = tpb;
     p.u.sttr.tpb.n = n;
     fbw_err_clear(&t->err);
-    int rc = fbw_conn_request(t->conn, &p, on_start_reply, t);
+    int rc = request(t, &p, on_start_reply);
     if (rc == FBW_OK) {
         t->state = FBW_TX_STARTING;
         t->autocommit = 0; /* fbw_tx_start sets it; a TPB given as bytes is not parsed for it */
@@ -143,15 +187,13 @@ int fbw_tx_handle(const fbw_tx *t, uint16_t *h)
             *h = FBW_INVALID_OBJECT;
             return FBW_OK;
         }
-        return FBW_AGAIN;
+        return FBW_WAIT;
     }
     return FBW_E_USAGE;
 }
 
-static int on_end_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+static int end_reply(fbw_tx *t, const fbw_pkt *r, fbw_err *err)
 {
-    fbw_tx *t = arg;
-    (void)c;
     if (r->op != FBW_OP_RESPONSE)
         return fbw_err_set(err, FBW_E_PROTO, "unexpected answer to a transaction end");
     if (fbw_status_decode(r->u.resp.status, &t->err, NULL) != FBW_OK) {
@@ -163,15 +205,22 @@ static int on_end_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
     return FBW_OK;
 }
 
+static int on_end_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    (void)c;
+    return settle(arg, end_reply(arg, r, err));
+}
+
 static int on_final_reply(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
 {
     fbw_tx *t = arg;
-    int rc = on_end_reply(arg, c, r, err);
+    (void)c;
+    int rc = end_reply(t, r, err);
     if (rc == FBW_OK && t->state == FBW_TX_ENDING) {
         t->state = FBW_TX_ENDED;
         t->handle = 0;
     }
-    return rc;
+    return settle(t, rc);
 }
 
 static int end(fbw_tx *t, int32_t op)
@@ -185,7 +234,9 @@ static int end(fbw_tx *t, int32_t op)
     fbw_pkt p = {.op = op};
     p.u.rlse.object = h;
     int retaining = op == FBW_OP_COMMIT_RETAINING || op == FBW_OP_ROLLBACK_RETAINING;
-    rc = fbw_conn_request(t->conn, &p, retaining ? on_end_reply : on_final_reply, t);
+    rc = request(t, &p, retaining ? on_end_reply : on_final_reply);
+    if (rc == FBW_OK)
+        fbw_err_clear(&t->err); /* the error is of the latest request */
     if (rc == FBW_OK && !retaining) {
         t->state = FBW_TX_ENDING;
         fbw_inline_forget_tx(t->conn, h); /* its blob ids mean nothing once it ends */

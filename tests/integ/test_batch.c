@@ -54,15 +54,15 @@ static void setup(batch_fixture *f, fbw_server_id id)
              f->table);
     ddl_retry(&f->q, sql);
     snprintf(sql, sizeof sql, "INSERT INTO %s (ID, NAME) VALUES (?, ?)", f->table);
-    f->ins = fbw_sqlt_prepare_ok(&f->q, &f->q.tx, sql);
+    f->ins = fbw_sqlt_prepare_ok(&f->q, f->q.tx, sql);
 }
 
 static void teardown(batch_fixture *f)
 {
     char sql[128];
     fbw_stmt_free(f->ins);
-    if (f->q.tx.state == FBW_TX_ACTIVE)
-        fbw_sqlt_commit_ok(&f->q, &f->q.tx);
+    if (fbw_tx_state(f->q.tx) == FBW_TX_ACTIVE)
+        fbw_sqlt_commit_ok(&f->q, f->q.tx);
     snprintf(sql, sizeof sql, "DROP TABLE %s", f->table);
     ddl_retry(&f->q, sql);
     fbw_sqlt_close(&f->q);
@@ -114,7 +114,7 @@ static int64_t count_rows(batch_fixture *f)
 {
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s", f->table);
-    return fbw_sqlt_int_ok(&f->q, &f->q.tx, sql);
+    return fbw_sqlt_int_ok(&f->q, f->q.tx, sql);
 }
 
 Test(batch, unsupported_on_fb3, .timeout = 60)
@@ -137,7 +137,7 @@ Test(batch, ten_thousand_rows_fb4, .timeout = 120)
     fbw_batch *b = new_batch(&f, 0);
     add_rows(b, 1, 10000);
     cr_assert_eq(fbw_batch_pending(b), 10000);
-    cr_assert_eq(fbw_batch_execute(b, &f.q.tx), FBW_OK);
+    cr_assert_eq(fbw_batch_execute(b, f.q.tx), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_batch_error(b)->code, FBW_OK, "%s", fbw_batch_error(b)->msg);
     cr_assert(fbw_batch_executed(b));
@@ -149,13 +149,13 @@ Test(batch, ten_thousand_rows_fb4, .timeout = 120)
         cr_assert_eq(fbw_batch_cs_state(cs, i), 1, "message %u: %d", i, fbw_batch_cs_state(cs, i));
     cr_assert_eq(fbw_batch_cs_state(cs, 10000), FBW_BATCH_NOT_EXECUTED);
     fbw_batch_free(b);
-    fbw_sqlt_commit_ok(&f.q, &f.q.tx);
+    fbw_sqlt_commit_ok(&f.q, f.q.tx);
     fbw_sqlt_tx_start_ok(&f.q, &f.q.tx, NULL);
     cr_assert_eq(count_rows(&f), 10000);
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s WHERE NAME = 'row 4321 \xE2\x82\xAC' AND ID = 4322",
              f.table);
-    cr_assert_eq(fbw_sqlt_int_ok(&f.q, &f.q.tx, sql), 1);
+    cr_assert_eq(fbw_sqlt_int_ok(&f.q, f.q.tx, sql), 1);
     teardown(&f);
 }
 
@@ -167,7 +167,7 @@ static void failing_row(batch_fixture *f, fbw_batch *b)
         make_row(&r, i == 7 ? 103 : 100 + i, i);
         cr_assert_eq(fbw_batch_add(b, r.v), FBW_OK);
     }
-    cr_assert_eq(fbw_batch_execute(b, &f->q.tx), FBW_OK);
+    cr_assert_eq(fbw_batch_execute(b, f->q.tx), FBW_OK);
     fbw_sqlt_wait_ok(&f->q);
     cr_assert_eq(fbw_batch_error(b)->code, FBW_OK, "%s", fbw_batch_error(b)->msg);
 }
@@ -230,7 +230,7 @@ Test(batch, one_round_trip_fb4, .timeout = 60)
     fbw_stats before = *st;
     fbw_batch *b = new_batch(&f, 1);
     add_rows(b, 1, 1000);
-    cr_assert_eq(fbw_batch_execute(b, &f.q.tx), FBW_OK);
+    cr_assert_eq(fbw_batch_execute(b, f.q.tx), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_batch_error(b)->code, FBW_OK, "%s", fbw_batch_error(b)->msg);
     cr_assert_eq(fbw_batch_result(b)->reccount, 1000);
@@ -253,7 +253,7 @@ Test(batch, one_round_trip_fb4, .timeout = 60)
 
     /* reusable after execute; sync flushes on P17 */
     add_rows(b, 5001, 5);
-    cr_assert_eq(fbw_batch_execute(b, &f.q.tx), FBW_OK);
+    cr_assert_eq(fbw_batch_execute(b, f.q.tx), FBW_OK);
     cr_assert_eq(fbw_batch_sync(b), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_batch_result(b)->reccount, 5);
@@ -263,7 +263,7 @@ Test(batch, one_round_trip_fb4, .timeout = 60)
     add_rows(b, 6001, 3);
     cr_assert_eq(fbw_batch_flush(b), FBW_OK);
     cr_assert_eq(fbw_batch_cancel(b), FBW_OK);
-    cr_assert_eq(fbw_batch_execute(b, &f.q.tx), FBW_OK);
+    cr_assert_eq(fbw_batch_execute(b, f.q.tx), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_batch_result(b)->reccount, 0, "cancelled messages were executed");
 
@@ -272,7 +272,7 @@ Test(batch, one_round_trip_fb4, .timeout = 60)
     row r;
     make_row(&r, 7001, 0);
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(&f.q, f.ins, &f.q.tx, r.v, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&f.q, f.ins, f.q.tx, r.v, &err), FBW_OK, "%s", err.msg);
     fbw_batch_free(b);
     cr_assert_eq(count_rows(&f), 1006);
     teardown(&f);
@@ -287,7 +287,7 @@ Test(batch, many_packets_one_round_trip_fb4, .timeout = 60)
     fbw_stats before = *st;
     fbw_batch *b = new_batch_packet(&f, 0, 4096);
     add_rows(b, 1, 1000);
-    cr_assert_eq(fbw_batch_execute(b, &f.q.tx), FBW_OK);
+    cr_assert_eq(fbw_batch_execute(b, f.q.tx), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_batch_error(b)->code, FBW_OK, "%s", fbw_batch_error(b)->msg);
     cr_assert_eq(fbw_batch_result(b)->reccount, 1000);
@@ -320,7 +320,7 @@ Test(batch, bad_use_fb4, .timeout = 60)
     cr_assert_eq(fbw_batch_add(b, wrong), FBW_E_USAGE);
     cr_assert_eq(fbw_batch_pending(b), 0);
     cr_assert_eq(fbw_batch_add(b, r.v), FBW_OK);
-    cr_assert_eq(fbw_batch_execute(b, &f.q.tx), FBW_OK);
+    cr_assert_eq(fbw_batch_execute(b, f.q.tx), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_batch_result(b)->reccount, 1, "the refused message went out");
     fbw_batch_free(b);

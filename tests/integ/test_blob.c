@@ -58,9 +58,9 @@ static void setup(blob_fixture *f, fbw_server_id id)
              f->table);
     ddl_retry(&f->q, sql);
     snprintf(sql, sizeof sql, "INSERT INTO %s (ID, B, T) VALUES (?, ?, ?)", f->table);
-    f->ins = fbw_sqlt_prepare_ok(&f->q, &f->q.tx, sql);
+    f->ins = fbw_sqlt_prepare_ok(&f->q, f->q.tx, sql);
     snprintf(sql, sizeof sql, "SELECT B, T FROM %s WHERE ID = ?", f->table);
-    f->sel = fbw_sqlt_prepare_ok(&f->q, &f->q.tx, sql);
+    f->sel = fbw_sqlt_prepare_ok(&f->q, f->q.tx, sql);
 }
 
 static void teardown(blob_fixture *f)
@@ -68,8 +68,8 @@ static void teardown(blob_fixture *f)
     char sql[128];
     fbw_stmt_free(f->ins);
     fbw_stmt_free(f->sel);
-    if (f->q.tx.state == FBW_TX_ACTIVE) {
-        fbw_tx_commit(&f->q.tx);
+    if (fbw_tx_state(f->q.tx) == FBW_TX_ACTIVE) {
+        fbw_tx_commit(f->q.tx);
         fbw_sqlt_wait_ok(&f->q);
     }
     snprintf(sql, sizeof sql, "DROP TABLE %s", f->table);
@@ -86,7 +86,7 @@ static fbw_value write_blob(blob_fixture *f, const uint8_t *p, size_t n, size_t 
     fbw_err err;
     cr_assert_eq(fbw_blob_new(f->q.c, &b, &err), FBW_OK);
     uint64_t r0 = rt_now(f);
-    cr_assert_eq(fbw_blob_create(b, &f->q.tx, NULL, 0), FBW_OK, "%s", fbw_blob_error(b)->msg);
+    cr_assert_eq(fbw_blob_create(b, f->q.tx, NULL, 0), FBW_OK, "%s", fbw_blob_error(b)->msg);
     for (size_t at = 0; at < n; at += chunk) {
         size_t k = n - at < chunk ? n - at : chunk;
         int rc = fbw_blob_write(b, p + at, k);
@@ -121,7 +121,7 @@ static void insert_row(blob_fixture *f, int id, const fbw_value *bin, const fbw_
     if (text)
         p[2] = *text;
     fbw_err err;
-    int rc = fbw_sqlt_run(&f->q, f->ins, &f->q.tx, p, &err);
+    int rc = fbw_sqlt_run(&f->q, f->ins, f->q.tx, p, &err);
     cr_assert_eq(rc, FBW_OK, "%s: insert: %s", fbw_server_name(f->q.id), err.msg);
 }
 
@@ -131,7 +131,7 @@ static void select_ids(blob_fixture *f, int id, fbw_value out[2])
     fbw_value p = int_value(id);
     fbw_err err;
     fbw_stmt_clear_rows(f->sel);
-    cr_assert_eq(fbw_sqlt_run(&f->q, f->sel, &f->q.tx, &p, &err), FBW_OK, "select: %s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&f->q, f->sel, f->q.tx, &p, &err), FBW_OK, "select: %s", err.msg);
     cr_assert_eq(fbw_stmt_row_count(f->sel), 1);
     cr_assert_eq(fbw_stmt_row(f->sel, 0, out, &err), FBW_OK, "%s", err.msg);
 }
@@ -143,7 +143,7 @@ static fbw_blob *read_blob(blob_fixture *f, const fbw_value *id, uint64_t *rt)
     fbw_err err;
     cr_assert_eq(fbw_blob_new(f->q.c, &b, &err), FBW_OK);
     uint64_t r0 = rt_now(f);
-    cr_assert_eq(fbw_blob_read_all(b, &f->q.tx, id, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_read_all(b, f->q.tx, id, NULL, 0), FBW_OK);
     fbw_sqlt_wait_ok(&f->q);
     *rt = rt_now(f) - r0;
     cr_assert_eq(fbw_blob_error(b)->code, FBW_OK, "%s: read blob: %s", fbw_server_name(f->q.id),
@@ -223,7 +223,7 @@ static void roundtrip_binary(fbw_server_id sid, size_t n, uint64_t want_read_rt)
     uint64_t ping0 = st->op[FBW_OP_PING].packets_sent;
     cr_assert_eq(fbw_blob_close(b), FBW_OK);
     cr_assert_eq(st->round_trips, r0);
-    fbw_sqlt_commit_ok(&f.q, &f.q.tx);
+    fbw_sqlt_commit_ok(&f.q, f.q.tx);
     cr_assert_eq(st->round_trips - r0, 1);
     cr_assert_eq(st->op[FBW_OP_CLOSE_BLOB].packets_sent - close0, inlined ? 0u : 1u);
     cr_assert_eq(st->op[FBW_OP_PING].packets_sent, ping0, "the close needed a ping of its own");
@@ -235,7 +235,7 @@ static void roundtrip_binary(fbw_server_id sid, size_t n, uint64_t want_read_rt)
     fbw_sqlt_tx_start_ok(&f.q, &f.q.tx, NULL);
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT OCTET_LENGTH(B) FROM %s WHERE ID = 1", f.table);
-    cr_assert_eq(fbw_sqlt_int_ok(&f.q, &f.q.tx, sql), (int64_t)n);
+    cr_assert_eq(fbw_sqlt_int_ok(&f.q, f.q.tx, sql), (int64_t)n);
     teardown(&f);
 }
 
@@ -268,10 +268,10 @@ static void utf8_text(fbw_server_id sid)
     insert_row(&f, 2, NULL, &id);
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT CHAR_LENGTH(T) FROM %s WHERE ID = 2", f.table);
-    cr_assert_eq(fbw_sqlt_int_ok(&f.q, &f.q.tx, sql), (int64_t)(piece_chars * reps),
+    cr_assert_eq(fbw_sqlt_int_ok(&f.q, f.q.tx, sql), (int64_t)(piece_chars * reps),
                  "%s: the server counts other characters than written", fbw_server_name(sid));
     snprintf(sql, sizeof sql, "SELECT OCTET_LENGTH(T) FROM %s WHERE ID = 2", f.table);
-    cr_assert_eq(fbw_sqlt_int_ok(&f.q, &f.q.tx, sql), (int64_t)n);
+    cr_assert_eq(fbw_sqlt_int_ok(&f.q, f.q.tx, sql), (int64_t)n);
 
     fbw_value got[2];
     select_ids(&f, 2, got);
@@ -306,7 +306,7 @@ static void exact_segments(fbw_server_id sid)
     fbw_blob *w;
     fbw_err err;
     cr_assert_eq(fbw_blob_new(f.q.c, &w, &err), FBW_OK);
-    cr_assert_eq(fbw_blob_create(w, &f.q.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_create(w, f.q.tx, NULL, 0), FBW_OK);
     size_t at = 0;
     for (size_t i = 0; i < 4; i++) {
         cr_assert_eq(fbw_blob_put_segment(w, data + at, sizes[i]), FBW_OK, "%s", fbw_blob_error(w)->msg);
@@ -323,7 +323,7 @@ static void exact_segments(fbw_server_id sid)
     /* read it back 100 bytes at a time: the 65535-byte segment arrives in incomplete pieces */
     fbw_blob *r;
     cr_assert_eq(fbw_blob_new(f.q.c, &r, &err), FBW_OK);
-    cr_assert_eq(fbw_blob_open(r, &f.q.tx, &id, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_open(r, f.q.tx, &id, NULL, 0), FBW_OK);
     cr_assert_eq(fbw_blob_query_info(r), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_blob_get_info(r)->num_segments, 4);
@@ -365,7 +365,7 @@ static void stream_seek(fbw_server_id sid)
     fbw_blob *w;
     fbw_err err;
     cr_assert_eq(fbw_blob_new(f.q.c, &w, &err), FBW_OK);
-    cr_assert_eq(fbw_blob_create(w, &f.q.tx, bpb, sizeof bpb), FBW_OK);
+    cr_assert_eq(fbw_blob_create(w, f.q.tx, bpb, sizeof bpb), FBW_OK);
     cr_assert_eq(fbw_blob_write(w, text, strlen(text)), FBW_OK);
     cr_assert_eq(fbw_blob_close(w), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
@@ -379,7 +379,7 @@ static void stream_seek(fbw_server_id sid)
 
     fbw_blob *r;
     cr_assert_eq(fbw_blob_new(f.q.c, &r, &err), FBW_OK);
-    cr_assert_eq(fbw_blob_open(r, &f.q.tx, &id, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_open(r, f.q.tx, &id, NULL, 0), FBW_OK);
     cr_assert_eq(fbw_blob_seek(r, FBW_SEEK_SET, 10), FBW_OK);
     cr_assert_eq(fbw_blob_read(r, 5 + 2), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
@@ -412,7 +412,7 @@ static void bad_id(fbw_server_id sid)
     fbw_blob *b;
     fbw_err err;
     cr_assert_eq(fbw_blob_new(f.q.c, &b, &err), FBW_OK);
-    cr_assert_eq(fbw_blob_read_all(b, &f.q.tx, &id, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_read_all(b, f.q.tx, &id, NULL, 0), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_blob_error(b)->code, FBW_E_SERVER, "%s", fbw_blob_error(b)->msg);
     cr_assert(fbw_blob_eof(b));
@@ -421,9 +421,9 @@ static void bad_id(fbw_server_id sid)
     cr_assert_eq(len, 0, "data of another object was taken for the failed blob");
     cr_assert_eq(fbw_blob_close(b), FBW_E_SERVER); /* nothing open to close */
     fbw_value null_id = {.type = FBW_SQL_BLOB, .is_null = 1};
-    cr_assert_eq(fbw_blob_open(b, &f.q.tx, &null_id, NULL, 0), FBW_E_USAGE);
+    cr_assert_eq(fbw_blob_open(b, f.q.tx, &null_id, NULL, 0), FBW_E_USAGE);
     fbw_blob_free(b);
-    cr_assert_eq(fbw_sqlt_int_ok(&f.q, &f.q.tx, "SELECT 42 FROM RDB$DATABASE"), 42);
+    cr_assert_eq(fbw_sqlt_int_ok(&f.q, f.q.tx, "SELECT 42 FROM RDB$DATABASE"), 42);
     teardown(&f);
 }
 
@@ -452,7 +452,7 @@ static int queue_failing_create(void *arg)
     int rc = fbw_blob_write(k->b, "BBBBBBBB", 8);
     if (rc == FBW_OK)
         rc = fbw_blob_flush(k->b);
-    if (rc == FBW_AGAIN)
+    if (rc == FBW_WAIT)
         return rc;
     k->write_rc = rc;
     return FBW_OK;
@@ -465,19 +465,18 @@ static void failed_create_cannot_hit_other_blob(fbw_server_id sid)
     fbw_err err;
     fbw_blob *a, *b;
     cr_assert_eq(fbw_blob_new(f.q.c, &a, &err), FBW_OK);
-    cr_assert_eq(fbw_blob_create(a, &f.q.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_create(a, f.q.tx, NULL, 0), FBW_OK);
     cr_assert_eq(fbw_blob_write(a, "AAAA", 4), FBW_OK);
     cr_assert_eq(fbw_blob_flush(a), FBW_OK);
     fbw_sqlt_wait_ok(&f.q);
     cr_assert_eq(fbw_blob_error(a)->code, FBW_OK, "%s", fbw_blob_error(a)->msg);
 
     /* A transaction handle the server never issued: the create is refused. */
-    fbw_tx bad;
-    fbw_tx_init(&bad, f.q.c);
-    bad.state = FBW_TX_ACTIVE;
-    bad.handle = 9999;
+    fbw_tx *bad;
+    cr_assert_eq(fbw_tx_new(f.q.c, &bad, NULL), FBW_OK);
+    fbw_tx_note_exec_reply(bad, 0, 9999); /* as if a statement had started it with that handle */
     cr_assert_eq(fbw_blob_new(f.q.c, &b, &err), FBW_OK);
-    failing_create k = {b, &bad, 0, FBW_OK};
+    failing_create k = {b, bad, 0, FBW_OK};
     cr_assert_eq(fbw_client_run(f.q.cl, queue_failing_create, &k), FBW_OK, "%s",
                  fbw_client_error(f.q.cl)->msg);
     cr_assert_neq(k.write_rc, FBW_OK, "%s: writing to the failed blob went through",
@@ -498,6 +497,7 @@ static void failed_create_cannot_hit_other_blob(fbw_server_id sid)
     fbw_blob_free(r);
     fbw_blob_free(b);
     fbw_blob_free(a);
+    fbw_tx_free(bad);
     teardown(&f);
 }
 

@@ -26,14 +26,14 @@ static void fifty_rows_on(fbw_sqlt *qp, const char *name)
     snprintf(sql, sizeof sql,
              "INSERT INTO %s (ID, T) SELECT n, RPAD('r' || n || '-', 100 + MOD(n * 37, 1900), 'x') "
              "FROM (SELECT FIRST 50 ROW_NUMBER() OVER () AS n FROM RDB$TYPES)", t);
-    fbw_sqlt_exec_ok(&q, &q.tx, sql, NULL);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_exec_ok(&q, q.tx, sql, NULL);
+    fbw_sqlt_commit_ok(&q, q.tx);
     fbw_sqlt_tx_start_ok(&q, &q.tx, NULL);
 
     snprintf(sql, sizeof sql, "SELECT ID, T FROM %s ORDER BY ID", t);
-    fbw_stmt *st = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *st = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     fbw_stmt_set_fetch_size(st, 200);
-    cr_assert_eq(fbw_stmt_execute(st, &q.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, q.tx, NULL, 0), FBW_OK);
     fbw_sqlt_wait_ok(&q);
     cr_assert_eq(fbw_stmt_row_count(st), 50, "%s", fbw_stmt_error(st)->msg);
 
@@ -41,7 +41,7 @@ static void fifty_rows_on(fbw_sqlt *qp, const char *name)
     fbw_err err;
     size_t added;
     cr_assert_eq(fbw_blobset_new(q.c, 0, &bs, &err), FBW_OK);
-    cr_assert_eq(fbw_blobset_add_rows(bs, st, &q.tx, 0, &added, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_blobset_add_rows(bs, st, q.tx, 0, &added, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(added, 50);
     int inl = fbw_conn_get_info(q.c)->protocol >= 19;
     uint64_t rt = fbw_conn_stats(q.c)->round_trips;
@@ -65,7 +65,7 @@ static void fifty_rows_on(fbw_sqlt *qp, const char *name)
     fbw_blobset_free(bs); /* queues the closes */
     fbw_stmt_free(st);
     rt = fbw_conn_stats(q.c)->round_trips;
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     cr_assert_eq(fbw_conn_stats(q.c)->round_trips - rt, 1, "the closes rode along with the commit");
     fbw_sqlt_tx_start_ok(&q, &q.tx, NULL);
     snprintf(sql, sizeof sql, "DROP TABLE %s", t);

@@ -49,11 +49,11 @@ static int has_code(const fbw_err *e, uint32_t code)
 /* Run sql in q->tx while another thread cancels after delay_us; returns the run's result. */
 static int run_cancelled(fbw_sqlt *q, const char *sql, long delay_us, fbw_err *err, canceller *k)
 {
-    fbw_stmt *s = fbw_sqlt_prepare_ok(q, &q->tx, sql);
+    fbw_stmt *s = fbw_sqlt_prepare_ok(q, q->tx, sql);
     pthread_t th;
     *k = (canceller){.cl = q->cl, .delay_us = delay_us};
     cr_assert_eq(pthread_create(&th, NULL, cancel_later, k), 0);
-    int rc = fbw_sqlt_run(q, s, &q->tx, NULL, err);
+    int rc = fbw_sqlt_run(q, s, q->tx, NULL, err);
     pthread_join(th, NULL);
     fbw_stmt_free(s);
     return rc;
@@ -85,10 +85,10 @@ static void long_query_cancelled(fbw_server_id id, int compress)
            compress ? " (zlib)" : "", done - k.at, err.msg);
     cr_assert_lt(done - k.at, 1.0, "%s: the cancel took %.3f s", fbw_server_name(id), done - k.at);
     /* The connection and its transaction go on. */
-    cr_assert_eq(fbw_sqlt_int_ok(&q, &q.tx, "select count(*) from rdb$database"), 1);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    cr_assert_eq(fbw_sqlt_int_ok(&q, q.tx, "select count(*) from rdb$database"), 1);
+    fbw_sqlt_commit_ok(&q, q.tx);
     fbw_sqlt_tx_start_ok(&q, &q.tx, NULL);
-    cr_assert_eq(fbw_sqlt_int_ok(&q, &q.tx, "select 2 from rdb$database"), 2);
+    cr_assert_eq(fbw_sqlt_int_ok(&q, q.tx, "select 2 from rdb$database"), 2);
     fbw_sqlt_close(&q);
 }
 
@@ -115,7 +115,7 @@ static void racing(fbw_server_id id)
             cr_assert(has_code(&err, GDS_CANCELLED), "%s #%d: %s", fbw_server_name(id), i, err.msg);
             cancelled++;
         }
-        int64_t v = fbw_sqlt_int_ok(&q, &q.tx, "select 7 from rdb$database");
+        int64_t v = fbw_sqlt_int_ok(&q, q.tx, "select 7 from rdb$database");
         cr_assert_eq(v, 7, "%s #%d: the next statement after a cancel", fbw_server_name(id), i);
     }
     printf("%s: 40 racing cancels: %u cancelled the statement, %u came after its end (%u of them "
@@ -133,6 +133,6 @@ Test(cancel, nothing_running)
     uint64_t sent = fbw_conn_stats(q.c)->packets_sent;
     cr_assert_eq(fbw_client_cancel(q.cl), FBW_E_USAGE);
     cr_assert_eq(fbw_conn_stats(q.c)->packets_sent, sent, "a cancel with nothing running was sent");
-    cr_assert_eq(fbw_sqlt_int_ok(&q, &q.tx, "select 3 from rdb$database"), 3);
+    cr_assert_eq(fbw_sqlt_int_ok(&q, q.tx, "select 3 from rdb$database"), 3);
     fbw_sqlt_close(&q);
 }

@@ -48,14 +48,14 @@ static void make_table(fixture *x, fbw_server_id id)
     fbw_sqlt_ddl_ok(&x->q, sql);
     for (size_t i = 0; i < sizeof insert_values / sizeof *insert_values; i++) {
         snprintf(sql, sizeof sql, "insert into %s values %s", x->tab, insert_values[i]);
-        fbw_sqlt_exec_ok(&x->q, &x->q.tx, sql, NULL);
+        fbw_sqlt_exec_ok(&x->q, x->q.tx, sql, NULL);
     }
 }
 
 static void drop_table(fixture *x)
 {
     char sql[128];
-    fbw_sqlt_commit_ok(&x->q, &x->q.tx);
+    fbw_sqlt_commit_ok(&x->q, x->q.tx);
     snprintf(sql, sizeof sql, "drop table %s", x->tab);
     fbw_sqlt_ddl_ok(&x->q, sql);
     fbw_sqlt_close(&x->q);
@@ -68,7 +68,7 @@ static fbw_stmt *prepare_as(fbw_sqlt *q, int format, const char *sql)
     fbw_err err;
     cr_assert_eq(fbw_stmt_new(q->c, &s, &err), FBW_OK);
     fbw_stmt_set_row_format(s, format);
-    cr_assert_eq(fbw_stmt_prepare(s, &q->tx, sql, strlen(sql)), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(s, q->tx, sql, strlen(sql)), FBW_OK);
     fbw_sqlt_wait_ok(q);
     cr_assert(fbw_stmt_prepared(s), "%s: prepare: %s", fbw_server_name(q->id), fbw_stmt_error(s)->msg);
     return s;
@@ -126,8 +126,8 @@ static void rows_identical(fbw_server_id id)
     cr_expect(fbw_stmt_compact(c), "the CHAR columns of multi-byte sets travel compact");
     cr_expect(!fbw_stmt_compact(d));
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(&x.q, c, &x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
-    cr_assert_eq(fbw_sqlt_run(&x.q, d, &x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&x.q, c, x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&x.q, d, x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     expect_same_rows(c, d, 4, fbw_server_name(id));
     /* the padding is Firebird's: a UTF8 CHAR(5) is 20 bytes, spaces after the text */
     fbw_value v[8];
@@ -161,17 +161,17 @@ static void sysbench_bytes(fbw_server_id id)
              "execute block as declare i integer = 1; begin while (i <= 100) do begin "
              "insert into %s values (:i, :i * 7, rpad('', 119, '83868641912-'), "
              "rpad('', 59, '67847967377-')); i = i + 1; end end", tab);
-    fbw_sqlt_exec_ok(&q, &q.tx, sql, NULL);
+    fbw_sqlt_exec_ok(&q, q.tx, sql, NULL);
     snprintf(sql, sizeof sql, "select id, k, c, pad from %s where id between 1 and 100", tab);
     fbw_stmt *c = prepare_as(&q, FBW_ROW_FORMAT_COMPACT, sql);
     fbw_stmt *d = prepare_as(&q, FBW_ROW_FORMAT_DESCRIBED, sql);
     fbw_stats *st = fbw_conn_stats(q.c);
     fbw_err err;
     uint64_t before = st->bytes_received;
-    cr_assert_eq(fbw_sqlt_run(&q, c, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&q, c, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     uint64_t compact = st->bytes_received - before;
     before = st->bytes_received;
-    cr_assert_eq(fbw_sqlt_run(&q, d, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&q, d, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     uint64_t described = st->bytes_received - before;
     expect_same_rows(c, d, 100, "sysbench rows");
     /* per row: 12 bytes of bitmap and integers, then 480 + 240 described, 124 + 64 compact */
@@ -183,7 +183,7 @@ static void sysbench_bytes(fbw_server_id id)
                 (unsigned long long)compact, (unsigned long long)described);
     fbw_stmt_free(c);
     fbw_stmt_free(d);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_sqlt_ddl_ok(&q, sql);
     fbw_sqlt_close(&q);
@@ -224,7 +224,7 @@ static void params_identical(fbw_server_id id)
             for (int k = 0; k < 4; k++)
                 cr_assert_eq(fbw_value_from_text(&in->cols[k + 1], texts[t][k], strlen(texts[t][k]),
                                                  &p[k + 1], &err), FBW_OK, "%s", err.msg);
-            cr_assert_eq(fbw_sqlt_run(&x.q, s, &x.q.tx, p, &err), FBW_OK, "%s: insert %d/%d: %s",
+            cr_assert_eq(fbw_sqlt_run(&x.q, s, x.q.tx, p, &err), FBW_OK, "%s: insert %d/%d: %s",
                          fbw_server_name(id), t, f, err.msg);
             cr_assert_eq(fbw_stmt_row_count(s), 1, "RETURNING gives one row");
         }
@@ -249,7 +249,7 @@ static void params_identical(fbw_server_id id)
         fbw_value rows[2][6];
         for (int f = 0; f < 2; f++) { /* a statement each: the rows of both stay */
             fbw_value p = {.type = FBW_SQL_LONG, .u.i64 = 100 + t * 2 + f};
-            cr_assert_eq(fbw_sqlt_run(&x.q, sel[f], &x.q.tx, &p, &err), FBW_OK, "%s", err.msg);
+            cr_assert_eq(fbw_sqlt_run(&x.q, sel[f], x.q.tx, &p, &err), FBW_OK, "%s", err.msg);
             cr_assert_eq(fbw_stmt_row_count(sel[f]), 1);
             cr_assert_eq(fbw_stmt_row(sel[f], 0, rows[f], &err), FBW_OK);
         }
@@ -286,7 +286,7 @@ static void set_output(fbw_server_id id)
     cr_assert(!fbw_stmt_compact(s), "the caller's format travels as given");
     cr_assert_eq(fbw_stmt_output(s)->cols[1].type, FBW_SQL_VARYING);
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(&x.q, s, &x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&x.q, s, x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     fbw_value v[2];
     cr_assert_eq(fbw_stmt_row(s, 0, v, &err), FBW_OK);
     cr_assert_eq(v[1].type, FBW_SQL_VARYING);
@@ -326,7 +326,7 @@ Test(compact, batch_fb4, .timeout = 120)
         cr_assert_eq(fbw_value_from_text(&in->cols[2], "\xc3\xa9t\xc3\xa9", 5, &p[2], &err), FBW_OK);
         cr_assert_eq(fbw_batch_add(b, p), FBW_OK, "%s", fbw_batch_error(b)->msg);
     }
-    cr_assert_eq(fbw_batch_execute(b, &x.q.tx), FBW_OK);
+    cr_assert_eq(fbw_batch_execute(b, x.q.tx), FBW_OK);
     fbw_sqlt_wait_ok(&x.q);
     cr_assert_eq(fbw_batch_error(b)->code, FBW_OK, "%s", fbw_batch_error(b)->msg);
     fbw_batch_free(b);
@@ -334,8 +334,8 @@ Test(compact, batch_fb4, .timeout = 120)
     snprintf(sql, sizeof sql, "select * from %s where id >= 1000 order by id", x.tab);
     fbw_stmt *c = prepare_as(&x.q, FBW_ROW_FORMAT_COMPACT, sql);
     fbw_stmt *d = prepare_as(&x.q, FBW_ROW_FORMAT_DESCRIBED, sql);
-    cr_assert_eq(fbw_sqlt_run(&x.q, c, &x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
-    cr_assert_eq(fbw_sqlt_run(&x.q, d, &x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&x.q, c, x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&x.q, d, x.q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     expect_same_rows(c, d, 200, "batch rows");
     fbw_value v[8];
     cr_assert_eq(fbw_stmt_row(d, 5, v, &err), FBW_OK);

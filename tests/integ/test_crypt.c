@@ -85,67 +85,46 @@ static int connect_fail(const fbw_servers *s, fbw_server_id id, const fbw_client
 
 typedef int (*row_fn)(void *arg, const fbw_msgfmt *f, const fbw_value *v);
 
-typedef struct query {
-    fbw_stmt *s;
-    fbw_tx *tx;
-    const char *sql;
-} query;
-
-static int q_prepare(void *a)
-{
-    query *q = a;
-    return fbw_stmt_prepare(q->s, q->tx, q->sql, strlen(q->sql));
-}
-
-static int q_execute(void *a)
-{
-    query *q = a;
-    return fbw_stmt_execute(q->s, q->tx, NULL, 0);
-}
-
-static int q_fetch(void *a) { return fbw_stmt_fetch(((query *)a)->s); }
-
-static int q_commit(void *a) { return fbw_tx_commit(((query *)a)->tx); }
-
 /* Run sql in its own read-only transaction, fetching every row through fn. Returns the row count. */
 static size_t run_sql(fbw_client *cl, const char *sql, row_fn fn, void *arg)
 {
     fbw_conn *c = fbw_client_conn(cl);
-    fbw_tx tx;
+    fbw_tx *tx;
     fbw_tx_opts to;
-    fbw_tx_init(&tx, c);
+    cr_assert_eq(fbw_tx_new(c, &tx, NULL), FBW_OK);
     fbw_tx_opts_init(&to);
     to.read_only = 1;
     fbw_err err;
-    query q = {NULL, &tx, sql};
-    cr_assert_eq(fbw_stmt_new(c, &q.s, &err), FBW_OK, "%s", err.msg);
-    cr_assert_eq(fbw_tx_start(&tx, &to), FBW_OK);
+    fbw_stmt *st;
+    cr_assert_eq(fbw_stmt_new(c, &st, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_tx_start(tx, &to), FBW_OK);
     /* prepare inside the transaction: FB3 refuses some statements in the system transaction */
     int rc = fbw_client_wait(cl);
     cr_assert_eq(rc, FBW_OK, "start transaction: %s", fbw_client_error(cl)->msg);
-    rc = fbw_client_run(cl, q_prepare, &q);
+    rc = fbw_client_prepare(cl, st, tx, sql, strlen(sql));
     cr_assert_eq(rc, FBW_OK, "prepare: %s", fbw_client_error(cl)->msg);
-    cr_assert_eq(fbw_stmt_error(q.s)->code, FBW_OK, "prepare %s: %s", sql, fbw_stmt_error(q.s)->msg);
-    const fbw_msgfmt *f = fbw_stmt_output(q.s);
+    cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK, "prepare %s: %s", sql, fbw_stmt_error(st)->msg);
+    const fbw_msgfmt *f = fbw_stmt_output(st);
     cr_assert_leq(f->n, MAX_COLS);
-    rc = fbw_client_run(cl, q_execute, &q);
+    rc = fbw_client_execute(cl, st, tx, NULL, 0);
     size_t rows = 0;
     fbw_value v[MAX_COLS];
     while (rc == FBW_OK) {
-        cr_assert_eq(fbw_stmt_error(q.s)->code, FBW_OK, "%s: %s", sql, fbw_stmt_error(q.s)->msg);
-        for (size_t i = 0; i < fbw_stmt_row_count(q.s); i++, rows++) {
-            cr_assert_eq(fbw_stmt_row(q.s, i, v, &err), FBW_OK, "row %zu: %s", rows, err.msg);
+        cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK, "%s: %s", sql, fbw_stmt_error(st)->msg);
+        for (size_t i = 0; i < fbw_stmt_row_count(st); i++, rows++) {
+            cr_assert_eq(fbw_stmt_row(st, i, v, &err), FBW_OK, "row %zu: %s", rows, err.msg);
             cr_assert_eq(fn(arg, f, v), 0);
         }
-        fbw_stmt_clear_rows(q.s);
-        if (fbw_stmt_eof(q.s))
+        fbw_stmt_clear_rows(st);
+        if (fbw_stmt_eof(st))
             break;
-        rc = fbw_client_run(cl, q_fetch, &q);
+        rc = fbw_client_fetch(cl, st);
     }
     cr_assert_eq(rc, FBW_OK, "fetch: %s", fbw_client_error(cl)->msg);
-    fbw_stmt_free(q.s);
-    rc = fbw_client_run(cl, q_commit, &q);
+    fbw_stmt_free(st);
+    rc = fbw_client_commit(cl, tx);
     cr_assert_eq(rc, FBW_OK, "commit: %s", fbw_client_error(cl)->msg);
+    fbw_tx_free(tx);
     return rows;
 }
 

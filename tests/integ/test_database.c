@@ -82,7 +82,7 @@ static void wide_describe(fbw_server_id id)
     const char *tail = " FROM RDB$DATABASE";
     cr_assert_eq(fbw_buf_append(&sql, tail, strlen(tail) + 1), FBW_OK);
     uint64_t info0 = fbw_conn_stats(q.c)->op[FBW_OP_INFO_SQL].packets_sent;
-    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, &q.tx, (const char *)sql.data);
+    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, q.tx, (const char *)sql.data);
     uint64_t continued = fbw_conn_stats(q.c)->op[FBW_OP_INFO_SQL].packets_sent - info0;
     cr_assert_gt(continued, 0, "%s: the describe was not truncated, the test proves nothing",
                  fbw_server_name(id));
@@ -94,7 +94,7 @@ static void wide_describe(fbw_server_id id)
         cr_assert_str_eq(names[i].alias, item, "%s: column %d", fbw_server_name(id), i);
     }
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(&q, s, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&q, s, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(fbw_stmt_row_count(s), 1);
     fbw_value v[WIDE];
     cr_assert_eq(fbw_stmt_row(s, 0, v, &err), FBW_OK, "%s", err.msg);

@@ -21,7 +21,7 @@ static void exec_ddl(fbw_sqlt *q, const char *fmt, const char *a, const char *b)
 static const char *rows_of(fbw_sqlt *q, fbw_buf *b, const char *sql)
 {
     fbw_buf_reset(b);
-    fbw_sqlt_exec_ok(q, &q->tx, sql, b);
+    fbw_sqlt_exec_ok(q, q->tx, sql, b);
     return fbw_sqlt_str(b);
 }
 
@@ -57,11 +57,11 @@ static void ddl(fbw_server_id id)
     snprintf(sql, sizeof sql,
              "select count(*) from rdb$indices where rdb$index_name = '%s' and rdb$relation_name = '%s'",
              idx, tab);
-    cr_expect_eq(fbw_sqlt_int_ok(&q, &q.tx, sql), 1);
+    cr_expect_eq(fbw_sqlt_int_ok(&q, q.tx, sql), 1);
 
     /* INSERT ... RETURNING: op_execute2, one output row; the trigger fills the id */
     snprintf(sql, sizeof sql, "insert into %s (name, qty) values (?, ?) returning id, name, qty", tab);
-    fbw_stmt *ins = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *ins = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     cr_expect(!fbw_stmt_has_cursor(ins), "RETURNING has no cursor");
     cr_assert_eq(fbw_stmt_output(ins)->n, 3);
     fbw_err err;
@@ -75,7 +75,7 @@ static void ddl(fbw_server_id id)
         cr_assert_eq(fbw_value_from_text(&fbw_stmt_input(ins)->cols[1], qty, strlen(qty), &p[1], &err),
                      FBW_OK);
         fbw_stats before = *fbw_conn_stats(q.c);
-        cr_assert_eq(fbw_sqlt_run(&q, ins, &q.tx, p, &err), FBW_OK, "%s", err.msg);
+        cr_assert_eq(fbw_sqlt_run(&q, ins, q.tx, p, &err), FBW_OK, "%s", err.msg);
         fbw_stats d;
         fbw_stats_diff(&d, fbw_conn_stats(q.c), &before);
         /* op_execute2 + op_info_sql (count) in one write: one round trip */
@@ -93,14 +93,14 @@ static void ddl(fbw_server_id id)
 
     /* EXECUTE PROCEDURE: singleton output through op_execute2 */
     snprintf(sql, sizeof sql, "execute procedure %s (?, ?)", prc);
-    fbw_stmt *ep = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *ep = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     cr_expect_eq(fbw_stmt_type(ep), FBW_STMT_EXEC_PROCEDURE);
     cr_assert_eq(fbw_stmt_output(ep)->n, 2);
     fbw_value p[2];
     cr_assert_eq(fbw_value_from_text(&fbw_stmt_input(ep)->cols[0], "21", 2, &p[0], &err), FBW_OK);
     cr_assert_eq(fbw_value_from_text(&fbw_stmt_input(ep)->cols[1], "abc", 3, &p[1], &err), FBW_OK);
     fbw_stats before = *fbw_conn_stats(q.c);
-    cr_assert_eq(fbw_sqlt_run(&q, ep, &q.tx, p, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&q, ep, q.tx, p, &err), FBW_OK, "%s", err.msg);
     cr_expect_eq(fbw_conn_stats(q.c)->op[FBW_OP_EXECUTE2].packets_sent -
                  before.op[FBW_OP_EXECUTE2].packets_sent, 1);
     cr_assert_eq(fbw_stmt_row_count(ep), 1);
@@ -117,7 +117,7 @@ static void ddl(fbw_server_id id)
     cr_expect_str_eq(rows_of(&q, &b, sql), "1|2.50\n2|4.50\n3|6.50\n");
     /* An EXECUTE BLOCK with outputs is a SELECT-type statement (a cursor) even without SUSPEND,
      * and then yields no row at all (as in isql). */
-    fbw_stmt *nb = fbw_sqlt_prepare_ok(&q, &q.tx, "execute block returns (x integer) as begin x = 7; end");
+    fbw_stmt *nb = fbw_sqlt_prepare_ok(&q, q.tx, "execute block returns (x integer) as begin x = 7; end");
     cr_expect(fbw_stmt_has_cursor(nb));
     fbw_stmt_free(nb);
     cr_expect_str_eq(rows_of(&q, &b, "execute block returns (x integer) as begin x = 7; end"), "");
@@ -126,12 +126,12 @@ static void ddl(fbw_server_id id)
         "7\n8\n");
 
     /* ALTER: drop a column, the rest stays */
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     exec_ddl(&q, "alter table %s drop qty", tab, NULL);
     fbw_sqlt_tx_start_ok(&q, &q.tx, NULL);
     snprintf(sql, sizeof sql, "select * from %s order by id", tab);
     cr_expect_str_eq(rows_of(&q, &b, sql), "1|n1\n2|n2\n3|n3\n");
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
 
     exec_ddl(&q, "drop procedure %s", prc, NULL);
     exec_ddl(&q, "drop trigger %s", trg, NULL);
@@ -141,7 +141,7 @@ static void ddl(fbw_server_id id)
     /* gone: the table is unknown now */
     fbw_sqlt_tx_start_ok(&q, &q.tx, NULL);
     snprintf(sql, sizeof sql, "select * from %s", tab);
-    fbw_stmt *gone = fbw_sqlt_prepare(&q, &q.tx, sql);
+    fbw_stmt *gone = fbw_sqlt_prepare(&q, q.tx, sql);
     cr_expect(!fbw_stmt_prepared(gone));
     cr_expect_eq(fbw_err_classify(fbw_stmt_error(gone)), FBW_EC_UNKNOWN_OBJECT, "%s",
                  fbw_stmt_error(gone)->msg);

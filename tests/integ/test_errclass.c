@@ -66,21 +66,21 @@ static void record_conflict(fbw_server_id id)
     fbw_sqlt_open(&b, id, NULL);
     char tab[40], sql[128];
     make_table(&a, tab, sizeof tab);
-    fbw_tx ta, tb;
+    fbw_tx *ta, *tb;
     fbw_tx_opts o = read_committed(0);
     fbw_sqlt_tx_start_ok(&a, &ta, &o);
     fbw_sqlt_tx_start_ok(&b, &tb, &o);
     snprintf(sql, sizeof sql, "update %s set v = v + 1 where id = 1", tab);
-    fbw_sqlt_exec_ok(&a, &ta, sql, NULL);
+    fbw_sqlt_exec_ok(&a, ta, sql, NULL);
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_exec(&b, &tb, sql, NULL, &err), FBW_E_SERVER, "B's update went through");
+    cr_assert_eq(fbw_sqlt_exec(&b, tb, sql, NULL, &err), FBW_E_SERVER, "B's update went through");
     print_err("record conflict", id, &err);
     cr_expect_eq(fbw_err_classify(&err), FBW_EC_UPDATE_CONFLICT);
     cr_expect(fbw_err_in_class(&err, FBW_EC_DEADLOCK), "isc_deadlock leads the vector");
     cr_expect(fbw_err_in_class(&err, FBW_EC_UPDATE_CONFLICT));
     cr_expect(!fbw_err_in_class(&err, FBW_EC_CONNECTION_LOST));
-    fbw_sqlt_commit_ok(&a, &ta);
-    fbw_sqlt_commit_ok(&b, &tb);
+    fbw_sqlt_commit_ok(&a, ta);
+    fbw_sqlt_commit_ok(&b, tb);
     fbw_sqlt_close(&b);
     drop_table(&a, tab);
     fbw_sqlt_close(&a);
@@ -117,19 +117,19 @@ static void erased_row(fbw_server_id id)
     fbw_sqlt_open(&b, id, NULL);
     char tab[40], del[128], upd[128];
     make_table(&a, tab, sizeof tab);
-    fbw_tx ta, tb;
+    fbw_tx *ta, *tb;
     fbw_tx_opts o = read_committed(10);
     fbw_sqlt_tx_start_ok(&a, &ta, &o);
     fbw_sqlt_tx_start_ok(&b, &tb, &o);
     snprintf(del, sizeof del, "delete from %s where id = 1", tab);
     snprintf(upd, sizeof upd, "update %s set v = v + 1 where id = 1", tab);
-    fbw_sqlt_exec_ok(&a, &ta, del, NULL);
-    waiter w = {&b, &tb, upd, 0, {0}};
+    fbw_sqlt_exec_ok(&a, ta, del, NULL);
+    waiter w = {&b, tb, upd, 0, {0}};
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, update_waits, &w), 0);
     struct timespec pause = {0, 400000000}; /* let B's update reach the server and wait */
     nanosleep(&pause, NULL);
-    fbw_sqlt_commit_ok(&a, &ta);
+    fbw_sqlt_commit_ok(&a, ta);
     pthread_join(th, NULL);
     if (w.rc == FBW_OK)
         printf("%s erased row: the update succeeded (statement restarted)\n", fbw_server_name(id));
@@ -142,8 +142,8 @@ static void erased_row(fbw_server_id id)
     if (w.rc != FBW_OK)
         cr_expect_eq(fbw_err_classify(&w.err), FBW_EC_UPDATE_CONFLICT, "class %s",
                      fbw_errclass_name(fbw_err_classify(&w.err)));
-    if (tb.state == FBW_TX_ACTIVE) {
-        cr_assert_eq(fbw_tx_rollback(&tb), FBW_OK);
+    if (fbw_tx_state(tb) == FBW_TX_ACTIVE) {
+        cr_assert_eq(fbw_tx_rollback(tb), FBW_OK);
         fbw_sqlt_wait_ok(&b);
     }
     fbw_sqlt_close(&b);
@@ -156,23 +156,6 @@ Test(errclass, erased_row_fb4, .timeout = 60) { erased_row(FBW_SRV_FB4); }
 
 /* ---- where the error of a call is: fbw_client_call_error ---- */
 
-typedef struct job {
-    fbw_stmt *st;
-    fbw_tx *tx;
-} job;
-
-static int q_execute(void *arg)
-{
-    job *j = arg;
-    return fbw_stmt_execute(j->st, j->tx, NULL, 0);
-}
-
-static int q_commit(void *arg)
-{
-    job *j = arg;
-    return fbw_tx_commit(j->tx);
-}
-
 /* A duplicate key: the run succeeds (every reply arrived), the error is the statement's. A commit
  * of an ended transaction: the request cannot be queued, the error is the transaction's. */
 static void call_error(fbw_server_id id)
@@ -182,20 +165,19 @@ static void call_error(fbw_server_id id)
     char tab[40], sql[128];
     make_table(&q, tab, sizeof tab);
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (2, 9)", tab);
-    job j = {fbw_sqlt_prepare_ok(&q, &q.tx, sql), &q.tx};
-    int rc = fbw_client_run(q.cl, q_execute, &j);
+    fbw_stmt *st = fbw_sqlt_prepare_ok(&q, q.tx, sql);
+    int rc = fbw_client_execute(q.cl, st, q.tx, NULL, 0);
     cr_assert_eq(rc, FBW_OK, "%s", fbw_client_error(q.cl)->msg);
-    const fbw_err *e = fbw_client_call_error(q.cl, rc, j.st, j.tx);
+    const fbw_err *e = fbw_client_call_error(q.cl, rc, st, q.tx);
     print_err("duplicate key", id, e);
-    cr_expect_eq(e, fbw_stmt_error(j.st), "the statement holds the error");
+    cr_expect_eq(e, fbw_stmt_error(st), "the statement holds the error");
     cr_expect_eq(fbw_err_classify(e), FBW_EC_UNIQUE);
-    fbw_stmt_free(j.st);
-    fbw_sqlt_commit_ok(&q, &q.tx);
-    j.st = NULL;
-    rc = fbw_client_run(q.cl, q_commit, &j); /* q.tx has ended */
+    fbw_stmt_free(st);
+    fbw_sqlt_commit_ok(&q, q.tx);
+    rc = fbw_client_commit(q.cl, q.tx); /* q.tx has ended */
     cr_assert_eq(rc, FBW_E_USAGE);
-    e = fbw_client_call_error(q.cl, rc, NULL, j.tx);
-    cr_expect_eq(e, &q.tx.err, "the transaction holds the error: %s", e->msg);
+    e = fbw_client_call_error(q.cl, rc, NULL, q.tx);
+    cr_expect_eq(e, fbw_tx_error(q.tx), "the transaction holds the error: %s", e->msg);
     cr_expect_eq(e->code, FBW_E_USAGE);
     cr_expect_eq(fbw_err_classify(e), FBW_EC_OTHER);
     /* nothing failed: a clear record, never NULL */
@@ -217,29 +199,29 @@ static void lock_conflict(fbw_server_id id)
     fbw_sqlt_open(&b, id, NULL);
     char tab[40], sql[128];
     make_table(&a, tab, sizeof tab);
-    fbw_tx ta, tb;
+    fbw_tx *ta, *tb;
     fbw_tx_opts o = read_committed(0);
     fbw_sqlt_tx_start_ok(&a, &ta, NULL);
     fbw_sqlt_tx_start_ok(&b, &tb, &o);
     snprintf(sql, sizeof sql, "update %s set v = 5 where id = 2", tab);
-    fbw_sqlt_exec_ok(&a, &ta, sql, NULL);
+    fbw_sqlt_exec_ok(&a, ta, sql, NULL);
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_exec_result res;
-    cr_assert_eq(fbw_exec_immediate(b.c, &tb, sql, strlen(sql), &res), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate(b.c, tb, sql, strlen(sql), &res), FBW_OK);
     fbw_sqlt_wait_ok(&b);
     fbw_err err = res.err;
     if (err.code == FBW_OK) { /* the drop is checked at commit */
-        cr_assert_eq(fbw_tx_commit(&tb), FBW_OK);
+        cr_assert_eq(fbw_tx_commit(tb), FBW_OK);
         fbw_sqlt_wait_ok(&b);
-        err = tb.err;
+        err = *fbw_tx_error(tb);
     }
     print_err("drop of a table in use, no wait", id, &err);
     cr_expect_eq(fbw_err_classify(&err), FBW_EC_LOCK_CONFLICT);
-    if (tb.state == FBW_TX_ACTIVE) {
-        fbw_tx_rollback(&tb);
+    if (fbw_tx_state(tb) == FBW_TX_ACTIVE) {
+        fbw_tx_rollback(tb);
         fbw_sqlt_wait_ok(&b);
     }
-    fbw_sqlt_commit_ok(&a, &ta);
+    fbw_sqlt_commit_ok(&a, ta);
     fbw_sqlt_close(&b);
     drop_table(&a, tab);
     fbw_sqlt_close(&a);
@@ -269,7 +251,7 @@ static void cancelled(fbw_server_id id)
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, cancel_soon, q.cl), 0);
     fbw_err err;
-    int rc = fbw_sqlt_exec(&q, &q.tx, LONG_SQL, NULL, &err);
+    int rc = fbw_sqlt_exec(&q, q.tx, LONG_SQL, NULL, &err);
     pthread_join(th, NULL);
     cr_assert_eq(rc, FBW_E_SERVER, "not cancelled: %s", fbw_rc_name(rc));
     print_err("cancel", id, &err);
@@ -290,12 +272,12 @@ Test(errclass, statement_timeout_fb4, .timeout = 60)
     fbw_sqlt_open(&q, FBW_SRV_FB4, NULL);
     const char *set = "set statement timeout 300 millisecond";
     fbw_exec_result res;
-    cr_assert_eq(fbw_exec_immediate(q.c, &q.tx, set, strlen(set), &res), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate(q.c, q.tx, set, strlen(set), &res), FBW_OK);
     fbw_sqlt_wait_ok(&q);
     cr_assert_eq(res.err.code, FBW_OK, "%s: %s", set, res.err.msg);
     fbw_err err;
     double t0 = fbw_servers_now();
-    int rc = fbw_sqlt_exec(&q, &q.tx, LONG_SQL, NULL, &err);
+    int rc = fbw_sqlt_exec(&q, q.tx, LONG_SQL, NULL, &err);
     cr_assert_eq(rc, FBW_E_SERVER, "no timeout: %s", fbw_rc_name(rc));
     print_err("statement timeout", FBW_SRV_FB4, &err);
     printf("FB4 statement timeout after %.2f s\n", fbw_servers_now() - t0);

@@ -48,20 +48,6 @@ static void add_rows(fbw_stmt *s, sums *t)
     fbw_stmt_clear_rows(s);
 }
 
-static int queue_fetch(void *arg) { return fbw_stmt_fetch(arg); }
-
-typedef struct exec_arg {
-    fbw_stmt *s;
-    fbw_tx *tx;
-    unsigned flags;
-} exec_arg;
-
-static int queue_exec_tx(void *arg)
-{
-    exec_arg *a = arg;
-    return fbw_stmt_execute(a->s, a->tx, NULL, a->flags);
-}
-
 /* Fetch everything from s (prepared in q->tx) with fetch size fs, summing as it goes. */
 /* max_rt: most round trips allowed, 0 = one per batch of fs rows (+1 for the EOF marker). */
 static sums fetch_all(fbw_sqlt *q, fbw_stmt *s, uint32_t fs, const char *what, uint64_t max_rt)
@@ -70,13 +56,12 @@ static sums fetch_all(fbw_sqlt *q, fbw_stmt *s, uint32_t fs, const char *what, u
     fbw_stmt_set_fetch_size(s, fs);
     fbw_stats before = *fbw_conn_stats(q->c);
     double t0 = fbw_servers_now();
-    exec_arg a = {s, &q->tx, 0};
-    int rc = fbw_client_run(q->cl, queue_exec_tx, &a);
+    int rc = fbw_client_execute(q->cl, s, q->tx, NULL, 0);
     while (rc == FBW_OK && fbw_stmt_error(s)->code == FBW_OK) {
         add_rows(s, &t);
         if (fbw_stmt_eof(s))
             break;
-        rc = fbw_client_run(q->cl, queue_fetch, s);
+        rc = fbw_client_fetch(q->cl, s);
     }
     cr_assert_eq(rc, FBW_OK, "%s: %s", what, fbw_client_error(q->cl)->msg);
     cr_assert_eq(fbw_stmt_error(s)->code, FBW_OK, "%s: %s", what, fbw_stmt_error(s)->msg);
@@ -109,15 +94,15 @@ static void big_fetch(fbw_server_id id)
              "insert into %s (id, txt) values (:i, 'row-' || :i || '-' || "
              "lpad('', mod(:i * 7, 50), 'x') || '\xc3\xa9'); i = i + 1; end end",
              NROWS, tab);
-    fbw_sqlt_exec_ok(&q, &q.tx, sql, NULL);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_exec_ok(&q, q.tx, sql, NULL);
+    fbw_sqlt_commit_ok(&q, q.tx);
     fbw_sqlt_tx_start_ok(&q, &q.tx, NULL);
 
     snprintf(sql, sizeof sql, "select count(*), sum(id), sum(mod(hash(txt), %d)) from %s", HASH_MOD,
              tab);
-    fbw_stmt *agg = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *agg = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(&q, agg, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&q, agg, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     /* SUM(BIGINT) is INT128 on FB4, BIGINT on FB3: read the numbers as text */
     fbw_buf b;
     fbw_buf_init(&b);
@@ -132,7 +117,7 @@ static void big_fetch(fbw_server_id id)
     cr_assert_eq(server.ids, (int64_t)NROWS * (NROWS + 1) / 2);
 
     snprintf(sql, sizeof sql, "select id, txt from %s", tab);
-    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     sums got = fetch_all(&q, s, 1000, "100k rows, 1000 per fetch", 0);
     cr_expect_eq(got.count, server.count);
     cr_expect_eq(got.ids, server.ids);
@@ -144,7 +129,7 @@ static void big_fetch(fbw_server_id id)
               "fetch size 10 gave %lld/%lld/%lld", (long long)tiny.count, (long long)tiny.ids,
               (long long)tiny.hash);
     fbw_stmt_free(s);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_sqlt_ddl_ok(&q, sql);
     fbw_sqlt_close(&q);
@@ -170,13 +155,12 @@ static void interleaved(fbw_server_id id)
                  "with recursive r (n) as (select 1 from rdb$database union all "
                  "select n + 1 from r where n < %d) select n * %d, 'c%d-' || n from r",
                  CUR_ROWS + k, k + 1, k);
-        s[k] = fbw_sqlt_prepare_ok(&q, &q.tx, sql[k]);
+        s[k] = fbw_sqlt_prepare_ok(&q, q.tx, sql[k]);
         fbw_stmt_set_fetch_size(s[k], 10);
     }
     /* open all three before fetching anything */
     for (int k = 0; k < NCUR; k++) {
-        exec_arg a = {s[k], &q.tx, FBW_EXEC_NO_FETCH};
-        cr_assert_eq(fbw_client_run(q.cl, queue_exec_tx, &a), FBW_OK, "%s",
+        cr_assert_eq(fbw_client_execute(q.cl, s[k], q.tx, NULL, FBW_EXEC_NO_FETCH), FBW_OK, "%s",
                      fbw_client_error(q.cl)->msg);
         cr_assert_eq(fbw_stmt_error(s[k])->code, FBW_OK, "%s", fbw_stmt_error(s[k])->msg);
         cr_assert_eq(fbw_stmt_row_count(s[k]), 0);
@@ -212,15 +196,14 @@ static void interleaved(fbw_server_id id)
         fbw_stmt_free(s[k]);
     }
     /* re-executing one statement while another keeps its cursor open */
-    fbw_stmt *a = fbw_sqlt_prepare_ok(&q, &q.tx, sql[0]);
-    fbw_stmt *b = fbw_sqlt_prepare_ok(&q, &q.tx, sql[1]);
+    fbw_stmt *a = fbw_sqlt_prepare_ok(&q, q.tx, sql[0]);
+    fbw_stmt *b = fbw_sqlt_prepare_ok(&q, q.tx, sql[1]);
     fbw_stmt_set_fetch_size(a, 10);
-    exec_arg ea = {a, &q.tx, 0};
-    cr_assert_eq(fbw_client_run(q.cl, queue_exec_tx, &ea), FBW_OK);
+    cr_assert_eq(fbw_client_execute(q.cl, a, q.tx, NULL, 0), FBW_OK);
     cr_assert_eq(fbw_stmt_row_count(a), 10);
-    cr_assert_eq(fbw_sqlt_run(&q, b, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&q, b, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     cr_expect_eq(fbw_stmt_row_count(b), CUR_ROWS + 1);
-    cr_assert_eq(fbw_client_run(q.cl, queue_fetch, a), FBW_OK);
+    cr_assert_eq(fbw_client_fetch(q.cl, a), FBW_OK);
     cr_assert_eq(fbw_stmt_error(a)->code, FBW_OK, "%s", fbw_stmt_error(a)->msg);
     cr_assert_eq(fbw_stmt_row_count(a), 20, "a's cursor survived b's run");
     cr_assert_eq(fbw_stmt_row(a, 19, v, &err), FBW_OK);
@@ -242,25 +225,12 @@ typedef struct rt_arg {
     const fbw_tx_opts *o;
 } rt_arg;
 
-/* Called again after FBW_AGAIN: the transaction is started only once. */
+/* Called again after FBW_WAIT: the transaction is started only once. */
 static int queue_start_prepare(void *arg)
 {
     rt_arg *a = arg;
-    int rc = a->tx->state == FBW_TX_STARTING || a->tx->state == FBW_TX_ACTIVE ? FBW_OK
-                                                                               : fbw_tx_start(a->tx, a->o);
+    int rc = fbw_tx_live(a->tx) ? FBW_OK : fbw_tx_start(a->tx, a->o);
     return rc ? rc : fbw_stmt_prepare(a->s, a->tx, a->sql, strlen(a->sql));
-}
-
-static int queue_prepare(void *arg)
-{
-    rt_arg *a = arg;
-    return fbw_stmt_prepare(a->s, a->tx, a->sql, strlen(a->sql));
-}
-
-static int queue_count(void *arg)
-{
-    rt_arg *a = arg;
-    return fbw_stmt_execute(a->s, a->tx, NULL, FBW_EXEC_COUNT);
 }
 
 static uint64_t rt_since(fbw_sqlt *q, const fbw_stats *before)
@@ -277,7 +247,7 @@ static void round_trips(fbw_server_id id)
 {
     fbw_sqlt q;
     fbw_sqlt_open(&q, id, NULL);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     char tab[40], sql[256];
     fbw_sqlt_name(&q, "T_RT", tab, sizeof tab);
     snprintf(sql, sizeof sql, "create table %s (id integer)", tab);
@@ -295,9 +265,9 @@ static void round_trips(fbw_server_id id)
     /* prepare of a new statement in an active transaction (allocate + prepare with describe
      * items in one write): 1 */
     fbw_sqlt_tx_start_ok(&q, &q.tx, &o);
-    rt_arg a = {s, &q.tx, sel, &o};
+    rt_arg a = {s, q.tx, sel, &o};
     b = *fbw_conn_stats(q.c);
-    cr_assert_eq(fbw_client_run(q.cl, queue_prepare, &a), FBW_OK);
+    cr_assert_eq(fbw_client_prepare(q.cl, s, q.tx, sel, strlen(sel)), FBW_OK);
     cr_assert(fbw_stmt_prepared(s), "%s", fbw_stmt_error(s)->msg);
     cr_expect_eq(rt_since(&q, &b), 1, "prepare: %llu", (unsigned long long)rt_since(&q, &b));
     cr_expect_eq(sent_since(&q, &b, FBW_OP_ALLOCATE_STATEMENT), 1);
@@ -305,16 +275,15 @@ static void round_trips(fbw_server_id id)
 
     /* commit: 1 */
     b = *fbw_conn_stats(q.c);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     cr_expect_eq(rt_since(&q, &b), 1, "commit: %llu", (unsigned long long)rt_since(&q, &b));
 
     /* tx start + prepare of an allocated statement queued together: 1. On a lazy port the
      * prepare names the transaction 0xFFFF, "the object allocated last". */
-    fbw_tx_init(&q.tx, q.c);
-    b = *fbw_conn_stats(q.c);
+    b = *fbw_conn_stats(q.c); /* q.tx, ended, starts again */
     cr_assert_eq(fbw_client_run(q.cl, queue_start_prepare, &a), FBW_OK);
     cr_assert(fbw_stmt_prepared(s), "%s", fbw_stmt_error(s)->msg);
-    cr_assert_eq(q.tx.state, FBW_TX_ACTIVE);
+    cr_assert_eq(fbw_tx_state(q.tx), FBW_TX_ACTIVE);
     cr_expect_eq(rt_since(&q, &b), 1, "tx start + prepare: %llu", (unsigned long long)rt_since(&q, &b));
 
     /* tx start + prepare of a NEW statement: 2. Its op_allocate_statement would take the name
@@ -322,23 +291,24 @@ static void round_trips(fbw_server_id id)
      * waits for the start's reply. */
     fbw_stmt *s2;
     cr_assert_eq(fbw_stmt_new(q.c, &s2, &err), FBW_OK);
-    fbw_tx t2;
-    fbw_tx_init(&t2, q.c);
-    rt_arg a2 = {s2, &t2, sel, &o};
+    fbw_tx *t2;
+    cr_assert_eq(fbw_tx_new(q.c, &t2, NULL), FBW_OK);
+    rt_arg a2 = {s2, t2, sel, &o};
     b = *fbw_conn_stats(q.c);
     cr_assert_eq(fbw_client_run(q.cl, queue_start_prepare, &a2), FBW_OK);
     cr_assert(fbw_stmt_prepared(s2), "%s", fbw_stmt_error(s2)->msg);
     cr_expect_eq(rt_since(&q, &b), 2, "tx start + new statement: %llu",
                  (unsigned long long)rt_since(&q, &b));
     fbw_stmt_free(s2);
-    cr_assert_eq(fbw_tx_commit(&t2), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(t2), FBW_OK);
     fbw_sqlt_wait_ok(&q);
+    fbw_tx_free(t2);
 
     /* execute + full fetch of 100 small rows: op_execute + op_fetch(1000 rows) in one write; all
      * rows and the EOF marker come back in that one round trip: 1 */
     for (int pass = 0; pass < 2; pass++) {
         b = *fbw_conn_stats(q.c);
-        cr_assert_eq(fbw_sqlt_run(&q, s, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+        cr_assert_eq(fbw_sqlt_run(&q, s, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
         cr_expect_eq(fbw_stmt_row_count(s), 100);
         cr_expect(fbw_stmt_eof(s));
         /* pass 1 re-executes: the DSQL_close of the finished cursor rides in the same write
@@ -354,10 +324,9 @@ static void round_trips(fbw_server_id id)
     snprintf(sql, sizeof sql, "insert into %s (id) select n from (%s)", tab,
              "with recursive r (n) as (select 1 from rdb$database union all "
              "select n + 1 from r where n < 7) select n from r");
-    fbw_stmt *ins = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
-    rt_arg ai = {ins, &q.tx, NULL, NULL};
+    fbw_stmt *ins = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     b = *fbw_conn_stats(q.c);
-    cr_assert_eq(fbw_client_run(q.cl, queue_count, &ai), FBW_OK);
+    cr_assert_eq(fbw_client_execute(q.cl, ins, q.tx, NULL, FBW_EXEC_COUNT), FBW_OK);
     cr_assert_eq(fbw_stmt_error(ins)->code, FBW_OK, "%s", fbw_stmt_error(ins)->msg);
     cr_expect_eq(fbw_stmt_affected(ins), 7);
     cr_expect_eq(rt_since(&q, &b), 1, "DML with count: %llu", (unsigned long long)rt_since(&q, &b));
@@ -367,7 +336,7 @@ static void round_trips(fbw_server_id id)
 
     /* commit (with the deferred drops riding along): 1 */
     b = *fbw_conn_stats(q.c);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     cr_expect_eq(rt_since(&q, &b), 1, "commit: %llu", (unsigned long long)rt_since(&q, &b));
     printf("%s round trips asserted: prepare 1, commit 1, tx start + prepare 1 (allocated "
            "statement) / 2 (new statement), execute + 100 rows 1, re-execute 1, DML + count 1, "
@@ -405,13 +374,13 @@ static void crypt_rows(fbw_server_id id, const char *cipher)
     snprintf(sql, sizeof sql, "%sselect count(*), sum(n), sum(mod(hash(txt), %d)) from r", gen, HASH_MOD);
     fbw_buf b;
     fbw_buf_init(&b);
-    fbw_sqlt_exec_ok(&q, &q.tx, sql, &b);
+    fbw_sqlt_exec_ok(&q, q.tx, sql, &b);
     long long c, i, h;
     cr_assert_eq(sscanf(fbw_sqlt_str(&b), "%lld|%lld|%lld", &c, &i, &h), 3, "%s", fbw_sqlt_str(&b));
     cr_assert_eq(c, 2000);
     fbw_buf_free(&b);
     snprintf(sql, sizeof sql, "%sselect n, txt from r", gen);
-    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     char what[64];
     snprintf(what, sizeof what, "2000 rows of 300 bytes over %s", cipher);
     /* the server ends a batch after about 16 x 8 KB (docs/protocol/statements.md §3.2): 656 KB of

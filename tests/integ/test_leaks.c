@@ -13,24 +13,24 @@
 static int64_t statements_of(fbw_sqlt *mon, int64_t att)
 {
     char sql[160];
-    fbw_tx t;
+    fbw_tx *t;
     fbw_sqlt_tx_start_ok(mon, &t, NULL);
     snprintf(sql, sizeof sql, "select count(*) from mon$statements where mon$attachment_id = %lld",
              (long long)att);
-    int64_t n = fbw_sqlt_int_ok(mon, &t, sql);
-    fbw_sqlt_commit_ok(mon, &t);
+    int64_t n = fbw_sqlt_int_ok(mon, t, sql);
+    fbw_sqlt_commit_ok(mon, t);
     return n;
 }
 
 static int64_t attachments(fbw_sqlt *mon, int64_t att)
 {
     char sql[160];
-    fbw_tx t;
+    fbw_tx *t;
     fbw_sqlt_tx_start_ok(mon, &t, NULL);
     snprintf(sql, sizeof sql, "select count(*) from mon$attachments where mon$attachment_id = %lld",
              (long long)att);
-    int64_t n = fbw_sqlt_int_ok(mon, &t, sql);
-    fbw_sqlt_commit_ok(mon, &t);
+    int64_t n = fbw_sqlt_int_ok(mon, t, sql);
+    fbw_sqlt_commit_ok(mon, t);
     return n;
 }
 
@@ -41,7 +41,7 @@ static void left_open(fbw_server_id id)
     fbw_sqlt a, mon;
     fbw_sqlt_open(&a, id, NULL);
     fbw_sqlt_open(&mon, id, NULL);
-    int64_t att = fbw_sqlt_int_ok(&a, &a.tx, "select current_connection from rdb$database");
+    int64_t att = fbw_sqlt_int_ok(&a, a.tx, "select current_connection from rdb$database");
     fbw_sqlt_wait_ok(&a); /* that statement's deferred drop goes out with a ping */
     int64_t base = statements_of(&mon, att);
     cr_expect_eq(base, 0);
@@ -49,11 +49,11 @@ static void left_open(fbw_server_id id)
      * fbw_stmt objects are deliberately not freed either, as a careless caller would */
     fbw_stmt *s[LEFT_OPEN];
     for (int i = 0; i < LEFT_OPEN; i++) {
-        s[i] = fbw_sqlt_prepare_ok(&a, &a.tx,
+        s[i] = fbw_sqlt_prepare_ok(&a, a.tx,
                                    "with recursive r (n) as (select 1 from rdb$database union all "
                                    "select n + 1 from r where n < 200) select n from r");
         fbw_stmt_set_fetch_size(s[i], 5);
-        cr_assert_eq(fbw_stmt_execute(s[i], &a.tx, NULL, 0), FBW_OK);
+        cr_assert_eq(fbw_stmt_execute(s[i], a.tx, NULL, 0), FBW_OK);
         fbw_sqlt_wait_ok(&a);
         cr_assert_eq(fbw_stmt_row_count(s[i]), 5);
         cr_assert(!fbw_stmt_eof(s[i]));
@@ -81,23 +81,23 @@ static void free_loop(fbw_server_id id)
     fbw_sqlt a, mon;
     fbw_sqlt_open(&a, id, NULL);
     fbw_sqlt_open(&mon, id, NULL);
-    int64_t att = fbw_sqlt_int_ok(&a, &a.tx, "select current_connection from rdb$database");
+    int64_t att = fbw_sqlt_int_ok(&a, a.tx, "select current_connection from rdb$database");
     /* one statement kept prepared and idle, so the count shows that idle statements are seen */
-    fbw_stmt *keep = fbw_sqlt_prepare_ok(&a, &a.tx, "select 1 from rdb$database");
+    fbw_stmt *keep = fbw_sqlt_prepare_ok(&a, a.tx, "select 1 from rdb$database");
     fbw_sqlt_wait_ok(&a);
     int64_t base = statements_of(&mon, att), mid = -1;
     cr_expect_eq(base, 1, "an idle prepared statement is not in MON$STATEMENTS");
     fbw_err err;
     for (int i = 0; i < LOOPS; i++) {
-        fbw_stmt *s = fbw_sqlt_prepare_ok(&a, &a.tx,
+        fbw_stmt *s = fbw_sqlt_prepare_ok(&a, a.tx,
                                           i % 2 ? "select rdb$relation_id from rdb$database"
                                                 : "select count(*) from rdb$relations");
         if (i % 3 == 0) {
             /* half-read cursor, then freed with the cursor open */
-            cr_assert_eq(fbw_stmt_execute(s, &a.tx, NULL, FBW_EXEC_NO_FETCH), FBW_OK);
+            cr_assert_eq(fbw_stmt_execute(s, a.tx, NULL, FBW_EXEC_NO_FETCH), FBW_OK);
             fbw_sqlt_wait_ok(&a);
         } else {
-            cr_assert_eq(fbw_sqlt_run(&a, s, &a.tx, NULL, &err), FBW_OK, "%s", err.msg);
+            cr_assert_eq(fbw_sqlt_run(&a, s, a.tx, NULL, &err), FBW_OK, "%s", err.msg);
         }
         fbw_stmt_free(s);
         if (i == LOOPS / 2) {

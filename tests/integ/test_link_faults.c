@@ -86,7 +86,8 @@ static void teardown(ctx *x)
 typedef struct sess {
     fbw_client *cl;
     fbw_conn *c;
-    fbw_tx tx;
+    fbw_tx *tx;
+    fbw_tx *first; /* the transaction left open when ST_EXPLICIT starts another */
     fbw_stmt *big, *sel, *ins;
 } sess;
 
@@ -99,8 +100,8 @@ static int failed(run *r, sess *s, int step, int rc, double t0)
     for (int i = 0; i < 3 && !e->msg[0]; i++)
         if (sts[i] && fbw_stmt_error(sts[i])->msg[0])
             e = fbw_stmt_error(sts[i]);
-    if (!e->msg[0] && s->tx.err.msg[0])
-        e = &s->tx.err;
+    if (!e->msg[0] && s->tx && fbw_tx_error(s->tx)->msg[0])
+        e = fbw_tx_error(s->tx);
     snprintf(r->msg, sizeof r->msg, "%s (%s)", e->msg, fbw_rc_name(rc));
     r->unknown = fbw_conn_outcome_unknown(s->c);
     r->fd_after = fbw_client_fd(s->cl);
@@ -170,10 +171,10 @@ static void scenario(ctx *x, const char *dsn, int timeout_ms, int last, run *r)
         rc = FBW_OK;
         switch (step) {
         case ST_BIG: {
-            fbw_tx_init(&s.tx, s.c);
+            cr_assert_eq(fbw_tx_new(s.c, &s.tx, NULL), FBW_OK);
             fbw_tx_opts to;
             fbw_tx_opts_init(&to);
-            rc = fbw_tx_start(&s.tx, &to);
+            rc = fbw_tx_start(s.tx, &to);
             if (rc == FBW_OK)
                 rc = fbw_stmt_new(s.c, &s.big, &err);
             if (rc == FBW_OK)
@@ -183,12 +184,12 @@ static void scenario(ctx *x, const char *dsn, int timeout_ms, int last, run *r)
             if (rc == FBW_OK)
                 rc = wait_ok(&s); /* a statement is prepared in an answered transaction */
             if (rc == FBW_OK)
-                rc = fbw_stmt_prepare(s.big, &s.tx, x->big_sql, strlen(x->big_sql));
+                rc = fbw_stmt_prepare(s.big, s.tx, x->big_sql, strlen(x->big_sql));
             if (rc == FBW_OK)
                 rc = wait_ok(&s);
             if (rc == FBW_OK) {
                 snprintf(sql, sizeof sql, "INSERT INTO %s (ID, S) VALUES (?, ?)", x->table);
-                rc = fbw_stmt_prepare(s.ins, &s.tx, sql, strlen(sql));
+                rc = fbw_stmt_prepare(s.ins, s.tx, sql, strlen(sql));
             }
             if (rc == FBW_OK)
                 rc = wait_ok(&s);
@@ -196,13 +197,13 @@ static void scenario(ctx *x, const char *dsn, int timeout_ms, int last, run *r)
         }
         case ST_PREPARE:
             snprintf(sql, sizeof sql, "SELECT ID, S FROM %s WHERE ID <= 100 ORDER BY ID", x->table);
-            rc = fbw_stmt_prepare(s.sel, &s.tx, sql, strlen(sql));
+            rc = fbw_stmt_prepare(s.sel, s.tx, sql, strlen(sql));
             if (rc == FBW_OK)
                 rc = wait_ok(&s);
             break;
         case ST_FETCH:
             fbw_stmt_set_fetch_size(s.sel, 10);
-            rc = fbw_stmt_execute(s.sel, &s.tx, NULL, 0);
+            rc = fbw_stmt_execute(s.sel, s.tx, NULL, 0);
             while (rc == FBW_OK) {
                 rc = wait_ok(&s);
                 if (rc)
@@ -216,44 +217,47 @@ static void scenario(ctx *x, const char *dsn, int timeout_ms, int last, run *r)
             }
             break;
         case ST_PIPE: {
-            fbw_tx t;
-            fbw_tx_init(&t, s.c);
+            fbw_tx *t;
+            cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
             fbw_tx_opts to;
             fbw_tx_opts_init(&to);
-            rc = fbw_tx_start(&t, &to);
+            rc = fbw_tx_start(t, &to);
             if (rc == FBW_OK)
-                rc = insert(&s, &t, base + 1);
+                rc = insert(&s, t, base + 1);
             if (rc == FBW_OK)
-                rc = insert(&s, &t, base + 2);
+                rc = insert(&s, t, base + 2);
             if (rc == FBW_OK)
-                rc = fbw_tx_commit(&t);
+                rc = fbw_tx_commit(t);
             if (rc == FBW_OK)
                 rc = wait_ok(&s);
             if (rc == FBW_OK)
-                fbw_buf_printf(&r->text, "pipelined: state %d, error %d\n", t.state, t.err.code);
+                fbw_buf_printf(&r->text, "pipelined: state %d, error %d\n", fbw_tx_state(t),
+                               fbw_tx_error(t)->code);
+            fbw_tx_free(t);
             break;
         }
         case ST_EXPLICIT:
-            fbw_tx_init(&s.tx, s.c); /* the first transaction stays open; a second one */
+            s.first = s.tx; /* the first transaction stays open; a second one */
+            cr_assert_eq(fbw_tx_new(s.c, &s.tx, NULL), FBW_OK);
             {
                 fbw_tx_opts to;
                 fbw_tx_opts_init(&to);
-                rc = fbw_tx_start(&s.tx, &to);
+                rc = fbw_tx_start(s.tx, &to);
             }
             if (rc == FBW_OK)
                 rc = wait_ok(&s);
             if (rc == FBW_OK)
-                rc = insert(&s, &s.tx, base + 3);
+                rc = insert(&s, s.tx, base + 3);
             if (rc == FBW_OK)
                 rc = wait_ok(&s);
             break;
         case ST_COMMIT:
-            rc = fbw_tx_commit(&s.tx);
+            rc = fbw_tx_commit(s.tx);
             if (rc == FBW_OK)
                 rc = wait_ok(&s);
             if (rc == FBW_OK)
-                fbw_buf_printf(&r->text, "explicit: state %d, error %d\n", s.tx.state,
-                               s.tx.err.code);
+                fbw_buf_printf(&r->text, "explicit: state %d, error %d\n", fbw_tx_state(s.tx),
+                               fbw_tx_error(s.tx)->code);
             break;
         }
         if (rc) {
@@ -266,6 +270,8 @@ static void scenario(ctx *x, const char *dsn, int timeout_ms, int last, run *r)
     fbw_stmt_free(s.big);
     fbw_stmt_free(s.sel);
     fbw_stmt_free(s.ins);
+    fbw_tx_free(s.tx);
+    fbw_tx_free(s.first);
     if (r->failed_step == ST_COUNT && last >= ST_COUNT - 1)
         fbw_client_close(s.cl);
     else
@@ -341,12 +347,12 @@ static int64_t count_ids(ctx *x, int lo, int hi)
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM %s WHERE ID BETWEEN %d AND %d", x->table, lo,
              hi);
     /* A fresh transaction: the test's read-committed one would also do, but be explicit. */
-    fbw_tx t;
+    fbw_tx *t;
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
     fbw_sqlt_tx_start_ok(&x->q, &t, &to);
-    int64_t n = fbw_sqlt_int_ok(&x->q, &t, sql);
-    fbw_sqlt_commit_ok(&x->q, &t);
+    int64_t n = fbw_sqlt_int_ok(&x->q, t, sql);
+    fbw_sqlt_commit_ok(&x->q, t);
     return n;
 }
 

@@ -659,23 +659,12 @@ Test(pcap, tcp_retransmissions_reordering_and_loss)
 
 typedef struct live {
     fbw_client *cl;
-    fbw_tx tx;
+    fbw_tx *tx;
     fbw_stmt *s;
 } live;
 
-static int q_prepare(void *arg)
-{
-    live *l = arg;
-    static const char sql[] =
-        "SELECT RDB$RELATION_NAME FROM RDB$RELATIONS WHERE RDB$RELATION_ID = 1";
-    return fbw_stmt_prepare(l->s, &l->tx, sql, sizeof sql - 1);
-}
-
-static int q_execute(void *arg)
-{
-    live *l = arg;
-    return fbw_stmt_execute(l->s, &l->tx, NULL, 0);
-}
+static const char live_sql[] =
+    "SELECT RDB$RELATION_NAME FROM RDB$RELATIONS WHERE RDB$RELATION_ID = 1";
 
 /* The local port of this process's TCP connection to `port` (the client fbwire opened). */
 static int client_port(int port)
@@ -750,26 +739,27 @@ Test(pcap, live_stats_equal_the_capture, .timeout = 120)
     cr_assert_eq(rc, FBW_OK, "connect %s: %s", dsn, err.msg);
     int cport = client_port(port);
     fbw_conn *c = fbw_client_conn(l.cl);
-    fbw_tx_init(&l.tx, c);
+    cr_assert_eq(fbw_tx_new(c, &l.tx, NULL), FBW_OK);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    cr_assert_eq(fbw_tx_start(&l.tx, &to), FBW_OK);
+    cr_assert_eq(fbw_tx_start(l.tx, &to), FBW_OK);
     cr_assert_eq(fbw_client_wait(l.cl), FBW_OK);
     cr_assert_eq(fbw_stmt_new(c, &l.s, &err), FBW_OK);
-    cr_assert_eq(fbw_client_run(l.cl, q_prepare, &l), FBW_OK, "%s", fbw_client_error(l.cl)->msg);
+    cr_assert_eq(fbw_client_prepare(l.cl, l.s, l.tx, live_sql, sizeof live_sql - 1), FBW_OK, "%s", fbw_client_error(l.cl)->msg);
     cr_assert_eq(fbw_stmt_error(l.s)->code, FBW_OK, "%s", fbw_stmt_error(l.s)->msg);
     for (int i = 0; i < 50; i++) {
-        cr_assert_eq(fbw_client_run(l.cl, q_execute, &l), FBW_OK, "%s",
+        cr_assert_eq(fbw_client_execute(l.cl, l.s, l.tx, NULL, 0), FBW_OK, "%s",
                      fbw_client_error(l.cl)->msg);
         cr_assert_eq(fbw_stmt_row_count(l.s), 1);
         fbw_stmt_clear_rows(l.s);
     }
     fbw_stmt_free(l.s);
-    cr_assert_eq(fbw_tx_commit(&l.tx), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(l.tx), FBW_OK);
     cr_assert_eq(fbw_client_wait(l.cl), FBW_OK);
     cr_assert_eq(fbw_conn_detach(c), FBW_OK);
     cr_assert_eq(fbw_client_wait(l.cl), FBW_OK); /* also writes op_disconnect */
     fbw_stats live_stats = *fbw_conn_stats(c);
+    fbw_tx_free(l.tx);
     fbw_client_close(l.cl);
     fbw_tcpdump_stop(td);
     cr_assert_gt(cport, 0, "could not find the client's socket");

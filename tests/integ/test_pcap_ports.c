@@ -74,14 +74,15 @@ static void firebird_session(const fbw_servers *s, int port)
     fbw_err err;
     cr_assert_eq(fbw_client_connect(dsn, &o, &cl, &err), FBW_OK, "connect %s: %s", dsn, err.msg);
     fbw_conn *c = fbw_client_conn(cl);
-    fbw_tx tx;
-    fbw_tx_init(&tx, c);
+    fbw_tx *tx;
+    cr_assert_eq(fbw_tx_new(c, &tx, NULL), FBW_OK);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    cr_assert_eq(fbw_tx_start(&tx, &to), FBW_OK);
+    cr_assert_eq(fbw_tx_start(tx, &to), FBW_OK);
     cr_assert_eq(fbw_client_wait(cl), FBW_OK);
-    cr_assert_eq(fbw_tx_commit(&tx), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(tx), FBW_OK);
     cr_assert_eq(fbw_client_wait(cl), FBW_OK);
+    fbw_tx_free(tx);
     cr_assert_eq(fbw_client_close(cl), FBW_OK); /* detach and disconnect */
 }
 

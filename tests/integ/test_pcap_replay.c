@@ -313,23 +313,12 @@ Test(pcap_replay, usage_errors_exit_2)
 typedef struct live {
     fbw_client *cl;
     fbw_conn *c;
-    fbw_tx tx;
+    fbw_tx *tx;
     fbw_stmt *s;
     const char *sql;
     fbw_value v[4];
 } live;
 
-static int q_prepare(void *arg)
-{
-    live *l = arg;
-    return fbw_stmt_prepare(l->s, &l->tx, l->sql, strlen(l->sql));
-}
-
-static int q_execute(void *arg)
-{
-    live *l = arg;
-    return fbw_stmt_execute(l->s, &l->tx, l->v, FBW_EXEC_COUNT);
-}
 
 /* Prepare sql and execute it once per row of texts (NULL = SQL NULL). */
 static void run_params(live *l, const char *sql, const char *const *rows, int nrows, int ncols)
@@ -337,7 +326,7 @@ static void run_params(live *l, const char *sql, const char *const *rows, int nr
     fbw_err e;
     l->sql = sql;
     cr_assert_eq(fbw_stmt_new(l->c, &l->s, &e), FBW_OK);
-    cr_assert_eq(fbw_client_run(l->cl, q_prepare, l), FBW_OK, "%s", fbw_client_error(l->cl)->msg);
+    cr_assert_eq(fbw_client_prepare(l->cl, l->s, l->tx, l->sql, strlen(l->sql)), FBW_OK, "%s", fbw_client_error(l->cl)->msg);
     cr_assert_eq(fbw_stmt_error(l->s)->code, FBW_OK, "%s", fbw_stmt_error(l->s)->msg);
     const fbw_msgfmt *in = fbw_stmt_input(l->s);
     cr_assert_eq(in->n, ncols);
@@ -351,7 +340,7 @@ static void run_params(live *l, const char *sql, const char *const *rows, int nr
                 cr_assert_eq(fbw_value_from_text(&in->cols[k], t, strlen(t), &l->v[k], &e), FBW_OK,
                              "%s: %s", t, e.msg);
         }
-        cr_assert_eq(fbw_client_run(l->cl, q_execute, l), FBW_OK, "%s",
+        cr_assert_eq(fbw_client_execute(l->cl, l->s, l->tx, l->v, FBW_EXEC_COUNT), FBW_OK, "%s",
                      fbw_client_error(l->cl)->msg);
         cr_assert_eq(fbw_stmt_error(l->s)->code, FBW_OK, "%s", fbw_stmt_error(l->s)->msg);
     }
@@ -377,18 +366,19 @@ static void fbwire_session(const fbw_servers *s, const char *dsn)
     fbw_err e;
     cr_assert_eq(fbw_client_connect(dsn, &o, &l.cl, &e), FBW_OK, "%s", e.msg);
     l.c = fbw_client_conn(l.cl);
-    fbw_tx_init(&l.tx, l.c);
+    cr_assert_eq(fbw_tx_new(l.c, &l.tx, NULL), FBW_OK);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    cr_assert_eq(fbw_tx_start(&l.tx, &to), FBW_OK);
+    cr_assert_eq(fbw_tx_start(l.tx, &to), FBW_OK);
     cr_assert_eq(fbw_client_wait(l.cl), FBW_OK);
     run_params(&l, "INSERT INTO RP_T (ID, NAME, AMOUNT, D) VALUES (?, ?, ?, ?)", param_rows, 3, 4);
     run_params(&l, "UPDATE RP_T SET NAME = ?, AMOUNT = ? WHERE ID = ?", update_row, 1, 3);
-    cr_assert_eq(fbw_tx_commit(&l.tx), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(l.tx), FBW_OK);
     cr_assert_eq(fbw_client_wait(l.cl), FBW_OK);
-    cr_assert_eq(l.tx.err.code, FBW_OK, "%s", l.tx.err.msg);
+    cr_assert_eq(fbw_tx_error(l.tx)->code, FBW_OK, "%s", fbw_tx_error(l.tx)->msg);
     cr_assert_eq(fbw_conn_detach(l.c), FBW_OK);
     fbw_client_wait(l.cl);
+    fbw_tx_free(l.tx);
     fbw_client_close(l.cl);
 }
 
@@ -736,7 +726,7 @@ typedef struct ld_client {
     const char *dsn;
     int k;
     fbw_client *cl;
-    fbw_tx tx;
+    fbw_tx *tx;
     fbw_stmt *st[LD_NSQL];
     size_t cur;
     fbw_value v[4];
@@ -744,29 +734,17 @@ typedef struct ld_client {
     char failed[512];
 } ld_client;
 
-static int ld_q_prepare(void *arg)
+/* Execute the current statement with c->v. */
+static int ld_execute(ld_client *c)
 {
-    ld_client *c = arg;
-    return fbw_stmt_prepare(c->st[c->cur], &c->tx, ld_sql[c->cur], strlen(ld_sql[c->cur]));
-}
-
-static int ld_q_execute(void *arg)
-{
-    ld_client *c = arg;
-    return fbw_stmt_execute(c->st[c->cur], &c->tx, c->v, FBW_EXEC_COUNT);
-}
-
-static int ld_q_fetch(void *arg)
-{
-    ld_client *c = arg;
-    return fbw_stmt_fetch(c->st[c->cur]);
+    return fbw_client_execute(c->cl, c->st[c->cur], c->tx, c->v, FBW_EXEC_COUNT);
 }
 
 static int ld_q_blob(void *arg)
 {
     ld_client *c = arg;
     int rc = FBW_OK;
-    if (c->blob_stage == 0 && (rc = fbw_blob_create(c->blob, &c->tx, NULL, 0)) == FBW_OK)
+    if (c->blob_stage == 0 && (rc = fbw_blob_create(c->blob, c->tx, NULL, 0)) == FBW_OK)
         c->blob_stage = 1;
     if (rc == FBW_OK && c->blob_stage == 1 &&
         (rc = fbw_blob_write(c->blob, c->text, strlen(c->text))) == FBW_OK)
@@ -808,7 +786,7 @@ static int ld_q_batch(void *arg)
         if ((rc = fbw_batch_add(x->b, x->v)) == FBW_OK)
             x->stage++;
     }
-    if (rc == FBW_OK && x->stage == 6 && (rc = fbw_batch_execute(x->b, &x->c->tx)) == FBW_OK)
+    if (rc == FBW_OK && x->stage == 6 && (rc = fbw_batch_execute(x->b, x->c->tx)) == FBW_OK)
         x->stage = 7;
     return rc;
 }
@@ -824,8 +802,8 @@ static int ld_batch_insert(ld_client *c)
     fbw_err e;
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    if (fbw_tx_start(&c->tx, &to) || fbw_client_wait(c->cl) || c->tx.err.code)
-        return ld_fail(c, "start", c->tx.err.msg);
+    if (fbw_tx_start(c->tx, &to) || fbw_client_wait(c->cl) || fbw_tx_error(c->tx)->code)
+        return ld_fail(c, "start", fbw_tx_error(c->tx)->msg);
     if (fbw_batch_new(fbw_client_conn(c->cl), c->st[7], &o, &x.b, &e))
         return ld_fail(c, "batch", e.msg);
     int rc = fbw_client_run(c->cl, ld_q_batch, &x);
@@ -838,8 +816,8 @@ static int ld_batch_insert(ld_client *c)
         return -1;
     }
     fbw_batch_free(x.b);
-    if (fbw_tx_commit(&c->tx) || fbw_client_wait(c->cl) || c->tx.err.code)
-        return ld_fail(c, "commit", c->tx.err.msg);
+    if (fbw_tx_commit(c->tx) || fbw_client_wait(c->cl) || fbw_tx_error(c->tx)->code)
+        return ld_fail(c, "commit", fbw_tx_error(c->tx)->msg);
     return 0;
 }
 
@@ -863,11 +841,11 @@ static int ld_exec(ld_client *c, size_t i, const char *const *texts, int n)
         if (fbw_value_from_text(&in->cols[k], texts[k], strlen(texts[k]), &c->v[k], &e))
             return ld_fail(c, texts[k], e.msg);
     }
-    if (fbw_client_run(c->cl, ld_q_execute, c) || fbw_stmt_error(c->st[i])->code)
+    if (ld_execute(c) || fbw_stmt_error(c->st[i])->code)
         return ld_fail(c, ld_sql[i], fbw_stmt_error(c->st[i])->msg);
     while (!fbw_stmt_eof(c->st[i])) {
         fbw_stmt_clear_rows(c->st[i]);
-        if (fbw_client_run(c->cl, ld_q_fetch, c) || fbw_stmt_error(c->st[i])->code)
+        if (fbw_client_fetch(c->cl, c->st[c->cur]) || fbw_stmt_error(c->st[i])->code)
             return ld_fail(c, "fetch", fbw_stmt_error(c->st[i])->msg);
     }
     fbw_stmt_clear_rows(c->st[i]);
@@ -885,8 +863,8 @@ static int ld_iteration(ld_client *c, int it)
     snprintf(k, sizeof k, "%d", it);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    if (fbw_tx_start(&c->tx, &to) || fbw_client_wait(c->cl) || c->tx.err.code)
-        return ld_fail(c, "start", c->tx.err.msg);
+    if (fbw_tx_start(c->tx, &to) || fbw_client_wait(c->cl) || fbw_tx_error(c->tx)->code)
+        return ld_fail(c, "start", fbw_tx_error(c->tx)->msg);
     const char *p0[] = {id}, *p1[] = {lo, hi}, *p3[] = {"2024-01-06 00:00:00", id},
                *p4[] = {nid, k, "load", "2024-02-29"};
     if (ld_exec(c, 0, p0, 1) || ld_exec(c, 1, p1, 2) || ld_exec(c, 2, p0, 1) ||
@@ -916,10 +894,10 @@ static int ld_iteration(ld_client *c, int it)
         return ld_fail(c, nid, e.msg);
     c->v[1].type = in->cols[1].type;
     c->cur = 6;
-    if (fbw_client_run(c->cl, ld_q_execute, c) || fbw_stmt_error(c->st[6])->code)
+    if (ld_execute(c) || fbw_stmt_error(c->st[6])->code)
         return ld_fail(c, ld_sql[6], fbw_stmt_error(c->st[6])->msg);
-    if (fbw_tx_commit(&c->tx) || fbw_client_wait(c->cl) || c->tx.err.code)
-        return ld_fail(c, "commit", c->tx.err.msg);
+    if (fbw_tx_commit(c->tx) || fbw_client_wait(c->cl) || fbw_tx_error(c->tx)->code)
+        return ld_fail(c, "commit", fbw_tx_error(c->tx)->msg);
     return 0;
 }
 
@@ -936,21 +914,21 @@ static void *ld_thread(void *arg)
         return NULL;
     }
     fbw_conn *conn = fbw_client_conn(c->cl);
-    fbw_tx_init(&c->tx, conn);
+    cr_assert_eq(fbw_tx_new(conn, &c->tx, NULL), FBW_OK);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    if (fbw_tx_start(&c->tx, &to) || fbw_client_wait(c->cl) || c->tx.err.code)
-        ld_fail(c, "start", c->tx.err.msg);
+    if (fbw_tx_start(c->tx, &to) || fbw_client_wait(c->cl) || fbw_tx_error(c->tx)->code)
+        ld_fail(c, "start", fbw_tx_error(c->tx)->msg);
     for (size_t i = 0; i < LD_NSQL && !c->failed[0]; i++) {
         c->cur = i;
-        if (fbw_stmt_new(conn, &c->st[i], &e) || fbw_client_run(c->cl, ld_q_prepare, c) ||
+        if (fbw_stmt_new(conn, &c->st[i], &e) || fbw_client_prepare(c->cl, c->st[i], c->tx, ld_sql[i], strlen(ld_sql[i])) ||
             fbw_stmt_error(c->st[i])->code) {
             ld_fail(c, ld_sql[i], fbw_stmt_error(c->st[i])->msg);
             break;
         }
     }
-    if (!c->failed[0] && (fbw_tx_commit(&c->tx) || fbw_client_wait(c->cl) || c->tx.err.code))
-        ld_fail(c, "commit", c->tx.err.msg);
+    if (!c->failed[0] && (fbw_tx_commit(c->tx) || fbw_client_wait(c->cl) || fbw_tx_error(c->tx)->code))
+        ld_fail(c, "commit", fbw_tx_error(c->tx)->msg);
     /* the DATE parameter of statement 3 as the client binds it: a TIMESTAMP */
     if (!c->failed[0]) {
         const fbw_msgfmt *in = fbw_stmt_input(c->st[3]);
@@ -978,6 +956,7 @@ static void *ld_thread(void *arg)
     }
     for (size_t i = 0; i < LD_NSQL; i++)
         fbw_stmt_free(c->st[i]);
+    fbw_tx_free(c->tx);
     if (fbw_conn_detach(conn) == FBW_OK)
         fbw_client_wait(c->cl);
     fbw_client_close(c->cl);

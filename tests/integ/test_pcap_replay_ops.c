@@ -50,7 +50,7 @@ static void fill(char *p, size_t n, int k)
 typedef struct sess {
     fbw_client *cl;
     fbw_conn *c;
-    fbw_tx tx;
+    fbw_tx *tx;
 } sess;
 
 static void ok_wait(sess *s, const char *what)
@@ -62,16 +62,17 @@ static void start(sess *s)
 {
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    fbw_tx_init(&s->tx, s->c);
-    cr_assert_eq(fbw_tx_start(&s->tx, &to), FBW_OK);
+    if (!s->tx) /* one object; an ended transaction starts again */
+        cr_assert_eq(fbw_tx_new(s->c, &s->tx, NULL), FBW_OK);
+    cr_assert_eq(fbw_tx_start(s->tx, &to), FBW_OK);
     ok_wait(s, "start");
 }
 
 static void commit(sess *s)
 {
-    cr_assert_eq(fbw_tx_commit(&s->tx), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(s->tx), FBW_OK);
     ok_wait(s, "commit");
-    cr_assert_eq(s->tx.err.code, FBW_OK, "commit: %s", s->tx.err.msg);
+    cr_assert_eq(fbw_tx_error(s->tx)->code, FBW_OK, "commit: %s", fbw_tx_error(s->tx)->msg);
 }
 
 /* An info request with the caller's items; the reply must end with isc_info_end. */
@@ -107,7 +108,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     fbw_exec_result er;
     const char *ddl = "CREATE TABLE RO_T (ID INTEGER NOT NULL PRIMARY KEY, B BLOB SUB_TYPE TEXT, "
                       "N VARCHAR(10))";
-    cr_assert_eq(fbw_exec_immediate(s.c, &s.tx, ddl, strlen(ddl), &er), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate(s.c, s.tx, ddl, strlen(ddl), &er), FBW_OK);
     ok_wait(&s, "create table");
     cr_assert_eq(er.err.code, FBW_OK, "%s", er.err.msg);
     commit(&s);
@@ -132,7 +133,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
         fbw_value v[3] = {{.type = FBW_SQL_LONG, .u.i64 = k + 1},
                           {.type = FBW_SQL_VARYING, .u.bytes = {(const uint8_t *)text, blob_len[k]}},
                           {.type = FBW_SQL_VARYING, .u.bytes = {(const uint8_t *)name, strlen(name)}}};
-        cr_assert_eq(fbw_exec_immediate2(s.c, &s.tx, ins, strlen(ins), &in, v, &out1, &r2), FBW_OK,
+        cr_assert_eq(fbw_exec_immediate2(s.c, s.tx, ins, strlen(ins), &in, v, &out1, &r2), FBW_OK,
                      "%s", r2.err.msg);
         ok_wait(&s, "insert");
         cr_assert(r2.done);
@@ -146,7 +147,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     }
     free(text);
     const char *cnt = "SELECT COUNT(*), MAX(N) FROM RO_T";
-    cr_assert_eq(fbw_exec_immediate2(s.c, &s.tx, cnt, strlen(cnt), NULL, NULL, &out2, &r2), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate2(s.c, s.tx, cnt, strlen(cnt), NULL, NULL, &out2, &r2), FBW_OK);
     ok_wait(&s, "count");
     cr_assert_eq(r2.err.code, FBW_OK, "%s", r2.err.msg);
     cr_assert(r2.has_row);
@@ -156,7 +157,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
                                          1 /* isc_bpb_type_stream */};
     fbw_blob *wb;
     cr_assert_eq(fbw_blob_new(s.c, &wb, &e), FBW_OK);
-    cr_assert_eq(fbw_blob_create(wb, &s.tx, stream_bpb, sizeof stream_bpb), FBW_OK);
+    cr_assert_eq(fbw_blob_create(wb, s.tx, stream_bpb, sizeof stream_bpb), FBW_OK);
     ok_wait(&s, "create blob");
     char *stream = malloc(blob_len[3]);
     cr_assert(stream);
@@ -172,7 +173,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     cr_assert_eq(fbw_blob_id(wb, &bv[1]), FBW_OK);
     fbw_blob_free(wb);
     const char *ins4 = "INSERT INTO RO_T (ID, B, N) VALUES (?, ?, 'n4')";
-    cr_assert_eq(fbw_exec_immediate2(s.c, &s.tx, ins4, strlen(ins4), &bin, bv, NULL, &r2), FBW_OK,
+    cr_assert_eq(fbw_exec_immediate2(s.c, s.tx, ins4, strlen(ins4), &bin, bv, NULL, &r2), FBW_OK,
                  "%s", r2.err.msg);
     ok_wait(&s, "insert stream blob");
     cr_assert_eq(r2.err.code, FBW_OK, "%s", r2.err.msg);
@@ -196,16 +197,16 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
                                        (64u << 20) + 1, &ir), FBW_E_USAGE);
     info(&s, FBW_OP_INFO_DATABASE, 0, db_items, sizeof db_items, &ir);
     uint16_t h;
-    cr_assert_eq(fbw_tx_handle(&s.tx, &h), FBW_OK);
+    cr_assert_eq(fbw_tx_handle(s.tx, &h), FBW_OK);
     info(&s, FBW_OP_INFO_TRANSACTION, h, tra_items, sizeof tra_items, &ir);
 
     /* the rows, then their blobs: read whole, in part, whole with an info request first */
     fbw_stmt *st;
     cr_assert_eq(fbw_stmt_new(s.c, &st, &e), FBW_OK);
     const char *sel = "SELECT ID, B FROM RO_T ORDER BY ID";
-    cr_assert_eq(fbw_stmt_prepare(st, &s.tx, sel, strlen(sel)), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, s.tx, sel, strlen(sel)), FBW_OK);
     ok_wait(&s, "prepare");
-    cr_assert_eq(fbw_stmt_execute(st, &s.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, s.tx, NULL, 0), FBW_OK);
     ok_wait(&s, "select");
     while (!fbw_stmt_eof(st) && fbw_stmt_row_count(st) < NROWS) {
         cr_assert_eq(fbw_stmt_fetch(st), FBW_OK);
@@ -223,7 +224,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     for (int k = 0; k < NROWS; k++) {
         fbw_blob *b;
         cr_assert_eq(fbw_blob_new(s.c, &b, &e), FBW_OK);
-        cr_assert_eq(fbw_blob_open(b, &s.tx, &ids[k], NULL, 0), FBW_OK);
+        cr_assert_eq(fbw_blob_open(b, s.tx, &ids[k], NULL, 0), FBW_OK);
         ok_wait(&s, "open blob");
         if (k == 0) {
             cr_assert_eq(fbw_blob_query_info(b), FBW_OK);
@@ -262,7 +263,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     fbw_col rcol = {.type = FBW_SQL_BLOB, .length = 8};
     fbw_msgfmt rout = {&rcol, 1, 1};
     fbw_buf_init(&r2.row);
-    cr_assert_eq(fbw_exec_immediate2(s.c, &s.tx, ret, strlen(ret), NULL, NULL, &rout, &r2), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate2(s.c, s.tx, ret, strlen(ret), NULL, NULL, &rout, &r2), FBW_OK);
     ok_wait(&s, "insert returning");
     cr_assert_eq(r2.err.code, FBW_OK, "%s", r2.err.msg);
     cr_assert(r2.has_row);
@@ -272,7 +273,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     fbw_buf_free(&r2.row);
     fbw_blob *rb;
     cr_assert_eq(fbw_blob_new(s.c, &rb, &e), FBW_OK);
-    cr_assert_eq(fbw_blob_open(rb, &s.tx, &rid, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_open(rb, s.tx, &rid, NULL, 0), FBW_OK);
     ok_wait(&s, "open returned blob");
     while (!fbw_blob_eof(rb)) {
         cr_assert_eq(fbw_blob_read(rb, 4096), FBW_OK);
@@ -286,9 +287,9 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     /* affected rows asked in a write of their own, after the execution */
     cr_assert_eq(fbw_stmt_new(s.c, &st, &e), FBW_OK);
     const char *upd = "UPDATE RO_T SET N = 'u' || N WHERE ID BETWEEN 2 AND 3";
-    cr_assert_eq(fbw_stmt_prepare(st, &s.tx, upd, strlen(upd)), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, s.tx, upd, strlen(upd)), FBW_OK);
     ok_wait(&s, "prepare update");
-    cr_assert_eq(fbw_stmt_execute(st, &s.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, s.tx, NULL, 0), FBW_OK);
     ok_wait(&s, "update");
     cr_assert_eq(fbw_stmt_handle(st, &h), FBW_OK);
     info(&s, FBW_OP_INFO_SQL, h, rec_items, sizeof rec_items, &ir);
@@ -299,6 +300,7 @@ static void session(const fbw_servers *srv, const char *dsn, int *local_port)
     fbw_stmt_free(st);
     fbw_buf_free(&ir.data);
     commit(&s);
+    fbw_tx_free(s.tx);
     cr_assert_eq(fbw_conn_detach(s.c), FBW_OK);
     fbw_client_wait(s.cl);
     fbw_client_close(s.cl);
@@ -505,7 +507,7 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     const char *sql[] = {"CREATE TABLE RO_L (ID INTEGER, B BLOB SUB_TYPE TEXT)",
                          "INSERT INTO RO_L VALUES (1, 'read after the capture began')"};
     for (int i = 0; i < 2; i++) {
-        cr_assert_eq(fbw_exec_immediate(x.c, &x.tx, sql[i], strlen(sql[i]), &er), FBW_OK);
+        cr_assert_eq(fbw_exec_immediate(x.c, x.tx, sql[i], strlen(sql[i]), &er), FBW_OK);
         ok_wait(&x, sql[i]);
         cr_assert_eq(er.err.code, FBW_OK, "%s", er.err.msg);
         commit(&x);
@@ -518,12 +520,12 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     fbw_col oc = {.type = FBW_SQL_INT64, .length = 8};
     fbw_msgfmt out1 = {&oc, 1, 1};
     const char *bad = "SELECT NO_SUCH_COLUMN FROM RDB$DATABASE";
-    cr_assert_eq(fbw_exec_immediate2(x.c, &x.tx, bad, strlen(bad), NULL, NULL, &out1, &r2), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate2(x.c, x.tx, bad, strlen(bad), NULL, NULL, &out1, &r2), FBW_OK);
     ok_wait(&x, "bad select");
     cr_expect(r2.done && !r2.has_row && r2.err.code == FBW_E_SERVER, "code %d", r2.err.code);
     cr_expect_str_eq(r2.err.sqlstate, "42S22");
     const char *one = "SELECT COUNT(*) FROM RO_L";
-    cr_assert_eq(fbw_exec_immediate2(x.c, &x.tx, one, strlen(one), NULL, NULL, &out1, &r2), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate2(x.c, x.tx, one, strlen(one), NULL, NULL, &out1, &r2), FBW_OK);
     ok_wait(&x, "count");
     cr_assert_eq(r2.err.code, FBW_OK, "%s", r2.err.msg);
     cr_assert(r2.has_row);
@@ -532,9 +534,9 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     fbw_stmt *st;
     cr_assert_eq(fbw_stmt_new(x.c, &st, &e), FBW_OK);
     const char *sel = "SELECT B FROM RO_L";
-    cr_assert_eq(fbw_stmt_prepare(st, &x.tx, sel, strlen(sel)), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, x.tx, sel, strlen(sel)), FBW_OK);
     ok_wait(&x, "prepare");
-    cr_assert_eq(fbw_stmt_execute(st, &x.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, x.tx, NULL, 0), FBW_OK);
     ok_wait(&x, "select");
     fbw_value id;
     cr_assert_eq(fbw_stmt_row_count(st), 1);
@@ -553,7 +555,7 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     cr_assert_neq(td, -1, "cannot start tcpdump: %s", strerror(errno));
     fbw_blob *b;
     cr_assert_eq(fbw_blob_new(x.c, &b, &e), FBW_OK);
-    cr_assert_eq(fbw_blob_open(b, &x.tx, &id, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_open(b, x.tx, &id, NULL, 0), FBW_OK);
     ok_wait(&x, "open");
     while (!fbw_blob_eof(b)) {
         cr_assert_eq(fbw_blob_read(b, 4096), FBW_OK);
@@ -567,6 +569,7 @@ Test(pcap_replay_ops, blob_read_of_a_row_fetched_before_the_capture_is_not_repla
     commit(&x);
     cr_assert_eq(fbw_conn_detach(x.c), FBW_OK);
     fbw_client_wait(x.cl);
+    fbw_tx_free(x.tx);
     fbw_client_close(x.cl);
     fbw_tcpdump_stop(td);
     snprintf(keep, sizeof keep, "tcp port %d and tcp port %d", srv->port, local);
@@ -607,7 +610,7 @@ static void read_blob(sess *x, const fbw_value *id)
     fbw_err e;
     fbw_blob *b;
     cr_assert_eq(fbw_blob_new(x->c, &b, &e), FBW_OK);
-    cr_assert_eq(fbw_blob_open(b, &x->tx, id, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_open(b, x->tx, id, NULL, 0), FBW_OK);
     ok_wait(x, "open");
     while (!fbw_blob_eof(b)) {
         cr_assert_eq(fbw_blob_read(b, 4096), FBW_OK);
@@ -667,9 +670,9 @@ Test(pcap_replay_ops, blob_read_past_the_kept_blob_ids_fails_as_forgotten, .time
     const char *sel = "SELECT CAST(a.RDB$TYPE || '-' || b.RDB$TYPE AS BLOB SUB_TYPE TEXT) "
                       "FROM RDB$TYPES a CROSS JOIN RDB$TYPES b ORDER BY a.RDB$TYPE, b.RDB$TYPE, "
                       "a.RDB$FIELD_NAME, b.RDB$FIELD_NAME ROWS 16500";
-    cr_assert_eq(fbw_stmt_prepare(st, &x.tx, sel, strlen(sel)), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, x.tx, sel, strlen(sel)), FBW_OK);
     ok_wait(&x, "prepare");
-    cr_assert_eq(fbw_stmt_execute(st, &x.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, x.tx, NULL, 0), FBW_OK);
     ok_wait(&x, "select");
     while (!fbw_stmt_eof(st) && !fbw_stmt_error(st)->code) {
         cr_assert_eq(fbw_stmt_fetch(st), FBW_OK);
@@ -687,6 +690,7 @@ Test(pcap_replay_ops, blob_read_past_the_kept_blob_ids_fails_as_forgotten, .time
     commit(&x);
     cr_assert_eq(fbw_conn_detach(x.c), FBW_OK);
     fbw_client_wait(x.cl);
+    fbw_tx_free(x.tx);
     fbw_client_close(x.cl);
     fbw_tcpdump_stop(td);
     snprintf(keep, sizeof keep, "tcp port %d and tcp port %d", srv->port, local);

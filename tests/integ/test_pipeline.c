@@ -54,11 +54,11 @@ static void own_results(fbw_server_id id)
 {
     fbw_sqlt q;
     fbw_sqlt_open(&q, id, NULL);
-    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, &q.tx, GEN);
+    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, q.tx, GEN);
     int limits[] = {3, 100, 0, 7, 1, 42};
     size_t n = sizeof limits / sizeof *limits;
     fbw_exec_out out[6];
-    many m = {s, &q.tx, out, limits, n, 0, "p"};
+    many m = {s, q.tx, out, limits, n, 0, "p"};
     fbw_stats before = *fbw_conn_stats(q.c);
     cr_assert_eq(fbw_client_run(q.cl, queue_many, &m), FBW_OK, "%s", fbw_client_error(q.cl)->msg);
     cr_expect_eq(fbw_conn_stats(q.c)->round_trips - before.round_trips, 1,
@@ -101,7 +101,7 @@ static void large_in_flight(fbw_server_id id)
     int small = 65536, fd = fbw_client_fd(q.cl);
     cr_assert(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small) == 0);
     cr_assert(setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof small) == 0);
-    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, &q.tx, GEN);
+    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, q.tx, GEN);
     enum { N = 1000 };
     static char pad[16001];
     memset(pad, 'p', sizeof pad - 1);
@@ -109,7 +109,7 @@ static void large_in_flight(fbw_server_id id)
     static fbw_exec_out out[N];
     for (int i = 0; i < N; i++)
         limits[i] = 100;
-    many m = {s, &q.tx, out, limits, N, 0, pad};
+    many m = {s, q.tx, out, limits, N, 0, pad};
     cr_assert_eq(fbw_client_run(q.cl, queue_many, &m), FBW_OK, "%s", fbw_client_error(q.cl)->msg);
     size_t rows = 0;
     for (int i = 0; i < N; i++) {

@@ -71,18 +71,18 @@ static void call_times_out(const char *name)
     fbw_server srv;
     fbw_client *cl = open_stock(name, &srv);
     fbw_conn *c = fbw_client_conn(cl);
-    fbw_tx tx;
-    fbw_tx_init(&tx, c);
+    fbw_tx *tx;
+    cr_assert_eq(fbw_tx_new(c, &tx, NULL), FBW_OK);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    cr_assert_eq(fbw_tx_start(&tx, &to), FBW_OK);
+    cr_assert_eq(fbw_tx_start(tx, &to), FBW_OK);
     cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
     fbw_stall st;
     stall_or_fail(&st, &srv);
     static const char sql[] = "execute block as begin end";
     fbw_exec_result res;
     memset(&res, 0, sizeof res);
-    cr_assert_eq(fbw_exec_immediate(c, &tx, sql, sizeof sql - 1, &res), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate(c, tx, sql, sizeof sql - 1, &res), FBW_OK);
     double t0 = fbw_servers_now();
     int rc = fbw_client_wait(cl);
     double dt = fbw_servers_now() - t0;
@@ -96,6 +96,7 @@ static void call_times_out(const char *name)
     cr_expect(strstr(msg, "no reply from the server for 2 s while waiting for the reply to "
                           "op_exec_immediate") != NULL, "%s: message \"%s\"", name, msg);
     cr_expect(strstr(msg, "outcome") == NULL, "%s: no COMMIT was pending: \"%s\"", name, msg);
+    fbw_tx_free(tx);
     expect_closed(cl, name);
 }
 
@@ -107,22 +108,22 @@ static void statement_times_out(const char *name)
     fbw_server srv;
     fbw_client *cl = open_stock(name, &srv);
     fbw_conn *c = fbw_client_conn(cl);
-    fbw_tx tx;
-    fbw_tx_init(&tx, c);
+    fbw_tx *tx;
+    cr_assert_eq(fbw_tx_new(c, &tx, NULL), FBW_OK);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    cr_assert_eq(fbw_tx_start(&tx, &to), FBW_OK);
+    cr_assert_eq(fbw_tx_start(tx, &to), FBW_OK);
     cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
     fbw_stmt *st = NULL;
     fbw_err err;
     fbw_err_clear(&err);
     cr_assert_eq(fbw_stmt_new(c, &st, &err), FBW_OK, "%s", err.msg);
     static const char sql[] = "select rdb$relation_id from rdb$database";
-    cr_assert_eq(fbw_stmt_prepare(st, &tx, sql, sizeof sql - 1), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, tx, sql, sizeof sql - 1), FBW_OK);
     cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
     fbw_stall stall;
     stall_or_fail(&stall, &srv);
-    cr_assert_eq(fbw_stmt_execute(st, &tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, tx, NULL, 0), FBW_OK);
     double t0 = fbw_servers_now();
     int rc = fbw_client_wait(cl);
     double dt = fbw_servers_now() - t0;
@@ -135,6 +136,7 @@ static void statement_times_out(const char *name)
               name, msg);
     cr_expect(fbw_stmt_busy(st), "%s: the execute's replies should still be outstanding", name);
     fbw_stmt_free(st);
+    fbw_tx_free(tx);
     expect_closed(cl, name);
 }
 
@@ -145,11 +147,11 @@ static void send_times_out(const char *name)
     fbw_server srv;
     fbw_client *cl = open_stock(name, &srv);
     fbw_conn *c = fbw_client_conn(cl);
-    fbw_tx tx;
-    fbw_tx_init(&tx, c);
+    fbw_tx *tx;
+    cr_assert_eq(fbw_tx_new(c, &tx, NULL), FBW_OK);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    cr_assert_eq(fbw_tx_start(&tx, &to), FBW_OK);
+    cr_assert_eq(fbw_tx_start(tx, &to), FBW_OK);
     cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
     fbw_stall st;
     stall_or_fail(&st, &srv);
@@ -160,7 +162,7 @@ static void send_times_out(const char *name)
     static fbw_exec_result res; /* shared: no reply ever arrives to write it */
     int rc = FBW_OK;
     for (int i = 0; i < 32 * 1024 && rc == FBW_OK; i++)
-        rc = fbw_exec_immediate(c, &tx, sql, sizeof sql, &res);
+        rc = fbw_exec_immediate(c, tx, sql, sizeof sql, &res);
     cr_assert_eq(rc, FBW_OK, "%s: queueing: %s", name, fbw_rc_name(rc));
     double t0 = fbw_servers_now();
     rc = fbw_client_wait(cl);
@@ -173,6 +175,7 @@ static void send_times_out(const char *name)
     cr_expect_lt(dt, TIMEOUT_MS / 1000.0 + 1.0, "%s: took %.3f s", name, dt);
     cr_expect(strstr(msg, "the server took no data for 2 s while requests were sent, waiting for "
                           "the reply to op_exec_immediate") != NULL, "%s: \"%s\"", name, msg);
+    fbw_tx_free(tx);
     expect_closed(cl, name);
 }
 
@@ -181,15 +184,15 @@ static void commit_outcome_unknown(const char *name)
     fbw_server srv;
     fbw_client *cl = open_stock(name, &srv);
     fbw_conn *c = fbw_client_conn(cl);
-    fbw_tx tx;
-    fbw_tx_init(&tx, c);
+    fbw_tx *tx;
+    cr_assert_eq(fbw_tx_new(c, &tx, NULL), FBW_OK);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
-    cr_assert_eq(fbw_tx_start(&tx, &to), FBW_OK);
+    cr_assert_eq(fbw_tx_start(tx, &to), FBW_OK);
     cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
     fbw_stall st;
     stall_or_fail(&st, &srv);
-    cr_assert_eq(fbw_tx_commit(&tx), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(tx), FBW_OK);
     double t0 = fbw_servers_now();
     int rc = fbw_client_wait(cl);
     double dt = fbw_servers_now() - t0;
@@ -202,6 +205,7 @@ static void commit_outcome_unknown(const char *name)
     cr_expect(strstr(msg, "outcome is unknown") != NULL, "%s: \"%s\"", name, msg);
     cr_expect(strstr(msg, "failed") == NULL, "%s: a COMMIT that may have committed is reported "
               "failed: \"%s\"", name, msg);
+    fbw_tx_free(tx);
     expect_closed(cl, name);
 }
 

@@ -74,27 +74,27 @@ static void expect_timed_out(fbw_sqlt *q, job *j, unsigned ms)
 /* After a timeout: the transaction is alive and the connection answers a query. */
 static void expect_usable(fbw_sqlt *q)
 {
-    cr_expect_eq(q->tx.state, FBW_TX_ACTIVE, "the transaction goes on");
-    cr_expect_eq(fbw_sqlt_int_ok(q, &q->tx, "select 42 from rdb$database"), 42);
+    cr_expect_eq(fbw_tx_state(q->tx), FBW_TX_ACTIVE, "the transaction goes on");
+    cr_expect_eq(fbw_sqlt_int_ok(q, q->tx, "select 42 from rdb$database"), 42);
 }
 
 Test(stmt_timeout, statement_level_fb4, .timeout = 60)
 {
     fbw_sqlt q;
     fbw_sqlt_open(&q, FBW_SRV_FB4, NULL);
-    job j = {fbw_sqlt_prepare_ok(&q, &q.tx, LONG_SQL), &q.tx};
+    job j = {fbw_sqlt_prepare_ok(&q, q.tx, LONG_SQL), q.tx};
     fbw_stmt_set_timeout(j.st, 300);
     expect_timed_out(&q, &j, 300);
     expect_usable(&q);
     /* the same statement, a short query, with the same timeout: it runs normally */
-    cr_assert_eq(fbw_stmt_prepare(j.st, &q.tx, "select 7 from rdb$database", 26), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(j.st, q.tx, "select 7 from rdb$database", 26), FBW_OK);
     fbw_sqlt_wait_ok(&q);
     int rc;
     const fbw_err *e = run_error(&q, &j, &rc);
     cr_assert_eq(e->code, FBW_OK, "%s", e->msg);
     cr_assert_eq(fbw_stmt_row_count(j.st), 1);
     fbw_stmt_free(j.st);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     fbw_sqlt_close(&q);
 }
 
@@ -108,7 +108,7 @@ Test(stmt_timeout, connection_level_fb4, .timeout = 60)
     fbw_sqlt q;
     fbw_sqlt_open(&q, FBW_SRV_FB4, &o);
     cr_assert_eq(fbw_conn_statement_timeout(q.c), 400);
-    job j = {fbw_sqlt_prepare_ok(&q, &q.tx, LONG_SQL), &q.tx};
+    job j = {fbw_sqlt_prepare_ok(&q, q.tx, LONG_SQL), q.tx};
     expect_timed_out(&q, &j, 400);
     expect_usable(&q);
     /* a statement's own timeout wins over the connection's */
@@ -128,8 +128,8 @@ Test(stmt_timeout, pipelined_fb4, .timeout = 60)
 {
     fbw_sqlt q;
     fbw_sqlt_open(&q, FBW_SRV_FB4, NULL);
-    fbw_stmt *quick = fbw_sqlt_prepare_ok(&q, &q.tx, "select 1 from rdb$database");
-    fbw_stmt *slow = fbw_sqlt_prepare_ok(&q, &q.tx, LONG_SQL);
+    fbw_stmt *quick = fbw_sqlt_prepare_ok(&q, q.tx, "select 1 from rdb$database");
+    fbw_stmt *slow = fbw_sqlt_prepare_ok(&q, q.tx, LONG_SQL);
     fbw_stmt_set_timeout(slow, 300);
     fbw_pipe_opts po;
     fbw_pipe_opts_init(&po);
@@ -138,7 +138,7 @@ Test(stmt_timeout, pipelined_fb4, .timeout = 60)
     fbw_pipe *p = NULL;
     fbw_err err;
     cr_assert_eq(fbw_pipe_new(q.c, &po, &p, &err), FBW_OK, "%s", err.msg);
-    fbw_pipe_begin(p, &q.tx);
+    fbw_pipe_begin(p, q.tx);
     cr_assert_eq(fbw_pipe_execute(p, quick, NULL, 0, "quick", NULL, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(fbw_pipe_execute(p, slow, NULL, 0, "long", NULL, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(fbw_pipe_execute(p, quick, NULL, 0, "after", NULL, &err), FBW_OK, "%s", err.msg);
@@ -149,7 +149,7 @@ Test(stmt_timeout, pipelined_fb4, .timeout = 60)
     cr_expect(strstr(err.msg, "statement 2 of 3 of the pipelined transaction (long)") == err.msg,
               "named by its place: %s", err.msg);
     cr_expect(strstr(err.msg, "(statement timeout 300 ms)"), "%s", err.msg);
-    cr_expect_neq(q.tx.state, FBW_TX_ACTIVE, "rolled back, not committed");
+    cr_expect_neq(fbw_tx_state(q.tx), FBW_TX_ACTIVE, "rolled back, not committed");
     fbw_pipe_free(p);
     fbw_stmt_free(slow);
     fbw_stmt_free(quick);
@@ -164,7 +164,7 @@ Test(stmt_timeout, refused_on_fb3, .timeout = 60)
     fbw_sqlt q;
     fbw_sqlt_open(&q, FBW_SRV_FB3, NULL);
     cr_assert_lt(fbw_conn_get_info(q.c)->protocol, FBW_PROTOCOL_STMT_TIMEOUT);
-    job j = {fbw_sqlt_prepare_ok(&q, &q.tx, LONG_SQL), &q.tx};
+    job j = {fbw_sqlt_prepare_ok(&q, q.tx, LONG_SQL), q.tx};
     fbw_stmt_set_timeout(j.st, 300);
     uint64_t sent = fbw_conn_stats(q.c)->packets_sent;
     int rc;

@@ -105,14 +105,14 @@ static void conflict(fbw_server_id id, int lock_timeout)
     fbw_sqlt_open(&b, id, NULL);
     char tab[40];
     make_table(&a, tab, sizeof tab);
-    fbw_tx ta, tb;
+    fbw_tx *ta, *tb;
     fbw_tx_opts oa = opts(FBW_ISO_READ_COMMITTED, 0), ob = opts(FBW_ISO_READ_COMMITTED, lock_timeout);
     fbw_sqlt_tx_start_ok(&a, &ta, &oa);
     fbw_sqlt_tx_start_ok(&b, &tb, &ob);
     fbw_err err;
-    update_row(&a, &ta, tab, 1, &err, 1);
+    update_row(&a, ta, tab, 1, &err, 1);
     double t0 = fbw_servers_now();
-    update_row(&b, &tb, tab, 1, &err, 0);
+    update_row(&b, tb, tab, 1, &err, 0);
     double waited = fbw_servers_now() - t0;
     print_err(lock_timeout ? "update conflict, wait 1 s" : "update conflict, nowait", id, &err);
     cr_expect(has_code(&err, GDS_UPDATE_CONFLICT), "%s", err.msg);
@@ -129,9 +129,9 @@ static void conflict(fbw_server_id id, int lock_timeout)
     cr_expect_eq(fbw_err_classify(&err), FBW_EC_UPDATE_CONFLICT, "class %s",
                  fbw_errclass_name(fbw_err_classify(&err)));
     /* B's transaction survives the error and can go on */
-    update_row(&b, &tb, tab, 2, &err, 1);
-    fbw_sqlt_commit_ok(&a, &ta);
-    fbw_sqlt_commit_ok(&b, &tb);
+    update_row(&b, tb, tab, 2, &err, 1);
+    fbw_sqlt_commit_ok(&a, ta);
+    fbw_sqlt_commit_ok(&b, tb);
     fbw_sqlt_close(&b);
     drop_table(&a, tab);
     fbw_sqlt_close(&a);
@@ -151,22 +151,22 @@ static void snapshot_conflict(fbw_server_id id)
     fbw_sqlt_open(&b, id, NULL);
     char tab[40];
     make_table(&a, tab, sizeof tab);
-    fbw_tx ta, tb;
+    fbw_tx *ta, *tb;
     fbw_tx_opts ob = opts(FBW_ISO_SNAPSHOT, -1);
     fbw_sqlt_tx_start_ok(&b, &tb, &ob);
     fbw_sqlt_tx_start_ok(&a, &ta, NULL);
     fbw_err err;
-    update_row(&a, &ta, tab, 1, &err, 1);
-    fbw_sqlt_commit_ok(&a, &ta);
-    update_row(&b, &tb, tab, 1, &err, 0);
+    update_row(&a, ta, tab, 1, &err, 1);
+    fbw_sqlt_commit_ok(&a, ta);
+    update_row(&b, tb, tab, 1, &err, 0);
     print_err("snapshot update conflict", id, &err);
     cr_expect_eq(err.gds[0], GDS_DEADLOCK, "%s", err.msg);
     cr_expect(has_code(&err, GDS_UPDATE_CONFLICT), "%s", err.msg);
     cr_expect_str_eq(err.sqlstate, "40001");
     cr_expect_eq(fbw_err_classify(&err), FBW_EC_UPDATE_CONFLICT);
-    cr_assert_eq(fbw_tx_rollback(&tb), FBW_OK);
+    cr_assert_eq(fbw_tx_rollback(tb), FBW_OK);
     fbw_sqlt_wait_ok(&b);
-    cr_expect_eq(tb.state, FBW_TX_ENDED);
+    cr_expect_eq(fbw_tx_state(tb), FBW_TX_ENDED);
     fbw_sqlt_close(&b);
     drop_table(&a, tab);
     fbw_sqlt_close(&a);
@@ -189,16 +189,10 @@ typedef struct waiter {
     fbw_err err;
 } waiter;
 
-static int queue_exec(void *arg)
-{
-    waiter *w = arg;
-    return fbw_stmt_execute(w->s, w->t, NULL, 0);
-}
-
 static void *wait_thread(void *arg)
 {
     waiter *w = arg;
-    w->rc = fbw_client_run(w->cl, queue_exec, w);
+    w->rc = fbw_client_execute(w->cl, w->s, w->t, NULL, 0);
     w->err = *fbw_stmt_error(w->s);
     /* A was the victim: its transaction still holds row 1, end it so B's wait ends */
     if (w->rc == FBW_OK && w->err.code != FBW_OK && fbw_tx_rollback(w->t) == FBW_OK)
@@ -217,15 +211,15 @@ static void deadlock(fbw_server_id id)
     fbw_sqlt_open(&b, id, &o);
     char tab[40], sql[128];
     make_table(&a, tab, sizeof tab);
-    fbw_tx ta, tb;
+    fbw_tx *ta, *tb;
     fbw_tx_opts ow = opts(FBW_ISO_READ_COMMITTED, -1);
     fbw_sqlt_tx_start_ok(&a, &ta, &ow);
     fbw_sqlt_tx_start_ok(&b, &tb, &ow);
     fbw_err err;
-    update_row(&a, &ta, tab, 1, &err, 1);
-    update_row(&b, &tb, tab, 2, &err, 1);
+    update_row(&a, ta, tab, 1, &err, 1);
+    update_row(&b, tb, tab, 2, &err, 1);
     snprintf(sql, sizeof sql, "update %s set v = v + 1 where id = 2", tab);
-    waiter w = {a.cl, fbw_sqlt_prepare_ok(&a, &ta, sql), &ta, 0, {0}};
+    waiter w = {a.cl, fbw_sqlt_prepare_ok(&a, ta, sql), ta, 0, {0}};
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, wait_thread, &w), 0);
     /* let A's request reach the server and block there before B closes the cycle */
@@ -233,9 +227,9 @@ static void deadlock(fbw_server_id id)
     nanosleep(&pause, NULL);
     double t0 = fbw_servers_now();
     snprintf(sql, sizeof sql, "update %s set v = v + 1 where id = 1", tab);
-    int rb = fbw_sqlt_exec(&b, &tb, sql, NULL, &err);
+    int rb = fbw_sqlt_exec(&b, tb, sql, NULL, &err);
     if (rb != FBW_OK) { /* B was the victim: end it so A's wait ends */
-        cr_assert_eq(fbw_tx_rollback(&tb), FBW_OK);
+        cr_assert_eq(fbw_tx_rollback(tb), FBW_OK);
         fbw_sqlt_wait_ok(&b);
     }
     pthread_join(th, NULL);
@@ -253,12 +247,12 @@ static void deadlock(fbw_server_id id)
     cr_expect_eq(fbw_err_classify(victim), FBW_EC_UPDATE_CONFLICT, "class %s",
                  fbw_errclass_name(fbw_err_classify(victim)));
     fbw_stmt_free(w.s);
-    if (ta.state == FBW_TX_ACTIVE) {
-        fbw_tx_rollback(&ta);
+    if (fbw_tx_state(ta) == FBW_TX_ACTIVE) {
+        fbw_tx_rollback(ta);
         fbw_sqlt_wait_ok(&a);
     }
-    if (tb.state == FBW_TX_ACTIVE) {
-        fbw_tx_rollback(&tb);
+    if (fbw_tx_state(tb) == FBW_TX_ACTIVE) {
+        fbw_tx_rollback(tb);
         fbw_sqlt_wait_ok(&b);
     }
     fbw_sqlt_close(&b);
@@ -279,22 +273,22 @@ static void lock_conflict(fbw_server_id id, int lock_timeout)
     fbw_sqlt_open(&b, id, NULL);
     char tab[40], sql[160];
     make_table(&a, tab, sizeof tab);
-    fbw_tx ta, tb;
+    fbw_tx *ta, *tb;
     fbw_sqlt_tx_start_ok(&a, &ta, NULL);
     fbw_tx_opts ob = opts(FBW_ISO_READ_COMMITTED, lock_timeout);
     fbw_sqlt_tx_start_ok(&b, &tb, &ob);
     fbw_err err;
-    update_row(&a, &ta, tab, 1, &err, 1);
+    update_row(&a, ta, tab, 1, &err, 1);
     double t0 = fbw_servers_now();
     /* A keeps the table in use, so B cannot drop it */
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_exec_result res;
-    cr_assert_eq(fbw_exec_immediate(b.c, &tb, sql, strlen(sql), &res), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate(b.c, tb, sql, strlen(sql), &res), FBW_OK);
     fbw_sqlt_wait_ok(&b);
     if (res.err.code == FBW_OK) {
-        cr_assert_eq(fbw_tx_commit(&tb), FBW_OK);
+        cr_assert_eq(fbw_tx_commit(tb), FBW_OK);
         fbw_sqlt_wait_ok(&b);
-        err = tb.err;
+        err = *fbw_tx_error(tb);
     } else {
         err = res.err;
     }
@@ -306,11 +300,11 @@ static void lock_conflict(fbw_server_id id, int lock_timeout)
                  "class %s", fbw_errclass_name(fbw_err_classify(&err)));
     cr_expect_str_eq(err.sqlstate, "40001");
     cr_expect_lt(waited, 3.0, "waited %.3f s", waited); /* whole clock seconds: 0..1 s */
-    if (tb.state == FBW_TX_ACTIVE) {
-        fbw_tx_rollback(&tb);
+    if (fbw_tx_state(tb) == FBW_TX_ACTIVE) {
+        fbw_tx_rollback(tb);
         fbw_sqlt_wait_ok(&b);
     }
-    fbw_sqlt_commit_ok(&a, &ta);
+    fbw_sqlt_commit_ok(&a, ta);
     fbw_sqlt_close(&b);
     drop_table(&a, tab);
     fbw_sqlt_close(&a);
@@ -351,14 +345,14 @@ static void errors(fbw_server_id id)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const err_case *k = &cases[i];
         snprintf(sql, sizeof sql, k->sql, tab, child);
-        fbw_stmt *s = fbw_sqlt_prepare(&q, &q.tx, sql);
+        fbw_stmt *s = fbw_sqlt_prepare(&q, q.tx, sql);
         fbw_err err;
         if (k->at_prepare) {
             cr_assert(!fbw_stmt_prepared(s), "%s: prepared", sql);
             err = *fbw_stmt_error(s);
         } else {
             cr_assert(fbw_stmt_prepared(s), "%s: %s", sql, fbw_stmt_error(s)->msg);
-            cr_assert_eq(fbw_sqlt_run(&q, s, &q.tx, NULL, &err), FBW_E_SERVER, "%s: ran", sql);
+            cr_assert_eq(fbw_sqlt_run(&q, s, q.tx, NULL, &err), FBW_E_SERVER, "%s: ran", sql);
         }
         print_err(sql, id, &err);
         cr_expect_eq(err.code, FBW_E_SERVER);
@@ -370,8 +364,8 @@ static void errors(fbw_server_id id)
     }
     /* an error leaves the transaction usable */
     snprintf(sql, sizeof sql, "select count(*) from %s", tab);
-    cr_expect_eq(fbw_sqlt_int_ok(&q, &q.tx, sql), 2);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    cr_expect_eq(fbw_sqlt_int_ok(&q, q.tx, sql), 2);
+    fbw_sqlt_commit_ok(&q, q.tx);
     snprintf(sql, sizeof sql, "drop table %s", child);
     fbw_sqlt_ddl_ok(&q, sql);
     drop_table(&q, tab);
@@ -397,23 +391,23 @@ static void isolation(fbw_server_id id)
     fbw_sqlt_open(&b, id, NULL);
     char tab[40], sql[128];
     make_table(&a, tab, sizeof tab);
-    fbw_tx rc, snap, ro;
+    fbw_tx *rc, *snap, *ro;
     fbw_tx_opts orc = opts(FBW_ISO_READ_COMMITTED, -1), osn = opts(FBW_ISO_SNAPSHOT, -1);
     fbw_sqlt_tx_start_ok(&a, &rc, &orc);
     fbw_sqlt_tx_start_ok(&a, &snap, &osn);
-    cr_assert_eq(count_rows(&a, &rc, tab), 2);
-    cr_assert_eq(count_rows(&a, &snap, tab), 2);
+    cr_assert_eq(count_rows(&a, rc, tab), 2);
+    cr_assert_eq(count_rows(&a, snap, tab), 2);
     /* B inserts and commits */
-    fbw_tx tb;
+    fbw_tx *tb;
     fbw_sqlt_tx_start_ok(&b, &tb, NULL);
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (3, 0)", tab);
-    fbw_sqlt_exec_ok(&b, &tb, sql, NULL);
-    cr_expect_eq(count_rows(&a, &rc, tab), 2, "read committed sees an uncommitted insert");
-    fbw_sqlt_commit_ok(&b, &tb);
-    cr_expect_eq(count_rows(&a, &rc, tab), 3, "read committed misses a committed insert");
-    cr_expect_eq(count_rows(&a, &snap, tab), 2, "snapshot sees an insert committed after its start");
-    fbw_sqlt_commit_ok(&a, &rc);
-    fbw_sqlt_commit_ok(&a, &snap);
+    fbw_sqlt_exec_ok(&b, tb, sql, NULL);
+    cr_expect_eq(count_rows(&a, rc, tab), 2, "read committed sees an uncommitted insert");
+    fbw_sqlt_commit_ok(&b, tb);
+    cr_expect_eq(count_rows(&a, rc, tab), 3, "read committed misses a committed insert");
+    cr_expect_eq(count_rows(&a, snap, tab), 2, "snapshot sees an insert committed after its start");
+    fbw_sqlt_commit_ok(&a, rc);
+    fbw_sqlt_commit_ok(&a, snap);
 
     /* read only rejects writes */
     fbw_tx_opts oro = opts(FBW_ISO_READ_COMMITTED, -1);
@@ -421,32 +415,32 @@ static void isolation(fbw_server_id id)
     fbw_sqlt_tx_start_ok(&a, &ro, &oro);
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (4, 0)", tab);
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_exec(&a, &ro, sql, NULL, &err), FBW_E_SERVER, "read-only insert went through");
+    cr_assert_eq(fbw_sqlt_exec(&a, ro, sql, NULL, &err), FBW_E_SERVER, "read-only insert went through");
     print_err("read-only insert", id, &err);
     cr_expect(has_code(&err, GDS_READ_ONLY_TRANS), "%s", err.msg);
     cr_expect_str_eq(err.sqlstate, "25006");
-    cr_expect_eq(count_rows(&a, &ro, tab), 3);
-    fbw_sqlt_commit_ok(&a, &ro);
+    cr_expect_eq(count_rows(&a, ro, tab), 3);
+    fbw_sqlt_commit_ok(&a, ro);
 
     /* autocommit: each insert is committed by the engine, B sees it while A never commits */
-    fbw_tx ac;
+    fbw_tx *ac;
     fbw_tx_opts oac = opts(FBW_ISO_READ_COMMITTED, -1);
     oac.autocommit = 1;
     fbw_sqlt_tx_start_ok(&a, &ac, &oac);
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (5, 0)", tab);
-    fbw_sqlt_exec_ok(&a, &ac, sql, NULL);
+    fbw_sqlt_exec_ok(&a, ac, sql, NULL);
     fbw_sqlt_tx_start_ok(&b, &tb, &orc);
-    cr_expect_eq(count_rows(&b, &tb, tab), 4, "autocommit insert not visible to another connection");
+    cr_expect_eq(count_rows(&b, tb, tab), 4, "autocommit insert not visible to another connection");
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (6, 0)", tab);
-    fbw_sqlt_exec_ok(&a, &ac, sql, NULL);
-    cr_expect_eq(count_rows(&b, &tb, tab), 5, "second autocommit insert not visible");
-    cr_expect_eq(ac.state, FBW_TX_ACTIVE);
-    fbw_sqlt_commit_ok(&b, &tb);
-    cr_assert_eq(fbw_tx_rollback(&ac), FBW_OK);
+    fbw_sqlt_exec_ok(&a, ac, sql, NULL);
+    cr_expect_eq(count_rows(&b, tb, tab), 5, "second autocommit insert not visible");
+    cr_expect_eq(fbw_tx_state(ac), FBW_TX_ACTIVE);
+    fbw_sqlt_commit_ok(&b, tb);
+    cr_assert_eq(fbw_tx_rollback(ac), FBW_OK);
     fbw_sqlt_wait_ok(&a);
     fbw_sqlt_tx_start_ok(&b, &tb, &orc);
-    cr_expect_eq(count_rows(&b, &tb, tab), 5, "rollback undid autocommitted inserts");
-    fbw_sqlt_commit_ok(&b, &tb);
+    cr_expect_eq(count_rows(&b, tb, tab), 5, "rollback undid autocommitted inserts");
+    fbw_sqlt_commit_ok(&b, tb);
     fbw_sqlt_close(&b);
     drop_table(&a, tab);
     fbw_sqlt_close(&a);
@@ -459,7 +453,7 @@ Test(tx, isolation_fb4, .timeout = 60) { isolation(FBW_SRV_FB4); }
 
 static void run_control(fbw_sqlt *q, fbw_tx *t, const char *sql, int want_type)
 {
-    fbw_stmt *s = fbw_sqlt_prepare_ok(q, t->state == FBW_TX_ACTIVE ? t : NULL, sql);
+    fbw_stmt *s = fbw_sqlt_prepare_ok(q, fbw_tx_state(t) == FBW_TX_ACTIVE ? t : NULL, sql);
     cr_expect_eq(fbw_stmt_type(s), want_type, "%s: type %d", sql, fbw_stmt_type(s));
     fbw_err err;
     cr_assert_eq(fbw_sqlt_run(q, s, t, NULL, &err), FBW_OK, "%s: %s", sql, err.msg);
@@ -474,62 +468,62 @@ static void sql_control(fbw_server_id id)
     fbw_sqlt_open(&b, id, NULL);
     char tab[40], sql[128];
     make_table(&a, tab, sizeof tab);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_sqlt_tx_start_ok(&a, &t, NULL);
-    uint16_t first = t.handle;
+    uint16_t first = fbw_tx_server_handle(t);
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (10, 0)", tab);
-    fbw_sqlt_exec_ok(&a, &t, sql, NULL);
-    run_control(&a, &t, "COMMIT", FBW_STMT_COMMIT);
-    cr_expect_eq(t.state, FBW_TX_ENDED, "COMMIT as SQL: state %d", t.state);
-    cr_expect_eq(t.handle, 0);
+    fbw_sqlt_exec_ok(&a, t, sql, NULL);
+    run_control(&a, t, "COMMIT", FBW_STMT_COMMIT);
+    cr_expect_eq(fbw_tx_state(t), FBW_TX_ENDED, "COMMIT as SQL: state %d", fbw_tx_state(t));
+    cr_expect_eq(fbw_tx_server_handle(t), 0);
     uint16_t h;
-    cr_expect_eq(fbw_tx_handle(&t, &h), FBW_E_USAGE);
-    cr_expect_eq(count_rows(&b, &b.tx, tab), 3, "COMMIT as SQL did not commit");
+    cr_expect_eq(fbw_tx_handle(t, &h), FBW_E_USAGE);
+    cr_expect_eq(count_rows(&b, b.tx, tab), 3, "COMMIT as SQL did not commit");
 
-    run_control(&a, &t, "SET TRANSACTION READ WRITE WAIT ISOLATION LEVEL READ COMMITTED",
+    run_control(&a, t, "SET TRANSACTION READ WRITE WAIT ISOLATION LEVEL READ COMMITTED",
                 FBW_STMT_START_TRANS);
-    cr_expect_eq(t.state, FBW_TX_ACTIVE, "SET TRANSACTION as SQL: state %d", t.state);
-    cr_expect_neq(t.handle, 0);
-    printf("%s: handles: fbw_tx_start %u, SET TRANSACTION %u\n", fbw_server_name(id), first, t.handle);
+    cr_expect_eq(fbw_tx_state(t), FBW_TX_ACTIVE, "SET TRANSACTION as SQL: state %d", fbw_tx_state(t));
+    cr_expect_neq(fbw_tx_server_handle(t), 0);
+    printf("%s: handles: fbw_tx_start %u, SET TRANSACTION %u\n", fbw_server_name(id), first, fbw_tx_server_handle(t));
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (11, 0)", tab);
-    fbw_sqlt_exec_ok(&a, &t, sql, NULL);
-    cr_expect_eq(count_rows(&a, &t, tab), 4);
-    run_control(&a, &t, "ROLLBACK", FBW_STMT_ROLLBACK);
-    cr_expect_eq(t.state, FBW_TX_ENDED, "ROLLBACK as SQL: state %d", t.state);
-    cr_expect_eq(t.handle, 0);
-    cr_expect_eq(count_rows(&b, &b.tx, tab), 3, "ROLLBACK as SQL did not roll back");
+    fbw_sqlt_exec_ok(&a, t, sql, NULL);
+    cr_expect_eq(count_rows(&a, t, tab), 4);
+    run_control(&a, t, "ROLLBACK", FBW_STMT_ROLLBACK);
+    cr_expect_eq(fbw_tx_state(t), FBW_TX_ENDED, "ROLLBACK as SQL: state %d", fbw_tx_state(t));
+    cr_expect_eq(fbw_tx_server_handle(t), 0);
+    cr_expect_eq(count_rows(&b, b.tx, tab), 3, "ROLLBACK as SQL did not roll back");
 
     /* the same through execute immediate */
     fbw_exec_result res;
     const char *set = "SET TRANSACTION";
-    cr_assert_eq(fbw_exec_immediate(a.c, &t, set, strlen(set), &res), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate(a.c, t, set, strlen(set), &res), FBW_OK);
     fbw_sqlt_wait_ok(&a);
     cr_assert(res.done && res.err.code == FBW_OK, "%s", res.err.msg);
-    cr_expect_eq(t.state, FBW_TX_ACTIVE);
-    cr_expect_neq(t.handle, 0);
-    cr_assert_eq(fbw_exec_immediate(a.c, &t, "COMMIT", 6, &res), FBW_OK);
+    cr_expect_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    cr_expect_neq(fbw_tx_server_handle(t), 0);
+    cr_assert_eq(fbw_exec_immediate(a.c, t, "COMMIT", 6, &res), FBW_OK);
     fbw_sqlt_wait_ok(&a);
-    cr_expect_eq(t.state, FBW_TX_ENDED);
+    cr_expect_eq(fbw_tx_state(t), FBW_TX_ENDED);
 
     /* retaining: the transaction and its handle live on, the work is committed / undone */
     fbw_sqlt_tx_start_ok(&a, &t, NULL);
-    uint16_t keep = t.handle;
+    uint16_t keep = fbw_tx_server_handle(t);
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (12, 0)", tab);
-    fbw_sqlt_exec_ok(&a, &t, sql, NULL);
-    cr_assert_eq(fbw_tx_commit_retaining(&t), FBW_OK);
+    fbw_sqlt_exec_ok(&a, t, sql, NULL);
+    cr_assert_eq(fbw_tx_commit_retaining(t), FBW_OK);
     fbw_sqlt_wait_ok(&a);
-    cr_expect_eq(t.state, FBW_TX_ACTIVE);
-    cr_expect_eq(t.handle, keep);
-    cr_expect_eq(count_rows(&b, &b.tx, tab), 4, "commit retaining did not commit");
+    cr_expect_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    cr_expect_eq(fbw_tx_server_handle(t), keep);
+    cr_expect_eq(count_rows(&b, b.tx, tab), 4, "commit retaining did not commit");
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (13, 0)", tab);
-    fbw_sqlt_exec_ok(&a, &t, sql, NULL);
-    cr_expect_eq(count_rows(&a, &t, tab), 5);
-    cr_assert_eq(fbw_tx_rollback_retaining(&t), FBW_OK);
+    fbw_sqlt_exec_ok(&a, t, sql, NULL);
+    cr_expect_eq(count_rows(&a, t, tab), 5);
+    cr_assert_eq(fbw_tx_rollback_retaining(t), FBW_OK);
     fbw_sqlt_wait_ok(&a);
-    cr_expect_eq(t.state, FBW_TX_ACTIVE);
-    cr_expect_eq(t.handle, keep);
-    cr_expect_eq(count_rows(&a, &t, tab), 4, "rollback retaining kept the insert");
-    fbw_sqlt_commit_ok(&a, &t);
+    cr_expect_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    cr_expect_eq(fbw_tx_server_handle(t), keep);
+    cr_expect_eq(count_rows(&a, t, tab), 4, "rollback retaining kept the insert");
+    fbw_sqlt_commit_ok(&a, t);
     fbw_sqlt_close(&b);
     drop_table(&a, tab);
     fbw_sqlt_close(&a);

@@ -119,10 +119,10 @@ static void check_case(fbw_sqlt *q, const type_case *k, fbw_sqlt_zones *z)
     snprintf(sql, sizeof sql, "create table %s (id integer not null primary key, v %s)", tab, k->decl);
     fbw_sqlt_ddl_ok(q, sql);
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (?, ?)", tab);
-    fbw_stmt *ins = fbw_sqlt_prepare_ok(q, &q->tx, sql);
+    fbw_stmt *ins = fbw_sqlt_prepare_ok(q, q->tx, sql);
     /* Regions cannot be parsed locally (value.h): let the server convert a VARCHAR. */
     snprintf(sql, sizeof sql, "insert into %s (id, v) values (?, cast(? as varchar(80)))", tab);
-    fbw_stmt *ins_text = fbw_sqlt_prepare_ok(q, &q->tx, sql);
+    fbw_stmt *ins_text = fbw_sqlt_prepare_ok(q, q->tx, sql);
     const fbw_msgfmt *in = fbw_stmt_input(ins);
     cr_assert_eq(in->n, 2);
     const fbw_col *col = &in->cols[1];
@@ -149,7 +149,7 @@ static void check_case(fbw_sqlt *q, const type_case *k, fbw_sqlt_zones *z)
         }
         cr_assert_eq(rc, FBW_OK, "%s %s from text \"%s\": %s", fbw_server_name(q->id), k->decl,
                      k->val[n], err.msg);
-        rc = fbw_sqlt_run(q, st, &q->tx, p, &err);
+        rc = fbw_sqlt_run(q, st, q->tx, p, &err);
         cr_assert_eq(rc, FBW_OK, "%s %s insert \"%s\": %s", fbw_server_name(q->id), k->decl, k->val[n],
                      err.msg);
         cr_expect_eq(fbw_stmt_affected(st), 1);
@@ -161,14 +161,14 @@ static void check_case(fbw_sqlt *q, const type_case *k, fbw_sqlt_zones *z)
     p[0].u.i64 = 99;
     p[1].type = col->type;
     p[1].is_null = 1;
-    cr_assert_eq(fbw_sqlt_run(q, ins, &q->tx, p, &err), FBW_OK, "%s %s NULL: %s",
+    cr_assert_eq(fbw_sqlt_run(q, ins, q->tx, p, &err), FBW_OK, "%s %s NULL: %s",
                  fbw_server_name(q->id), k->decl, err.msg);
     fbw_stmt_free(ins);
     fbw_stmt_free(ins_text);
 
     snprintf(sql, sizeof sql, "select v from %s order by id", tab);
-    fbw_stmt *sel = fbw_sqlt_prepare_ok(q, &q->tx, sql);
-    cr_assert_eq(fbw_sqlt_run(q, sel, &q->tx, NULL, &err), FBW_OK, "%s", err.msg);
+    fbw_stmt *sel = fbw_sqlt_prepare_ok(q, q->tx, sql);
+    cr_assert_eq(fbw_sqlt_run(q, sel, q->tx, NULL, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(fbw_stmt_row_count(sel), (size_t)n + 1, "%s %s: %zu rows", fbw_server_name(q->id),
                  k->decl, fbw_stmt_row_count(sel));
     fbw_tznames names = fbw_sqlt_zones_names(z);
@@ -185,7 +185,7 @@ static void check_case(fbw_sqlt *q, const type_case *k, fbw_sqlt_zones *z)
     }
     fbw_buf_free(&t);
     fbw_stmt_free(sel);
-    fbw_sqlt_commit_ok(q, &q->tx);
+    fbw_sqlt_commit_ok(q, q->tx);
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_sqlt_ddl_ok(q, sql);
     fbw_sqlt_tx_start_ok(q, &q->tx, NULL);
@@ -237,7 +237,7 @@ static void nan_case(fbw_server_id id)
     snprintf(sql, sizeof sql, "create table %s (id integer, d double precision, f float)", tab);
     fbw_sqlt_ddl_ok(&q, sql);
     snprintf(sql, sizeof sql, "insert into %s (id, d, f) values (?, ?, ?)", tab);
-    fbw_stmt *ins = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *ins = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     fbw_value p[3];
     memset(p, 0, sizeof p);
     p[0].type = FBW_SQL_LONG;
@@ -247,12 +247,12 @@ static void nan_case(fbw_server_id id)
     p[2].type = FBW_SQL_FLOAT;
     p[2].u.f32 = -NAN;
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(&q, ins, &q.tx, p, &err), FBW_OK, "%s: NaN insert: %s",
+    cr_assert_eq(fbw_sqlt_run(&q, ins, q.tx, p, &err), FBW_OK, "%s: NaN insert: %s",
                  fbw_server_name(id), err.msg);
     fbw_stmt_free(ins);
     snprintf(sql, sizeof sql, "select d, f, d + 1, d * 0 from %s", tab);
-    fbw_stmt *sel = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
-    cr_assert_eq(fbw_sqlt_run(&q, sel, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    fbw_stmt *sel = fbw_sqlt_prepare_ok(&q, q.tx, sql);
+    cr_assert_eq(fbw_sqlt_run(&q, sel, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(fbw_stmt_row_count(sel), 1);
     fbw_value v[4];
     cr_assert_eq(fbw_stmt_row(sel, 0, v, &err), FBW_OK, "%s", err.msg);
@@ -264,13 +264,13 @@ static void nan_case(fbw_server_id id)
     fbw_sqlt_row_text(sel, 0, NULL, &b);
     cr_expect_str_eq(fbw_sqlt_str(&b), "NaN|NaN|NaN|NaN\n");
     fbw_stmt_free(sel);
-    int rc = fbw_sqlt_exec(&q, &q.tx, "select cast('NaN' as double precision) from rdb$database", NULL,
+    int rc = fbw_sqlt_exec(&q, q.tx, "select cast('NaN' as double precision) from rdb$database", NULL,
                            &err);
     cr_expect_eq(rc, FBW_E_SERVER, "%s: cast('NaN') accepted", fbw_server_name(id));
     cr_expect_eq(err.gds[0], GDS_CONVERT_ERROR, "%s: %s", fbw_server_name(id), err.msg);
     cr_expect_str_eq(err.sqlstate, "22018");
     fbw_buf_free(&b);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_sqlt_ddl_ok(&q, sql);
     fbw_sqlt_close(&q);
@@ -348,14 +348,14 @@ static void native_values(fbw_server_id id)
     snprintf(sql + len, sizeof sql - len, ")");
     /* the first parameter is the literal 1 */
     memmove(p, p + 1, (n - 1) * sizeof p[0]);
-    fbw_stmt *ins = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *ins = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     cr_assert_eq(fbw_stmt_input(ins)->n, n - 1);
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(&q, ins, &q.tx, p, &err), FBW_OK, "%s: %s", fbw_server_name(id), err.msg);
+    cr_assert_eq(fbw_sqlt_run(&q, ins, q.tx, p, &err), FBW_OK, "%s: %s", fbw_server_name(id), err.msg);
     fbw_stmt_free(ins);
     snprintf(sql, sizeof sql, "select * from %s", tab);
-    fbw_stmt *sel = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
-    cr_assert_eq(fbw_sqlt_run(&q, sel, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    fbw_stmt *sel = fbw_sqlt_prepare_ok(&q, q.tx, sql);
+    cr_assert_eq(fbw_sqlt_run(&q, sel, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(fbw_stmt_row_count(sel), 1);
     fbw_buf got, want;
     fbw_buf_init(&got);
@@ -374,7 +374,7 @@ static void native_values(fbw_server_id id)
     fbw_buf_free(&got);
     fbw_buf_free(&want);
     fbw_stmt_free(sel);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_sqlt_ddl_ok(&q, sql);
     fbw_sqlt_zones_free(&z);
@@ -401,18 +401,18 @@ static void long_text(fbw_sqlt *q, const char *decl, const char *unit, size_t re
         memcpy(s + i * ul, unit, ul);
     s[n] = 0;
     snprintf(sql, sizeof sql, "insert into %s (v) values (?)", tab);
-    fbw_stmt *ins = fbw_sqlt_prepare_ok(q, &q->tx, sql);
+    fbw_stmt *ins = fbw_sqlt_prepare_ok(q, q->tx, sql);
     cr_assert_eq(fbw_stmt_input(ins)->cols[0].length, len, "%s: %s described as %u bytes",
                  fbw_server_name(q->id), decl, fbw_stmt_input(ins)->cols[0].length);
     fbw_value p;
     fbw_err err;
     cr_assert_eq(fbw_value_from_text(&fbw_stmt_input(ins)->cols[0], s, n, &p, &err), FBW_OK, "%s",
                  err.msg);
-    cr_assert_eq(fbw_sqlt_run(q, ins, &q->tx, &p, &err), FBW_OK, "%s: %s", decl, err.msg);
+    cr_assert_eq(fbw_sqlt_run(q, ins, q->tx, &p, &err), FBW_OK, "%s: %s", decl, err.msg);
     fbw_stmt_free(ins);
     snprintf(sql, sizeof sql, "select v, char_length(v), octet_length(v) from %s", tab);
-    fbw_stmt *sel = fbw_sqlt_prepare_ok(q, &q->tx, sql);
-    cr_assert_eq(fbw_sqlt_run(q, sel, &q->tx, NULL, &err), FBW_OK, "%s", err.msg);
+    fbw_stmt *sel = fbw_sqlt_prepare_ok(q, q->tx, sql);
+    cr_assert_eq(fbw_sqlt_run(q, sel, q->tx, NULL, &err), FBW_OK, "%s", err.msg);
     fbw_value v[3];
     cr_assert_eq(fbw_stmt_row(sel, 0, v, &err), FBW_OK, "%s", err.msg);
     fbw_buf t;
@@ -424,7 +424,7 @@ static void long_text(fbw_sqlt *q, const char *decl, const char *unit, size_t re
     cr_expect_eq(v[2].u.i64, (int64_t)len, "%s: octet_length %lld", decl, (long long)v[2].u.i64);
     fbw_stmt_free(sel);
     free(s);
-    fbw_sqlt_commit_ok(q, &q->tx);
+    fbw_sqlt_commit_ok(q, q->tx);
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_sqlt_ddl_ok(q, sql);
     fbw_sqlt_tx_start_ok(q, &q->tx, NULL);
@@ -472,13 +472,13 @@ static void array_column(fbw_server_id id)
     snprintf(sql, sizeof sql, "create table %s (id integer, a integer[3])", tab);
     fbw_sqlt_ddl_ok(&q, sql);
     snprintf(sql, sizeof sql, "insert into %s (id) values (1)", tab);
-    fbw_sqlt_exec_ok(&q, &q.tx, sql, NULL);
+    fbw_sqlt_exec_ok(&q, q.tx, sql, NULL);
     snprintf(sql, sizeof sql, "select id, a from %s", tab);
-    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, &q.tx, sql);
+    fbw_stmt *s = fbw_sqlt_prepare_ok(&q, q.tx, sql);
     cr_assert_eq(fbw_stmt_output(s)->n, 2);
     cr_expect_eq(fbw_stmt_output(s)->cols[1].type, FBW_SQL_ARRAY);
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(&q, s, &q.tx, NULL, &err), FBW_OK, "%s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(&q, s, q.tx, NULL, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(fbw_stmt_row_count(s), 1);
     fbw_value v[2];
     cr_assert_eq(fbw_stmt_row(s, 0, v, &err), FBW_OK, "%s", err.msg);
@@ -486,7 +486,7 @@ static void array_column(fbw_server_id id)
     cr_expect(v[1].is_null, "%s: the NULL array came back as %x:%x", fbw_server_name(id),
               v[1].u.quad.high, v[1].u.quad.low);
     fbw_stmt_free(s);
-    fbw_sqlt_commit_ok(&q, &q.tx);
+    fbw_sqlt_commit_ok(&q, q.tx);
     snprintf(sql, sizeof sql, "drop table %s", tab);
     fbw_sqlt_ddl_ok(&q, sql);
     fbw_sqlt_close(&q);

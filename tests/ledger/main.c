@@ -60,7 +60,7 @@ typedef struct worker {
 typedef struct session {
     fbw_client *cl;
     fbw_conn *c;
-    fbw_tx ac; /* isc_tpb_autocommit: each insert commits */
+    fbw_tx *ac; /* isc_tpb_autocommit: each insert commits */
     fbw_stmt *ins;
 } session;
 
@@ -77,10 +77,24 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* A new transaction object; out of memory ends the program (a test helper). */
+static fbw_tx *tx_new(fbw_conn *c)
+{
+    fbw_tx *t;
+    fbw_err err;
+    if (fbw_tx_new(c, &t, &err) != FBW_OK) {
+        fprintf(stderr, "ledger: %s\n", err.msg);
+        exit(1);
+    }
+    return t;
+}
+
 static void session_end(session *s)
 {
     fbw_stmt_free(s->ins);
     s->ins = NULL;
+    fbw_tx_free(s->ac);
+    s->ac = NULL;
     if (s->cl)
         fbw_client_close(s->cl); /* a failed connection closes without waiting */
     s->cl = NULL;
@@ -104,20 +118,20 @@ static int session_begin(worker *wk, session *s)
             continue;
         }
         s->c = fbw_client_conn(s->cl);
-        fbw_tx_init(&s->ac, s->c);
+        s->ac = tx_new(s->c);
         fbw_tx_opts to;
         fbw_tx_opts_init(&to);
         to.autocommit = 1;
-        int rc = fbw_tx_start(&s->ac, &to);
+        int rc = fbw_tx_start(s->ac, &to);
         if (rc == FBW_OK)
             rc = fbw_stmt_new(s->c, &s->ins, &err);
         if (rc == FBW_OK)
             rc = fbw_client_wait(s->cl);
-        if (rc == FBW_OK && s->ac.state == FBW_TX_ACTIVE)
-            rc = fbw_stmt_prepare(s->ins, &s->ac, sql, strlen(sql));
+        if (rc == FBW_OK && fbw_tx_state(s->ac) == FBW_TX_ACTIVE)
+            rc = fbw_stmt_prepare(s->ins, s->ac, sql, strlen(sql));
         if (rc == FBW_OK)
             rc = fbw_client_wait(s->cl);
-        if (rc == FBW_OK && s->ac.state == FBW_TX_ACTIVE && fbw_stmt_prepared(s->ins))
+        if (rc == FBW_OK && fbw_tx_state(s->ac) == FBW_TX_ACTIVE && fbw_stmt_prepared(s->ins))
             return FBW_OK;
         wk->connect_failures++;
         session_end(s);
@@ -169,7 +183,7 @@ static int after_fatal(worker *wk, session *s, int commit_queued)
 
 static void end_tx_quietly(session *s, fbw_tx *t)
 {
-    if (t->state == FBW_TX_ACTIVE || t->state == FBW_TX_STARTING) {
+    if (fbw_tx_live(t)) {
         if (fbw_tx_rollback(t) == FBW_OK)
             fbw_client_wait(s->cl);
     }
@@ -182,37 +196,41 @@ static int tx_explicit(worker *wk, session *s, long id, int pipe, int *fatal)
     fbw_value v[2];
     if (params_for(wk, s, id, v))
         return wk->local_errors++, O_FAILED;
-    fbw_tx t;
-    fbw_tx_init(&t, s->c);
+    fbw_tx *t = tx_new(s->c);
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
     fbw_exec_out out;
     memset(&out, 0, sizeof out); /* read below even when the insert was never queued */
-    int commit_queued = 0, rc = fbw_tx_start(&t, &to);
+    int commit_queued = 0, rc = fbw_tx_start(t, &to);
     if (rc == FBW_OK && !pipe)
         rc = fbw_client_wait(s->cl);
-    if (rc == FBW_OK && t.state != FBW_TX_FAILED)
-        rc = fbw_stmt_execute_out(s->ins, &t, v, 0, &out);
+    if (rc == FBW_OK && fbw_tx_state(t) != FBW_TX_FAILED)
+        rc = fbw_stmt_execute_out(s->ins, t, v, 0, &out);
     if (rc == FBW_OK && !pipe)
         rc = fbw_client_wait(s->cl);
-    if (rc == FBW_OK && t.state != FBW_TX_FAILED && (pipe || out.err.code == FBW_OK)) {
-        rc = fbw_tx_commit(&t);
+    if (rc == FBW_OK && fbw_tx_state(t) != FBW_TX_FAILED && (pipe || out.err.code == FBW_OK)) {
+        rc = fbw_tx_commit(t);
         commit_queued = rc == FBW_OK;
     }
     if (rc == FBW_OK)
         rc = fbw_client_wait(s->cl);
-    if (rc && fbw_is_fatal(rc))
+    if (rc && fbw_is_fatal(rc)) {
+        fbw_tx_free(t);
         return *fatal = 1, after_fatal(wk, s, commit_queued);
-    if (rc == FBW_OK && commit_queued && t.state == FBW_TX_ENDED && t.err.code == FBW_OK &&
-        out.done && out.err.code == FBW_OK)
+    }
+    if (rc == FBW_OK && commit_queued && fbw_tx_state(t) == FBW_TX_ENDED &&
+        fbw_tx_error(t)->code == FBW_OK && out.done && out.err.code == FBW_OK) {
+        fbw_tx_free(t);
         return O_ACK;
+    }
     /* An error reply: the row is not committed (a failed insert is undone even if the commit ran).
      */
     snprintf(wk->last_error, sizeof wk->last_error, "%s",
              out.err.code ? out.err.msg
-             : t.err.code ? t.err.msg
+             : fbw_tx_error(t)->code ? fbw_tx_error(t)->msg
                           : fbw_client_error(s->cl)->msg);
-    end_tx_quietly(s, &t);
+    end_tx_quietly(s, t);
+    fbw_tx_free(t);
     return O_FAILED;
 }
 
@@ -228,7 +246,7 @@ static void tx_auto(worker *wk, session *s, long *ids, uint8_t *outcome, int row
             wk->local_errors++;
             break;
         }
-        rc = fbw_stmt_execute_out(s->ins, &s->ac, v[i], 0, &out[i]);
+        rc = fbw_stmt_execute_out(s->ins, s->ac, v[i], 0, &out[i]);
         queued += rc == FBW_OK;
     }
     if (rc == FBW_OK)
@@ -288,33 +306,27 @@ static void *run_worker(void *arg)
 
 static int direct_ddl(fbw_client *cl, const char *sql, fbw_err *err)
 {
-    fbw_tx t;
-    fbw_tx_init(&t, fbw_client_conn(cl));
+    fbw_tx *t = tx_new(fbw_client_conn(cl));
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
     fbw_exec_result res;
-    int rc = fbw_tx_start(&t, &to);
+    int rc = fbw_tx_start(t, &to);
     if (rc == FBW_OK)
         rc = fbw_client_wait(cl);
     if (rc == FBW_OK)
-        rc = fbw_exec_immediate(fbw_client_conn(cl), &t, sql, strlen(sql), &res);
+        rc = fbw_exec_immediate(fbw_client_conn(cl), t, sql, strlen(sql), &res);
     if (rc == FBW_OK)
-        rc = fbw_tx_commit(&t);
+        rc = fbw_tx_commit(t);
     if (rc == FBW_OK)
         rc = fbw_client_wait(cl);
-    if (rc) {
+    if (rc)
         *err = *fbw_client_error(cl);
-        return rc;
-    }
-    if (res.err.code) {
-        *err = res.err;
-        return res.err.code;
-    }
-    if (t.err.code) {
-        *err = t.err;
-        return t.err.code;
-    }
-    return FBW_OK;
+    else if (res.err.code)
+        *err = res.err, rc = res.err.code;
+    else if (fbw_tx_error(t)->code)
+        *err = *fbw_tx_error(t), rc = err->code;
+    fbw_tx_free(t);
+    return rc;
 }
 
 /* Every ID in the table into present[] (sized n); returns FBW_OK or an error (err). Rows with an
@@ -324,23 +336,22 @@ static int read_ids(fbw_client *cl, const char *table, uint8_t *present, size_t 
 {
     char sql[96];
     snprintf(sql, sizeof sql, "SELECT ID FROM %s", table);
-    fbw_tx t;
-    fbw_tx_init(&t, fbw_client_conn(cl));
+    fbw_tx *t = tx_new(fbw_client_conn(cl));
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
     to.read_only = 1;
     fbw_stmt *st = NULL;
-    int rc = fbw_tx_start(&t, &to);
+    int rc = fbw_tx_start(t, &to);
     if (rc == FBW_OK)
         rc = fbw_stmt_new(fbw_client_conn(cl), &st, err);
     if (rc == FBW_OK)
         rc = fbw_client_wait(cl);
     if (rc == FBW_OK)
-        rc = fbw_stmt_prepare(st, &t, sql, strlen(sql));
+        rc = fbw_stmt_prepare(st, t, sql, strlen(sql));
     if (rc == FBW_OK)
         rc = fbw_client_wait(cl);
     if (rc == FBW_OK && fbw_stmt_prepared(st))
-        rc = fbw_stmt_execute(st, &t, NULL, 0);
+        rc = fbw_stmt_execute(st, t, NULL, 0);
     if (rc == FBW_OK)
         rc = fbw_client_wait(cl);
     fbw_buf text;
@@ -377,8 +388,9 @@ static int read_ids(fbw_client *cl, const char *table, uint8_t *present, size_t 
         *err = *fbw_client_error(cl);
     }
     fbw_stmt_free(st);
-    if (t.state == FBW_TX_ACTIVE && fbw_tx_commit(&t) == FBW_OK)
+    if (fbw_tx_state(t) == FBW_TX_ACTIVE && fbw_tx_commit(t) == FBW_OK)
         fbw_client_wait(cl);
+    fbw_tx_free(t);
     return rc;
 }
 

@@ -530,6 +530,9 @@ void fbw_script_close(fbw_script *s)
     /* Answer what is still queued (a freed statement's drop, say): objects freed while replies
      * were due are released by those replies. */
     fbw_script_wait_ok(s);
+    for (size_t i = 0; i < s->ntxs; i++)
+        fbw_tx_free(s->txs[i]);
+    free(s->txs);
     fbw_conn_free(s->c);
     fbw_buf_free(&s->sent);
     free(s->blob_of);
@@ -548,15 +551,20 @@ fbw_stmt *fbw_script_prepare(fbw_script *s, fbw_tx *tx, const char *sql)
     return st;
 }
 
-void fbw_script_start(fbw_script *s, fbw_tx *tx, int read_only)
+void fbw_script_start(fbw_script *s, fbw_tx **out, int read_only)
 {
     fbw_tx_opts o;
     fbw_tx_opts_init(&o);
     o.read_only = read_only;
-    fbw_tx_init(tx, s->c);
+    fbw_tx **a = realloc(s->txs, (s->ntxs + 1) * sizeof *a);
+    cr_assert_not_null(a);
+    s->txs = a;
+    fbw_err err;
+    cr_assert_eq(fbw_tx_new(s->c, &a[s->ntxs], &err), FBW_OK, "%s", err.msg);
+    fbw_tx *tx = *out = a[s->ntxs++];
     cr_assert_eq(fbw_tx_start(tx, &o), FBW_OK);
     fbw_script_wait_ok(s);
-    cr_assert_eq(tx->state, FBW_TX_ACTIVE, "start: %s", tx->err.msg);
+    cr_assert_eq(fbw_tx_state(tx), FBW_TX_ACTIVE, "start: %s", fbw_tx_error(tx)->msg);
 }
 
 unsigned fbw_script_count(const fbw_script *s, int32_t op)

@@ -62,6 +62,8 @@ typedef struct fbw_script {
     uint32_t blob_ids, inline_size;       /* ids given out; the latest execute's inline size */
     uint16_t last_alloc;                  /* the object 0xFFFF names */
     uint32_t *blob_of, *blob_at;          /* per handle: blob id (low) and read position */
+    fbw_tx **txs;                         /* made by fbw_script_start, freed by fbw_script_close */
+    size_t ntxs;
 } fbw_script;
 
 /* A connection at READY (protocol 17, lazy send) with the default script: a SELECT with one
@@ -81,8 +83,9 @@ int fbw_script_wait(void *arg, fbw_err *err);
 void fbw_script_wait_ok(fbw_script *s);
 /* Prepare a new statement in tx and wait: asserts it prepared. */
 fbw_stmt *fbw_script_prepare(fbw_script *s, fbw_tx *tx, const char *sql);
-/* Start tx read-write (or read-only) and wait: asserts it is active. */
-void fbw_script_start(fbw_script *s, fbw_tx *tx, int read_only);
+/* Start a new transaction *tx read-write (or read-only) and wait: asserts it is active. It is
+ * freed by fbw_script_close. */
+void fbw_script_start(fbw_script *s, fbw_tx **tx, int read_only);
 /* How many times op appears in the log. */
 unsigned fbw_script_count(const fbw_script *s, int32_t op);
 

@@ -17,21 +17,35 @@ void fbw_sqlt_wait_ok(fbw_sqlt *q)
                  fbw_client_error(q->cl)->msg);
 }
 
-void fbw_sqlt_tx_start_ok(fbw_sqlt *q, fbw_tx *t, const fbw_tx_opts *o)
+/* A new transaction, kept for fbw_sqlt_close to free. */
+static fbw_tx *tx_new(fbw_sqlt *q)
+{
+    fbw_tx **a = realloc(q->txs, (q->ntxs + 1) * sizeof *a);
+    cr_assert_not_null(a);
+    q->txs = a;
+    fbw_err err;
+    cr_assert_eq(fbw_tx_new(q->c, &a[q->ntxs], &err), FBW_OK, "%s", err.msg);
+    return a[q->ntxs++];
+}
+
+void fbw_sqlt_tx_start_ok(fbw_sqlt *q, fbw_tx **out, const fbw_tx_opts *o)
 {
     fbw_tx_opts d;
     fbw_tx_opts_init(&d);
-    fbw_tx_init(t, q->c);
-    cr_assert_eq(fbw_tx_start(t, o ? o : &d), FBW_OK, "tx start: %s", t->err.msg);
+    fbw_tx *t = *out = tx_new(q);
+    cr_assert_eq(fbw_tx_start(t, o ? o : &d), FBW_OK, "tx start: %s", fbw_tx_error(t)->msg);
     fbw_sqlt_wait_ok(q);
-    cr_assert_eq(t->state, FBW_TX_ACTIVE, "%s: tx start: %s", fbw_server_name(q->id), t->err.msg);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE, "%s: tx start: %s", fbw_server_name(q->id),
+                 fbw_tx_error(t)->msg);
 }
 
 void fbw_sqlt_commit_ok(fbw_sqlt *q, fbw_tx *t)
 {
-    cr_assert_eq(fbw_tx_commit(t), FBW_OK, "commit: %s", t->err.msg);
-    fbw_sqlt_wait_ok(q);
-    cr_assert_eq(t->state, FBW_TX_ENDED, "%s: commit: %s", fbw_server_name(q->id), t->err.msg);
+    int rc = fbw_client_commit(q->cl, t);
+    cr_assert_eq(rc, FBW_OK, "%s: commit: %s: %s", fbw_server_name(q->id), fbw_rc_name(rc),
+                 fbw_client_call_error(q->cl, rc, NULL, t)->msg);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDED, "%s: commit: %s", fbw_server_name(q->id),
+                 fbw_tx_error(t)->msg);
 }
 
 void fbw_sqlt_open(fbw_sqlt *q, fbw_server_id id, const fbw_client_opts *o)
@@ -54,8 +68,14 @@ void fbw_sqlt_close(fbw_sqlt *q)
 {
     if (!q->cl)
         return;
-    if (q->tx.state == FBW_TX_ACTIVE && fbw_tx_rollback(&q->tx) == FBW_OK)
+    if (q->tx && fbw_tx_state(q->tx) == FBW_TX_ACTIVE && fbw_tx_rollback(q->tx) == FBW_OK)
         fbw_client_wait(q->cl);
+    for (size_t i = 0; i < q->ntxs; i++)
+        fbw_tx_free(q->txs[i]); /* before the connection goes (one with replies due waits) */
+    free(q->txs);
+    q->txs = NULL;
+    q->ntxs = 0;
+    q->tx = NULL;
     fbw_client_close(q->cl);
     q->cl = NULL;
     q->c = NULL;
@@ -78,23 +98,23 @@ const char *fbw_sqlt_str(fbw_buf *b)
 
 static int ddl_once(fbw_sqlt *q, const char *sql, fbw_err *err)
 {
-    fbw_tx t;
+    fbw_tx *t;
     fbw_sqlt_tx_start_ok(q, &t, NULL);
     fbw_exec_result res;
-    cr_assert_eq(fbw_exec_immediate(q->c, &t, sql, strlen(sql), &res), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate(q->c, t, sql, strlen(sql), &res), FBW_OK);
     fbw_sqlt_wait_ok(q);
     cr_assert(res.done);
     *err = res.err;
     if (res.err.code == FBW_OK) {
         /* DDL does its work at commit (deferred work), so the commit can fail too */
-        cr_assert_eq(fbw_tx_commit(&t), FBW_OK, "commit: %s", t.err.msg);
+        cr_assert_eq(fbw_tx_commit(t), FBW_OK, "commit: %s", fbw_tx_error(t)->msg);
         fbw_sqlt_wait_ok(q);
-        if (t.state == FBW_TX_ENDED)
+        if (fbw_tx_state(t) == FBW_TX_ENDED)
             return FBW_OK;
-        *err = t.err;
+        *err = *fbw_tx_error(t);
         fbw_err_prefix(err, "commit");
     }
-    fbw_tx_rollback(&t);
+    fbw_tx_rollback(t);
     fbw_sqlt_wait_ok(q);
     return err->code;
 }
@@ -124,27 +144,15 @@ void fbw_sqlt_ddl_ok(fbw_sqlt *q, const char *sql)
 
 /* ---- statements ---- */
 
-typedef struct prep_arg {
-    fbw_stmt *s;
-    fbw_tx *t;
-    const char *sql;
-} prep_arg;
-
-static int queue_prepare(void *arg)
-{
-    prep_arg *a = arg;
-    return fbw_stmt_prepare(a->s, a->t, a->sql, strlen(a->sql));
-}
-
 fbw_stmt *fbw_sqlt_prepare(fbw_sqlt *q, fbw_tx *t, const char *sql)
 {
     fbw_err err;
-    prep_arg a = {NULL, t, sql};
-    cr_assert_eq(fbw_stmt_new(q->c, &a.s, &err), FBW_OK);
-    int rc = fbw_client_run(q->cl, queue_prepare, &a);
+    fbw_stmt *s;
+    cr_assert_eq(fbw_stmt_new(q->c, &s, &err), FBW_OK);
+    int rc = fbw_client_prepare(q->cl, s, t, sql, strlen(sql));
     cr_assert_eq(rc, FBW_OK, "%s: prepare: %s: %s", fbw_server_name(q->id), fbw_rc_name(rc),
                  fbw_client_error(q->cl)->msg);
-    return a.s;
+    return s;
 }
 
 fbw_stmt *fbw_sqlt_prepare_ok(fbw_sqlt *q, fbw_tx *t, const char *sql)
@@ -155,29 +163,11 @@ fbw_stmt *fbw_sqlt_prepare_ok(fbw_sqlt *q, fbw_tx *t, const char *sql)
     return s;
 }
 
-typedef struct exec_arg {
-    fbw_stmt *s;
-    fbw_tx *t;
-    const fbw_value *params;
-} exec_arg;
-
-static int queue_execute(void *arg)
-{
-    exec_arg *a = arg;
-    return fbw_stmt_execute(a->s, a->t, a->params, FBW_EXEC_COUNT);
-}
-
-static int queue_fetch(void *arg)
-{
-    return fbw_stmt_fetch(((exec_arg *)arg)->s);
-}
-
 int fbw_sqlt_run(fbw_sqlt *q, fbw_stmt *s, fbw_tx *t, const fbw_value *params, fbw_err *err)
 {
-    exec_arg a = {s, t, params};
-    int rc = fbw_client_run(q->cl, queue_execute, &a);
+    int rc = fbw_client_execute(q->cl, s, t, params, FBW_EXEC_COUNT);
     while (rc == FBW_OK && fbw_stmt_error(s)->code == FBW_OK && !fbw_stmt_eof(s))
-        rc = fbw_client_run(q->cl, queue_fetch, &a);
+        rc = fbw_client_fetch(q->cl, s);
     cr_assert(rc == FBW_OK || !fbw_is_fatal(rc), "%s: run: %s: %s", fbw_server_name(q->id),
               fbw_rc_name(rc), fbw_client_error(q->cl)->msg);
     if (rc == FBW_OK && fbw_stmt_error(s)->code != FBW_OK)
@@ -259,9 +249,9 @@ void fbw_sqlt_zones_load_ok(fbw_sqlt *q, fbw_sqlt_zones *z)
     z->name = calloc(z->n, sizeof *z->name);
     cr_assert_not_null(z->name);
     fbw_stmt *s = fbw_sqlt_prepare_ok(
-        q, &q->tx, "select rdb$time_zone_id, trim(rdb$time_zone_name) from rdb$time_zones");
+        q, q->tx, "select rdb$time_zone_id, trim(rdb$time_zone_name) from rdb$time_zones");
     fbw_err err;
-    cr_assert_eq(fbw_sqlt_run(q, s, &q->tx, NULL, &err), FBW_OK, "time zones: %s", err.msg);
+    cr_assert_eq(fbw_sqlt_run(q, s, q->tx, NULL, &err), FBW_OK, "time zones: %s", err.msg);
     cr_assert_gt(fbw_stmt_row_count(s), 100, "RDB$TIME_ZONES has %zu rows", fbw_stmt_row_count(s));
     fbw_value v[2];
     for (size_t i = 0; i < fbw_stmt_row_count(s); i++) {

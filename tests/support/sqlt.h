@@ -15,8 +15,10 @@ typedef struct fbw_sqlt {
     fbw_server_id id;
     fbw_client *cl;
     fbw_conn *c;
-    fbw_tx tx;        /* the default transaction, started read committed by fbw_sqlt_open */
+    fbw_tx *tx;       /* the default transaction, started read committed by fbw_sqlt_open */
     unsigned serial;  /* for fbw_sqlt_name */
+    fbw_tx **txs;     /* every transaction fbw_sqlt_tx_start_ok made, freed by fbw_sqlt_close */
+    size_t ntxs;
 } fbw_sqlt;
 
 /* Connect to server id with the test client options (o may be NULL) and start q->tx. */
@@ -25,8 +27,8 @@ void fbw_sqlt_open(fbw_sqlt *q, fbw_server_id id, const fbw_client_opts *o);
 void fbw_sqlt_close(fbw_sqlt *q);
 /* Send what is queued and read every reply; fails the test on a client/connection error. */
 void fbw_sqlt_wait_ok(fbw_sqlt *q);
-/* Start / commit transaction t on q (t initialised here for start); wait; assert success. */
-void fbw_sqlt_tx_start_ok(fbw_sqlt *q, fbw_tx *t, const fbw_tx_opts *o);
+/* Start a new transaction *t on q (freed by fbw_sqlt_close) / commit t; wait; assert success. */
+void fbw_sqlt_tx_start_ok(fbw_sqlt *q, fbw_tx **t, const fbw_tx_opts *o);
 void fbw_sqlt_commit_ok(fbw_sqlt *q, fbw_tx *t);
 
 /* A unique upper-case object name "<PREFIX>_<pid>_<serial>" into buf (at most 31 characters). */

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "conn.h"
+#include "script.h"
 #include "jsonout.h"
 #include "replay_report.h"
 #include "replay_results.h"
@@ -127,17 +128,11 @@ Test(replay_results, failures_are_bounded_and_counted)
 
 Test(replay_slots, transactions_get_small_numbers_reused_after_they_end)
 {
-    fbw_conn_opts o;
-    fbw_conn_opts_init(&o);
-    o.database = "replay.fdb"; /* a connection never started: the transactions only point to it */
-    o.user = "SYSDBA";
-    o.password = "unused";
-    fbw_conn *c = NULL;
-    fbw_err err;
-    cr_assert_eq(fbw_conn_new(&o, &c, &err), FBW_OK, "%s", err.msg);
+    fbw_script scr; /* a scripted server: the transactions really start and end */
+    fbw_script_open(&scr);
     rp_slots sl;
     memset(&sl, 0, sizeof sl);
-    sl.c = c;
+    sl.c = scr.c;
     /* the capture's slots 1000 and 2000 are open at once: 1 and 2 */
     cr_expect_eq(rp_slots_small_tx(&sl, 1000), 1);
     cr_expect_eq(rp_slots_small_tx(&sl, 2000), 2);
@@ -147,7 +142,13 @@ Test(replay_slots, transactions_get_small_numbers_reused_after_they_end)
     cr_assert(sl.tx[1] && sl.tx[2], "a connection: the transactions exist");
     fbw_tx *first = sl.tx[1];
     /* a transaction still starting keeps its number */
-    sl.tx[1]->state = FBW_TX_ENDED;
+    fbw_tx_opts to;
+    fbw_tx_opts_init(&to);
+    cr_assert_eq(fbw_tx_start(sl.tx[1], &to), FBW_OK);
+    fbw_script_wait_ok(&scr);
+    cr_assert_eq(fbw_tx_commit(sl.tx[1]), FBW_OK);
+    fbw_script_wait_ok(&scr);
+    cr_assert_eq(fbw_tx_state(sl.tx[1]), FBW_TX_ENDED);
     sl.tx_start[1] = 9;
     rp_slots_tx_ended(&sl, 1);
     cr_expect_eq(sl.tx[1], first);
@@ -166,7 +167,7 @@ Test(replay_slots, transactions_get_small_numbers_reused_after_they_end)
     cr_expect_null(sl.st[500]);
     cr_expect_null(sl.ex[500]);
     rp_slots_free(&sl);
-    fbw_conn_free(c);
+    fbw_script_close(&scr);
 }
 
 Test(replay_slots, no_connection_no_transactions)

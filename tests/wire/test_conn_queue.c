@@ -11,12 +11,12 @@ Test(conn_queue, pending_ops_cancel_and_fail)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_tx_opts o;
     fbw_tx_opts_init(&o);
-    fbw_tx_init(&t, s.c);
+    cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
     cr_assert_eq(fbw_conn_pending_op(s.c, 0), 0, "nothing outstanding yet");
-    cr_assert_eq(fbw_tx_start(&t, &o), FBW_OK);
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_OK);
     cr_assert_eq(fbw_conn_outstanding(s.c), 1);
     cr_assert_eq(fbw_conn_pending_op(s.c, 0), FBW_OP_TRANSACTION);
     cr_assert_eq(fbw_conn_pending_op(s.c, 1), 0, "no second reply");
@@ -47,5 +47,6 @@ Test(conn_queue, pending_ops_cancel_and_fail)
     fbw_err other;
     fbw_err_set(&other, FBW_E_IO, "later");
     cr_assert_eq(fbw_conn_fail(s.c, &other), FBW_E_TIMEOUT);
+    fbw_tx_free(t);
     fbw_script_close(&s);
 }

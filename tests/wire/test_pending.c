@@ -24,7 +24,7 @@ static void count_destroy(void *obj)
 
 /* A scripted connection (tests/support/script.h) at READY, and no destroy seen yet. */
 static fbw_script sc;
-static fbw_tx tx;
+static fbw_tx *tx; /* freed by fbw_script_close */
 
 static void open_script(void)
 {
@@ -150,19 +150,19 @@ static void free_batch(void *o) { fbw_batch_free(o); }
 
 Test(pending, statement_freed_with_an_execution_due, .init = open_in_tx, .fini = close_script)
 {
-    fbw_stmt *st = fbw_script_prepare(&sc, &tx, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&sc, tx, "SELECT c FROM t WHERE id=?");
     fbw_value v;
     memset(&v, 0, sizeof v);
     v.type = FBW_SQL_LONG;
     v.u.i64 = 9;
-    cr_assert_eq(fbw_stmt_execute(st, &tx, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, tx, &v, 0), FBW_OK);
     cr_assert(fbw_stmt_busy(st));
     free_then_answer(&sc, free_stmt, st, FBW_OP_EXECUTE, FBW_OP_FREE_STATEMENT);
 }
 
 Test(pending, blob_freed_with_its_create_due, .init = open_in_tx, .fini = close_script)
 {
-    fbw_blob *b = created_blob(&sc, &tx);
+    fbw_blob *b = created_blob(&sc, tx);
     cr_assert_eq(fbw_blob_write(b, "abc", 3), FBW_OK);
     cr_assert_eq(fbw_blob_flush(b), FBW_OK);
     /* a blob being written is cancelled on the way out */
@@ -171,7 +171,7 @@ Test(pending, blob_freed_with_its_create_due, .init = open_in_tx, .fini = close_
 
 Test(pending, blob_freed_on_a_failed_connection, .init = open_in_tx, .fini = close_script)
 {
-    fbw_blob *b = created_blob(&sc, &tx);
+    fbw_blob *b = created_blob(&sc, tx);
     fbw_err err;
     fbw_err_set(&err, FBW_E_IO, "scripted: connection lost");
     fbw_conn_fail(sc.c, &err);
@@ -185,7 +185,7 @@ Test(pending, blob_freed_on_a_failed_connection, .init = open_in_tx, .fini = clo
 Test(pending, batch_freed_with_its_create_due, .init = open_in_tx, .fini = close_script)
 {
     fbw_script_dml(&sc, FBW_STMT_INSERT);
-    fbw_stmt *st = fbw_script_prepare(&sc, &tx, "INSERT INTO t VALUES (?)");
+    fbw_stmt *st = fbw_script_prepare(&sc, tx, "INSERT INTO t VALUES (?)");
     fbw_batch_opts o;
     fbw_batch_opts_init(&o);
     fbw_batch *b = NULL;

@@ -14,7 +14,7 @@
 
 typedef struct fixture {
     fbw_script s;
-    fbw_tx tx;
+    fbw_tx *tx;
     fbw_stmt *st;
     fbw_pipe *p;
 } fixture;
@@ -27,7 +27,7 @@ static void setup(fixture *f, int dml, int read_only, unsigned max_replies, size
     if (dml)
         fbw_script_dml(&f->s, dml);
     fbw_script_start(&f->s, &f->tx, read_only);
-    f->st = fbw_script_prepare(&f->s, &f->tx, "SELECT c FROM t WHERE id=?");
+    f->st = fbw_script_prepare(&f->s, f->tx, "SELECT c FROM t WHERE id=?");
     f->s.chunk = chunk;
     fbw_pipe_opts o;
     fbw_pipe_opts_init(&o);
@@ -38,7 +38,7 @@ static void setup(fixture *f, int dml, int read_only, unsigned max_replies, size
     fbw_err err;
     fbw_err_clear(&err);
     cr_assert_eq(fbw_pipe_new(f->s.c, &o, &f->p, &err), FBW_OK, "%s", err.msg);
-    fbw_pipe_begin(f->p, &f->tx);
+    fbw_pipe_begin(f->p, f->tx);
     f->s.waits = 0;
     f->s.nlog = 0;
 }
@@ -119,7 +119,7 @@ static void ordering(size_t chunk)
     cr_assert_eq(fbw_pipe_commit(f.p, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(f.s.waits, 2);
     cr_assert_eq(f.s.commits, 1);
-    cr_assert_eq(f.tx.state, FBW_TX_ENDED);
+    cr_assert_eq(fbw_tx_state(f.tx), FBW_TX_ENDED);
     teardown(&f);
 }
 
@@ -181,7 +181,7 @@ static void fail_at(int dml, unsigned n, unsigned k)
     } else {
         cr_assert_eq(f.s.waits, 1, "a read-only COMMIT rode along");
     }
-    cr_assert(f.tx.state != FBW_TX_ACTIVE && f.tx.state != FBW_TX_STARTING, "nothing stays open");
+    cr_assert(fbw_tx_state(f.tx) != FBW_TX_ACTIVE && fbw_tx_state(f.tx) != FBW_TX_STARTING, "nothing stays open");
     teardown(&f);
 }
 
@@ -337,7 +337,7 @@ static void blob_in_pipe(unsigned fail_blob)
     cr_assert_eq(queue_n(&f, 1, NULL, &err), FBW_OK);
     fbw_blob *b = NULL;
     cr_assert_eq(fbw_blob_new(f.s.c, &b, &err), FBW_OK);
-    cr_assert_eq(fbw_blob_create(b, &f.tx, NULL, 0), FBW_OK);
+    cr_assert_eq(fbw_blob_create(b, f.tx, NULL, 0), FBW_OK);
     cr_assert_eq(fbw_blob_write(b, "pipelined blob", 14), FBW_OK);
     cr_assert_eq(fbw_blob_close(b), FBW_OK);
     unsigned k;
@@ -379,14 +379,14 @@ Test(pipe, misuse)
     cr_assert_eq(fbw_pipe_new(s.c, &o, &p, &err), FBW_E_USAGE, "a wait callback is required");
     cr_assert_null(p);
     fbw_pipe_free(NULL);
-    fbw_tx tx;
+    fbw_tx *tx;
     fbw_script_start(&s, &tx, 0);
     fbw_script_dml(&s, FBW_STMT_COMMIT);
-    fbw_stmt *st = fbw_script_prepare(&s, &tx, "COMMIT");
+    fbw_stmt *st = fbw_script_prepare(&s, tx, "COMMIT");
     o.wait = fbw_script_wait;
     o.wait_arg = &s;
     cr_assert_eq(fbw_pipe_new(s.c, &o, &p, &err), FBW_OK);
-    fbw_pipe_begin(p, &tx);
+    fbw_pipe_begin(p, tx);
     cr_assert_eq(fbw_pipe_execute(p, st, NULL, 0, NULL, NULL, &err), FBW_E_USAGE);
     cr_assert_eq(fbw_pipe_count(p), 0);
     cr_assert_eq(fbw_pipe_rollback(p, &err), FBW_OK, "%s", err.msg);

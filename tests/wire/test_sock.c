@@ -221,7 +221,7 @@ Test(sock, send_timeout_when_peer_never_reads)
     close(lfd);
 }
 
-/* A peer that stopped reading but has answered something: send_or_read stops with FBW_AGAIN
+/* A peer that stopped reading but has answered something: send_or_read stops with FBW_WAIT
  * (after what fitted) so the caller can read, where send_all would wait until its timeout. */
 Test(sock, send_or_read_stops_when_peer_has_data)
 {
@@ -235,7 +235,7 @@ Test(sock, send_or_read_stops_when_peer_has_data)
     cr_assert_not_null(big);
     size_t sent = 0;
     int rc = fbw_sock_send_or_read(&s, big, n, 5000, &sent, &err);
-    cr_assert_eq(rc, FBW_AGAIN, "%s: %s", fbw_rc_name(rc), err.msg);
+    cr_assert_eq(rc, FBW_WAIT, "%s: %s", fbw_rc_name(rc), err.msg);
     cr_assert(sent > 0 && sent < n, "sent %zu of %zu", sent, n);
     char in[8];
     size_t got = 0;

@@ -23,11 +23,11 @@ Test(stmt, prepare_describes_in_one_round_trip)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
     s.waits = 0;
     s.nlog = 0;
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
     cr_assert_eq(s.waits, 1);
     cr_assert_eq(s.nlog, 2);
     cr_assert_eq(s.log[0], FBW_OP_ALLOCATE_STATEMENT);
@@ -59,18 +59,18 @@ Test(stmt, failed_prepare)
     fbw_script s;
     fbw_script_open(&s);
     s.fail_prepare = 1;
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
     fbw_stmt *st = NULL;
     fbw_err err;
     cr_assert_eq(fbw_stmt_new(s.c, &st, &err), FBW_OK);
-    cr_assert_eq(fbw_stmt_prepare(st, &t, "SELEKT", 6), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, t, "SELEKT", 6), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(fbw_stmt_prepared(st), 0);
     cr_assert_eq(fbw_stmt_error(st)->code, FBW_E_SERVER);
     cr_assert_eq(fbw_stmt_error(st)->gds[0], 335544569u);
     /* a second prepare of the same statement works (its handle is kept) */
-    cr_assert_eq(fbw_stmt_prepare(st, &t, "SELECT 1", 8), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, t, "SELECT 1", 8), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert(fbw_stmt_prepared(st));
     cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK);
@@ -83,15 +83,15 @@ static void rows_decoded(size_t chunk)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
     s.rows = 3;
     s.row_text = 300;
     s.chunk = chunk;
     s.waits = 0;
     fbw_value v = id(42);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, 0), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(s.waits, 1, "execute and first fetch in one round trip");
     cr_assert_eq(s.last_param, 42, "the parameter travelled");
@@ -123,14 +123,14 @@ Test(stmt, affected_rows_counted)
     fbw_script s;
     fbw_script_open(&s);
     fbw_script_dml(&s, FBW_STMT_UPDATE);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 0);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "UPDATE t SET k=k+1 WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "UPDATE t SET k=k+1 WHERE id=?");
     cr_assert_eq(fbw_stmt_has_cursor(st), 0);
     s.affected = 7;
     s.nlog = 0;
     fbw_value v = id(1);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, FBW_EXEC_COUNT), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, FBW_EXEC_COUNT), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(fbw_stmt_affected(st), 7);
     cr_assert_eq(s.log[0], FBW_OP_EXECUTE);
@@ -145,12 +145,12 @@ Test(stmt, failed_execute_keeps_its_own_error)
     fbw_script s;
     fbw_script_open(&s);
     s.fail_exec = 1;
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
     fbw_value v = id(1);
     fbw_exec_out o;
-    cr_assert_eq(fbw_stmt_execute_out(st, &t, &v, 0, &o), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute_out(st, t, &v, 0, &o), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(fbw_script_count(&s, FBW_OP_FETCH), 1, "the fetch went out with the execute");
     cr_assert_eq(fbw_stmt_error(st)->gds[0], FBW_SCRIPT_GDS_UNIQUE,
@@ -159,9 +159,9 @@ Test(stmt, failed_execute_keeps_its_own_error)
     cr_assert_eq(o.err.gds[0], FBW_SCRIPT_GDS_UNIQUE);
     cr_assert(o.done && o.eof);
     cr_assert_eq(o.rows, 0);
-    cr_assert_eq(t.state, FBW_TX_ACTIVE, "an error reply says nothing about the transaction");
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE, "an error reply says nothing about the transaction");
     /* the next execution starts clean */
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, 0), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(fbw_stmt_error(st)->code, FBW_OK);
     cr_assert_eq(fbw_stmt_row_count(st), 1);
@@ -174,15 +174,15 @@ Test(stmt, executions_in_flight_keep_their_own_results)
     fbw_script s;
     fbw_script_open(&s);
     s.fail_exec = 2;
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
     s.rows = 4;
     s.waits = 0;
     fbw_exec_out o[3];
     for (int i = 0; i < 3; i++) {
         fbw_value v = id(i + 1);
-        cr_assert_eq(fbw_stmt_execute_out(st, &t, &v, 0, &o[i]), FBW_OK);
+        cr_assert_eq(fbw_stmt_execute_out(st, t, &v, 0, &o[i]), FBW_OK);
     }
     cr_assert(fbw_stmt_busy(st));
     fbw_script_wait_ok(&s);
@@ -205,13 +205,13 @@ Test(stmt, cursor_fetched_later)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
     s.rows = 2;
     fbw_value v = id(5);
     s.nlog = 0;
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, FBW_EXEC_NO_FETCH), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, FBW_EXEC_NO_FETCH), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(s.nlog, 1);
     cr_assert_eq(fbw_stmt_row_count(st), 0);
@@ -232,11 +232,11 @@ Test(stmt, execute_immediate)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 0);
     fbw_exec_result r;
     const char *sql = "DELETE FROM t";
-    cr_assert_eq(fbw_exec_immediate(s.c, &t, sql, strlen(sql), &r), FBW_OK);
+    cr_assert_eq(fbw_exec_immediate(s.c, t, sql, strlen(sql), &r), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert(r.done);
     cr_assert_eq(r.err.code, FBW_OK);
@@ -248,11 +248,11 @@ Test(stmt, freed_while_replies_are_due)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
     fbw_value v = id(3);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, 0), FBW_OK);
     fbw_stmt_free(st); /* the replies still arrive and are handled; then it is gone */
     s.nlog = 0;
     fbw_script_wait_ok(&s);
@@ -267,16 +267,16 @@ Test(stmt, cursor_closed_and_executed_again)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
     s.rows = 2;
     fbw_value v = id(5);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, FBW_EXEC_NO_FETCH), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, FBW_EXEC_NO_FETCH), FBW_OK);
     fbw_script_wait_ok(&s);
     s.nlog = 0;
     cr_assert_eq(fbw_stmt_close(st), FBW_OK);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, 0), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(fbw_script_count(&s, FBW_OP_FREE_STATEMENT), 1, "the close went out");
     cr_assert_eq(s.log[0], FBW_OP_FREE_STATEMENT, "before the next execute");
@@ -294,14 +294,14 @@ Test(stmt, execute_unprepared_rides_behind_the_prepare)
     fbw_script_open(&s);
     fbw_script_dml(&s, FBW_STMT_DELETE);
     s.nin = 0; /* no parameters: the SQL carries its values */
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 0);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "DELETE FROM t WHERE id=1");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "DELETE FROM t WHERE id=1");
     s.nlog = 0;
     s.waits = 0;
     const char *sql = "DELETE FROM t WHERE id=2";
-    cr_assert_eq(fbw_stmt_prepare(st, &t, sql, strlen(sql)), FBW_OK);
-    cr_assert_eq(fbw_stmt_execute_unprepared(st, &t, FBW_EXEC_COUNT), FBW_OK);
+    cr_assert_eq(fbw_stmt_prepare(st, t, sql, strlen(sql)), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute_unprepared(st, t, FBW_EXEC_COUNT), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(s.waits, 1, "one round trip");
     cr_assert_eq(s.log[0], FBW_OP_PREPARE_STATEMENT);
@@ -318,27 +318,27 @@ Test(stmt, timeout_travels_in_op_execute)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 1);
-    fbw_stmt *st = fbw_script_prepare(&s, &t, "SELECT c FROM t WHERE id=?");
+    fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
     fbw_value v = id(1);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, 0), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_expect_eq(s.last_timeout, 0, "no timeout by default");
     fbw_err err;
     cr_assert_eq(fbw_conn_set_statement_timeout(s.c, 1500, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(fbw_conn_statement_timeout(s.c), 1500);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, 0), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_expect_eq(s.last_timeout, 1500, "the connection's");
     fbw_stmt_set_timeout(st, 250);
     cr_assert_eq(fbw_stmt_timeout(st), 250);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, 0), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_expect_eq(s.last_timeout, 250, "the statement's own wins");
     fbw_stmt_set_timeout(st, 0);
     cr_assert_eq(fbw_conn_set_statement_timeout(s.c, 0, &err), FBW_OK);
-    cr_assert_eq(fbw_stmt_execute(st, &t, &v, 0), FBW_OK);
+    cr_assert_eq(fbw_stmt_execute(st, t, &v, 0), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_expect_eq(s.last_timeout, 0, "removed again");
     fbw_stmt_free(st);

@@ -74,26 +74,27 @@ Test(tx, start_sends_the_tpb_and_takes_the_handle)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
-    fbw_tx_init(&t, s.c);
-    cr_assert_eq(t.state, FBW_TX_NONE);
+    fbw_tx *t;
+    cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_NONE);
     fbw_tx_opts o;
     fbw_tx_opts_init(&o);
     o.read_only = 1;
-    cr_assert_eq(fbw_tx_start(&t, &o), FBW_OK);
-    cr_assert_eq(t.state, FBW_TX_STARTING);
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_OK);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_STARTING);
     uint16_t h = 0;
-    cr_assert_eq(fbw_tx_handle(&t, &h), FBW_OK);
+    cr_assert_eq(fbw_tx_handle(t, &h), FBW_OK);
     cr_assert_eq(h, FBW_INVALID_OBJECT, "unanswered start on a lazy port: 0xFFFF");
-    cr_assert_eq(fbw_tx_start(&t, &o), FBW_E_USAGE, "already starting");
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_E_USAGE, "already starting");
     fbw_script_wait_ok(&s);
-    cr_assert_eq(t.state, FBW_TX_ACTIVE);
-    cr_assert_eq(t.handle, s.tx_handle);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    cr_assert_eq(fbw_tx_server_handle(t), s.tx_handle);
     const uint8_t want[] = {V3, READ_COMMITTED, REC_VERSION, READ, WAIT};
     cr_assert_eq(s.tpb_len, sizeof want);
     cr_assert_arr_eq(s.tpb, want, sizeof want);
-    cr_assert_eq(fbw_tx_handle(&t, &h), FBW_OK);
+    cr_assert_eq(fbw_tx_handle(t, &h), FBW_OK);
     cr_assert_eq(h, s.tx_handle);
+    fbw_tx_free(t);
     fbw_script_close(&s);
 }
 
@@ -101,20 +102,21 @@ Test(tx, shortcut_lost_after_another_allocation)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_tx_opts o;
     fbw_tx_opts_init(&o);
-    fbw_tx_init(&t, s.c);
-    cr_assert_eq(fbw_tx_start(&t, &o), FBW_OK);
+    cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_OK);
     fbw_conn_note_allocation(s.c); /* e.g. a statement allocated behind the start */
     uint16_t h;
-    cr_assert_eq(fbw_tx_handle(&t, &h), FBW_AGAIN, "0xFFFF would name the newer object");
-    cr_assert_eq(fbw_tx_commit(&t), FBW_AGAIN);
+    cr_assert_eq(fbw_tx_handle(t, &h), FBW_WAIT, "0xFFFF would name the newer object");
+    cr_assert_eq(fbw_tx_commit(t), FBW_WAIT);
     fbw_script_wait_ok(&s);
-    cr_assert_eq(fbw_tx_commit(&t), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(t), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(s.end_object, s.tx_handle, "COMMIT names the real handle once known");
-    cr_assert_eq(t.state, FBW_TX_ENDED);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDED);
+    fbw_tx_free(t);
     fbw_script_close(&s);
 }
 
@@ -122,20 +124,21 @@ Test(tx, start_and_commit_in_one_round_trip)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_tx_opts o;
     fbw_tx_opts_init(&o);
-    fbw_tx_init(&t, s.c);
-    cr_assert_eq(fbw_tx_start(&t, &o), FBW_OK);
-    cr_assert_eq(fbw_tx_commit(&t), FBW_OK);
-    cr_assert_eq(t.state, FBW_TX_ENDING);
+    cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(t), FBW_OK);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDING);
     s.waits = 0;
     fbw_script_wait_ok(&s);
     cr_assert_eq(s.waits, 1);
     cr_assert_eq(s.end_object, FBW_INVALID_OBJECT, "the commit rode along as 0xFFFF");
-    cr_assert_eq(t.state, FBW_TX_ENDED);
-    cr_assert_eq(t.err.code, FBW_OK);
-    cr_assert_eq(fbw_tx_commit(&t), FBW_E_USAGE, "ended: nothing to commit");
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDED);
+    cr_assert_eq(fbw_tx_error(t)->code, FBW_OK);
+    cr_assert_eq(fbw_tx_commit(t), FBW_E_USAGE, "ended: nothing to commit");
+    fbw_tx_free(t);
     fbw_script_close(&s);
 }
 
@@ -144,16 +147,16 @@ Test(tx, failed_commit_leaves_it_open_for_rollback)
     fbw_script s;
     fbw_script_open(&s);
     s.fail_commit = 1;
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 0);
-    cr_assert_eq(fbw_tx_commit(&t), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(t), FBW_OK);
     fbw_script_wait_ok(&s);
-    cr_assert_eq(t.state, FBW_TX_ACTIVE, "a failed commit leaves the transaction alive");
-    cr_assert_eq(t.err.code, FBW_E_SERVER);
-    cr_assert_eq(t.err.gds[0], FBW_SCRIPT_GDS_DEADLOCK);
-    cr_assert_eq(fbw_tx_rollback(&t), FBW_OK);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE, "a failed commit leaves the transaction alive");
+    cr_assert_eq(fbw_tx_error(t)->code, FBW_E_SERVER);
+    cr_assert_eq(fbw_tx_error(t)->gds[0], FBW_SCRIPT_GDS_DEADLOCK);
+    cr_assert_eq(fbw_tx_rollback(t), FBW_OK);
     fbw_script_wait_ok(&s);
-    cr_assert_eq(t.state, FBW_TX_ENDED);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDED);
     cr_assert_eq(s.rollbacks, 1);
     fbw_script_close(&s);
 }
@@ -163,18 +166,19 @@ Test(tx, failed_start)
     fbw_script s;
     fbw_script_open(&s);
     s.fail_start = 1;
-    fbw_tx t;
+    fbw_tx *t;
     fbw_tx_opts o;
     fbw_tx_opts_init(&o);
-    fbw_tx_init(&t, s.c);
-    cr_assert_eq(fbw_tx_start(&t, &o), FBW_OK);
+    cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_OK);
     fbw_script_wait_ok(&s);
-    cr_assert_eq(t.state, FBW_TX_FAILED);
-    cr_assert_eq(t.err.code, FBW_E_SERVER);
-    cr_assert_eq(fbw_tx_commit(&t), FBW_E_USAGE, "nothing to commit");
-    cr_assert_eq(fbw_tx_start(&t, &o), FBW_OK, "a failed transaction can be started again");
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_FAILED);
+    cr_assert_eq(fbw_tx_error(t)->code, FBW_E_SERVER);
+    cr_assert_eq(fbw_tx_commit(t), FBW_E_USAGE, "nothing to commit");
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_OK, "a failed transaction can be started again");
     fbw_script_wait_ok(&s);
-    cr_assert_eq(t.state, FBW_TX_ACTIVE);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    fbw_tx_free(t);
     fbw_script_close(&s);
 }
 
@@ -182,14 +186,14 @@ Test(tx, retaining_keeps_it_active)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
+    fbw_tx *t;
     fbw_script_start(&s, &t, 0);
-    uint64_t gen = t.generation;
-    cr_assert_eq(fbw_tx_commit_retaining(&t), FBW_OK);
-    cr_assert_eq(fbw_tx_rollback_retaining(&t), FBW_OK);
+    uint64_t gen = fbw_tx_generation(t);
+    cr_assert_eq(fbw_tx_commit_retaining(t), FBW_OK);
+    cr_assert_eq(fbw_tx_rollback_retaining(t), FBW_OK);
     fbw_script_wait_ok(&s);
-    cr_assert_eq(t.state, FBW_TX_ACTIVE);
-    cr_assert_eq(t.generation, gen);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    cr_assert_eq(fbw_tx_generation(t), gen);
     cr_assert_eq(fbw_script_count(&s, FBW_OP_COMMIT_RETAINING), 1);
     cr_assert_eq(fbw_script_count(&s, FBW_OP_ROLLBACK_RETAINING), 1);
     fbw_script_close(&s);
@@ -197,18 +201,23 @@ Test(tx, retaining_keeps_it_active)
 
 Test(tx, sql_commit_and_set_transaction_replies)
 {
-    fbw_tx t;
-    memset(&t, 0, sizeof t);
-    t.state = FBW_TX_ACTIVE;
-    t.handle = 7;
-    fbw_tx_note_exec_reply(&t, 7, 0); /* COMMIT as SQL: the reply names no transaction */
-    cr_assert_eq(t.state, FBW_TX_ENDED);
-    cr_assert_eq(t.handle, 0);
-    fbw_tx_note_exec_reply(&t, 0, 9); /* SET TRANSACTION as SQL: a new one */
-    cr_assert_eq(t.state, FBW_TX_ACTIVE);
-    cr_assert_eq(t.handle, 9);
-    fbw_tx_note_exec_reply(&t, 9, 9); /* an ordinary statement */
-    cr_assert_eq(t.state, FBW_TX_ACTIVE);
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx *t;
+    cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
+    fbw_tx_note_exec_reply(t, 0, 7); /* started by a statement */
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    cr_assert_eq(fbw_tx_server_handle(t), 7);
+    fbw_tx_note_exec_reply(t, 7, 0); /* COMMIT as SQL: the reply names no transaction */
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDED);
+    cr_assert_eq(fbw_tx_server_handle(t), 0);
+    fbw_tx_note_exec_reply(t, 0, 9); /* SET TRANSACTION as SQL: a new one */
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    cr_assert_eq(fbw_tx_server_handle(t), 9);
+    fbw_tx_note_exec_reply(t, 9, 9); /* an ordinary statement */
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    fbw_tx_free(t);
+    fbw_script_close(&s);
 }
 
 /* A TPB given as bytes (as fbwire-pcap replay takes one from a capture) goes out unchanged. */
@@ -216,19 +225,20 @@ Test(tx, start_with_a_tpb_as_given)
 {
     fbw_script s;
     fbw_script_open(&s);
-    fbw_tx t;
-    fbw_tx_init(&t, s.c);
+    fbw_tx *t;
+    cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
     static const uint8_t tpb[] = {3 /* isc_tpb_version3 */, 9 /* write */, 15 /* read_committed */,
                                   17 /* rec_version */, 7 /* nowait */};
-    cr_assert_eq(fbw_tx_start_tpb(&t, tpb, sizeof tpb), FBW_OK);
+    cr_assert_eq(fbw_tx_start_tpb(t, tpb, sizeof tpb), FBW_OK);
     fbw_script_wait_ok(&s);
     cr_assert_eq(s.starts, 1);
     cr_assert_eq(s.tpb_len, sizeof tpb);
     cr_assert_eq(memcmp(s.tpb, tpb, sizeof tpb), 0);
     uint16_t h;
-    cr_assert_eq(fbw_tx_handle(&t, &h), FBW_OK);
+    cr_assert_eq(fbw_tx_handle(t, &h), FBW_OK);
     cr_assert_eq(h, s.tx_handle);
-    cr_assert_eq(fbw_tx_commit(&t), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(t), FBW_OK);
     fbw_script_wait_ok(&s);
+    fbw_tx_free(t);
     fbw_script_close(&s);
 }

@@ -28,22 +28,6 @@ int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress,
 
 /* ---- statements ---- */
 
-static int q_prepare(void *a)
-{
-    fbw_bench_stmt *b = a;
-    return fbw_stmt_prepare(b->s, &b->tx, b->sql, strlen(b->sql));
-}
-
-static int q_execute(void *a)
-{
-    fbw_bench_stmt *b = a;
-    return fbw_stmt_execute(b->s, &b->tx, b->params, 0);
-}
-
-static int q_fetch(void *a) { return fbw_stmt_fetch(((fbw_bench_stmt *)a)->s); }
-
-static int q_commit(void *a) { return fbw_tx_commit(&((fbw_bench_stmt *)a)->tx); }
-
 /* A client failure, or else the statement's own server error. */
 static int stmt_result(fbw_bench_stmt *b, int rc, const char *what, fbw_err *err)
 {
@@ -67,15 +51,15 @@ int fbw_bench_prepare(fbw_bench_stmt *b, fbw_client *cl, const char *sql, fbw_er
     fbw_tx_opts to;
     fbw_tx_opts_init(&to);
     to.read_only = 1;
-    fbw_tx_init(&b->tx, c);
-    int rc = fbw_stmt_new(c, &b->s, err);
+    int rc = fbw_tx_new(c, &b->tx, err);
+    if (rc == FBW_OK)
+        rc = fbw_stmt_new(c, &b->s, err);
     if (rc)
         return rc;
-    rc = fbw_tx_start(&b->tx, &to);
+    /* prepare inside the transaction (FB3 wants that for some SQL) */
+    rc = fbw_client_complete(cl, fbw_tx_start(b->tx, &to));
     if (rc == FBW_OK)
-        rc = fbw_client_wait(cl); /* prepare inside the transaction (FB3 wants that for some SQL) */
-    if (rc == FBW_OK)
-        rc = fbw_client_run(cl, q_prepare, b);
+        rc = fbw_client_prepare(cl, b->s, b->tx, b->sql, strlen(b->sql));
     rc = stmt_result(b, rc, "prepare", err);
     if (rc == FBW_OK && fbw_stmt_output(b->s)->n > MAX_COLS)
         rc = fbw_err_set(err, FBW_E_USAGE, "more than %d columns", MAX_COLS);
@@ -103,13 +87,12 @@ static int consume_rows(fbw_bench_stmt *b, uint64_t *rows, fbw_err *err)
 int fbw_bench_exec(fbw_bench_stmt *b, const fbw_value *params, uint64_t *rows, fbw_err *err)
 {
     *rows = 0;
-    b->params = params;
-    int rc = stmt_result(b, fbw_client_run(b->cl, q_execute, b), "execute", err);
+    int rc = stmt_result(b, fbw_client_execute(b->cl, b->s, b->tx, params, 0), "execute", err);
     while (rc == FBW_OK) {
         rc = consume_rows(b, rows, err);
         if (rc || fbw_stmt_eof(b->s))
             break;
-        rc = stmt_result(b, fbw_client_run(b->cl, q_fetch, b), "fetch", err);
+        rc = stmt_result(b, fbw_client_fetch(b->cl, b->s), "fetch", err);
     }
     return rc;
 }
@@ -118,11 +101,13 @@ int fbw_bench_finish(fbw_bench_stmt *b, fbw_err *err)
 {
     fbw_stmt_free(b->s);
     b->s = NULL;
-    int rc = fbw_client_run(b->cl, q_commit, b);
+    int rc = b->tx && fbw_tx_live(b->tx) ? fbw_client_commit(b->cl, b->tx) : FBW_OK;
     if (rc) {
         *err = *fbw_client_error(b->cl);
         fbw_err_prefix(err, "commit");
     }
+    fbw_tx_free(b->tx);
+    b->tx = NULL;
     return rc;
 }
 

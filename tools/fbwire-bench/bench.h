@@ -47,10 +47,9 @@ int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress,
 /* A statement prepared once in its own read-only transaction, executed many times. */
 typedef struct fbw_bench_stmt {
     fbw_client *cl;
-    fbw_tx tx;
+    fbw_tx *tx;
     fbw_stmt *s;
     const char *sql;
-    const fbw_value *params; /* for the next execution */
     uint64_t sink;           /* decoded bytes, so decoding cannot be skipped */
 } fbw_bench_stmt;
 

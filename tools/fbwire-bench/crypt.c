@@ -103,7 +103,7 @@ static int run_fetch(fbw_client *cl, const crypt_state *st, sample *out, fbw_err
             out->fetch_wire = (double)(w1 - w0) / (double)rows;
         }
     }
-    if (b.s) {
+    if (b.s || b.tx) {
         int frc = fbw_bench_finish(&b, err);
         rc = rc ? rc : frc;
     }
@@ -138,7 +138,7 @@ static int run_points(fbw_client *cl, const crypt_state *st, sample *out, fbw_er
             out->point_wire = (double)(w1 - w0) / (double)total;
         }
     }
-    if (b.s) {
+    if (b.s || b.tx) {
         int frc = fbw_bench_finish(&b, err);
         rc = rc ? rc : frc;
     }

@@ -176,7 +176,7 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
     po.wait = fbw_client_pipe_wait;
     po.wait_arg = cl;
     if (rc == FBW_OK && (rc = fbw_pipe_new(fbw_client_conn(cl), &po, &r->p, &err)) == FBW_OK)
-        fbw_pipe_begin(r->p, &b.tx);
+        fbw_pipe_begin(r->p, b.tx);
     for (int run = 0; rc == FBW_OK && run < o->runs; run++)
         for (int i = 0; rc == FBW_OK && i < st->nk; i++)
             rc = measure(&b, &srv, srv_ok, st, st->k[i], r, &s[i * MAX_RUNS + run], &err);

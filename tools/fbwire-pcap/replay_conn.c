@@ -245,7 +245,7 @@ static void run_one(runner *r, const pcaptool_qstep *q)
     r->j->tally.kinds[s->kind].round_trips += rts;
     rp_step_check_starts(&r->x);
     if (s->tx > 0 && (s->kind == FBW_STEP_COMMIT || s->kind == FBW_STEP_ROLLBACK ||
-                      (r->sl.tx[s->tx] && r->sl.tx[s->tx]->state == FBW_TX_ENDED)))
+                      (r->sl.tx[s->tx] && fbw_tx_state(r->sl.tx[s->tx]) == FBW_TX_ENDED)))
         rp_step_tx_ended(&r->x, s->tx); /* also COMMIT or ROLLBACK as SQL */
     account(r, q, ns, (uint32_t)rts, 1);
     take_counts(r);

@@ -24,15 +24,11 @@ static size_t grown(size_t have, size_t need)
 
 static int new_tx(rp_slots *sl, int t)
 {
-    uint64_t gen = 0;
-    if (sl->ntxpool) {
-        sl->tx[t] = sl->txpool[--sl->ntxpool];
-        gen = sl->tx[t]->generation;
-    } else if (!(sl->tx[t] = malloc(sizeof *sl->tx[t]))) {
+    fbw_err e;
+    if (sl->ntxpool)
+        sl->tx[t] = sl->txpool[--sl->ntxpool]; /* ended: it starts again as it is */
+    else if (fbw_tx_new(sl->c, &sl->tx[t], &e))
         return -1;
-    }
-    fbw_tx_init(sl->tx[t], sl->c);
-    sl->tx[t]->generation = gen;
     return 0;
 }
 
@@ -92,7 +88,7 @@ void rp_slots_release(rp_slots *sl, int t)
 
 void rp_slots_tx_ended(rp_slots *sl, int t)
 {
-    if (!sl->tx[t] || sl->tx[t]->state != FBW_TX_ENDED || sl->tx_start[t])
+    if (!sl->tx[t] || fbw_tx_state(sl->tx[t]) != FBW_TX_ENDED || sl->tx_start[t])
         return;
     if (rp_grow_for_one((void **)&sl->txpool, &sl->txpool_cap, sl->ntxpool, sizeof *sl->txpool))
         return; /* kept where it is */
@@ -114,9 +110,9 @@ void rp_slots_free(rp_slots *sl)
         free(sl->ex[k]);
     }
     for (size_t t = 1; sl->tx && t <= sl->ntx; t++)
-        free(sl->tx[t]);
+        fbw_tx_free(sl->tx[t]);
     for (size_t k = 0; k < sl->ntxpool; k++)
-        free(sl->txpool[k]);
+        fbw_tx_free(sl->txpool[k]);
     free(sl->txpool);
     free(sl->st);
     free(sl->sql);

@@ -49,7 +49,7 @@ typedef struct rp_blobid {
     fbw_value id;
 } rp_blobid;
 
-/* A blob read under way: where a FBW_AGAIN resumes. */
+/* A blob read under way: where a FBW_WAIT resumes. */
 typedef struct rp_blobread {
     size_t act, act_end; /* next act to queue, end of the current write */
     size_t acts_n;       /* acts before its op_close_blob / op_cancel_blob */

@@ -389,7 +389,7 @@ static void do_free(rp_step *r, size_t i)
     int rc = q_close(r);
     fbw_err e;
     fbw_err_clear(&e);
-    if (rc == FBW_AGAIN)
+    if (rc == FBW_WAIT)
         rc = rp_run_step(r, q_close, &e);
     if (rc)
         rp_add_failure(r, i, s, &e, "close failed");
@@ -400,7 +400,7 @@ static void do_start(rp_step *r, size_t i)
     const pcaptool_step *s = r->s;
     fbw_tx *t = r->sl->tx[s->tx];
     if (fbw_tx_start_tpb(t, s->data, s->len)) {
-        rp_add_failure(r, i, s, &t->err, "cannot start the transaction");
+        rp_add_failure(r, i, s, fbw_tx_error(t), "cannot start the transaction");
         return;
     }
     r->sl->tx_start[s->tx] = i; /* its reply arrives with the next request's */
@@ -416,11 +416,10 @@ static void do_end(rp_step *r, size_t i)
 {
     const pcaptool_step *s = r->s;
     fbw_tx *t = r->sl->tx[s->tx];
-    fbw_err_clear(&t->err);
     fbw_err e;
     fbw_err_clear(&e);
     int rc = rp_run_step(r, q_end, &e);
-    rp_check(r, i, rc, &e, &t->err, "transaction end failed");
+    rp_check(r, i, rc, &e, fbw_tx_error(t), "transaction end failed");
 }
 
 static void do_immediate(rp_step *r, size_t i)
@@ -441,13 +440,13 @@ void rp_step_check_starts(rp_step *r)
 {
     for (size_t k = 0; k < r->sl->npend;) {
         int t = r->sl->pend[k];
-        if (r->sl->tx_start[t] && r->sl->tx[t] && r->sl->tx[t]->state == FBW_TX_STARTING) {
+        if (r->sl->tx_start[t] && r->sl->tx[t] && fbw_tx_state(r->sl->tx[t]) == FBW_TX_STARTING) {
             k++;
             continue;
         }
-        if (r->sl->tx_start[t] && r->sl->tx[t] && r->sl->tx[t]->state == FBW_TX_FAILED) {
+        if (r->sl->tx_start[t] && r->sl->tx[t] && fbw_tx_state(r->sl->tx[t]) == FBW_TX_FAILED) {
             pcaptool_step start = {.kind = FBW_STEP_START, .tx = t};
-            rp_add_failure(r, r->sl->tx_start[t], &start, &r->sl->tx[t]->err,
+            rp_add_failure(r, r->sl->tx_start[t], &start, fbw_tx_error(r->sl->tx[t]),
                            "transaction start failed");
         }
         r->sl->tx_start[t] = 0;

@@ -30,7 +30,7 @@ typedef struct tzname {
     char name[TZ_NAME_MAX + 1];
 } tzname;
 
-/* What the queue callbacks work on: a statement, its transaction and the text to prepare. */
+/* A statement, its transaction and the text to prepare. */
 typedef struct job {
     fbw_stmt *st;
     fbw_tx *tx;
@@ -46,7 +46,7 @@ struct fbw_session {
     fbw_session_opts o;
     FILE *out, *msg;
     fbw_fmt *fmt;
-    fbw_tx txs[2];   /* autocommit: the next transaction starts while the last one commits */
+    fbw_tx *txs[2];  /* autocommit: the next transaction starts while the last one commits */
     int cur;         /* txs[cur] is the session's transaction */
     int explicit_tx; /* autocommit mode: a SET TRANSACTION typed as SQL is in force */
     fbw_stmt *stmt;
@@ -75,7 +75,7 @@ struct fbw_session {
     fbw_err err;
 };
 
-#define TX(s) (&(s)->txs[(s)->cur])
+#define TX(s) ((s)->txs[(s)->cur])
 
 /* ---- accounting ---- */
 
@@ -204,47 +204,21 @@ void fbw_session_fail(fbw_session *s, const fbw_err *e, unsigned line)
     s->nfailed++;
 }
 
-/* ---- queue callbacks (fbw_client_run) ---- */
+/* ---- requests run to their answer (client.h) ---- */
 
-static int tx_live(const fbw_tx *t)
-{
-    return t->state == FBW_TX_STARTING || t->state == FBW_TX_ACTIVE;
-}
+static int tx_live(const fbw_tx *t) { return fbw_tx_live(t); }
 
-static int q_prepare(void *arg)
+/* Execute with the first fetch and the row count; when no transaction is live, its start is
+ * queued first and rides in the same write. */
+static int run_execute(fbw_client *cl, job *j)
 {
-    job *j = arg;
-    return fbw_stmt_prepare(j->st, j->tx, j->sql, j->len);
-}
-
-/* Start the transaction if none is live, then execute with the first fetch and the row count. */
-static int q_execute(void *arg)
-{
-    job *j = arg;
     if (!j->started && !tx_live(j->tx)) {
         int rc = fbw_tx_start(j->tx, j->topts);
         if (rc)
             return rc;
         j->started = 1;
     }
-    if (j->tx->state == FBW_TX_FAILED)
-        return FBW_E_SERVER; /* the start was refused; tx->err says why */
-    return fbw_stmt_execute(j->st, j->tx, NULL, FBW_EXEC_COUNT);
-}
-
-static int q_fetch(void *arg)
-{
-    job *j = arg;
-    return fbw_stmt_fetch(j->st);
-}
-
-static int q_commit(void *arg)
-{
-    return fbw_tx_commit(arg);
-}
-static int q_rollback(void *arg)
-{
-    return fbw_tx_rollback(arg);
+    return fbw_client_execute(cl, j->st, j->tx, NULL, FBW_EXEC_COUNT);
 }
 
 /* ---- time zone names (value.h asks for them while formatting) ---- */
@@ -288,39 +262,41 @@ static int tz_load(fbw_session *s)
 {
     static const char sql[] =
         "SELECT RDB$TIME_ZONE_ID, TRIM(RDB$TIME_ZONE_NAME) FROM RDB$TIME_ZONES";
-    fbw_tx own;
-    fbw_tx_init(&own, s->conn);
+    fbw_tx *own = NULL;
     fbw_tx_opts ro;
     fbw_tx_opts_init(&ro);
     ro.read_only = 1;
-    job j = {.tx = tx_live(TX(s)) ? TX(s) : &own, .topts = &ro, .sql = sql, .len = sizeof sql - 1};
+    job j = {.topts = &ro, .sql = sql, .len = sizeof sql - 1};
     size_t cap = 0;
     int rc = fbw_stmt_new(s->conn, &j.st, &s->err);
-    if (rc == FBW_OK && j.tx == &own && (rc = fbw_tx_start(&own, &ro)) == FBW_OK)
+    if (rc == FBW_OK && !tx_live(TX(s)) && (rc = fbw_tx_new(s->conn, &own, &s->err)) == FBW_OK &&
+        (rc = fbw_tx_start(own, &ro)) == FBW_OK)
         rc = fbw_client_wait(s->cl); /* prepare needs an answered transaction (see the top) */
-    if (rc == FBW_OK && own.state == FBW_TX_FAILED) {
-        s->err = own.err;
-        rc = own.err.code;
+    j.tx = own ? own : TX(s);
+    if (rc == FBW_OK && own && fbw_tx_state(own) == FBW_TX_FAILED) {
+        s->err = *fbw_tx_error(own);
+        rc = s->err.code;
     }
     if (rc == FBW_OK)
-        rc = fbw_client_run(s->cl, q_prepare, &j);
+        rc = fbw_client_prepare(s->cl, j.st, j.tx, j.sql, j.len);
     if (rc == FBW_OK && fbw_stmt_prepared(j.st))
-        rc = fbw_client_run(s->cl, q_execute, &j);
+        rc = run_execute(s->cl, &j);
     while (rc == FBW_OK && fbw_stmt_error(j.st)->code == FBW_OK && fbw_stmt_prepared(j.st)) {
         rc = tz_store(s, j.st, &cap);
         if (rc || fbw_stmt_eof(j.st))
             break;
-        rc = fbw_client_run(s->cl, q_fetch, &j);
+        rc = fbw_client_fetch(s->cl, j.st);
     }
     if (rc == FBW_OK && fbw_stmt_error(j.st)->code) {
         s->err = *fbw_stmt_error(j.st);
         rc = s->err.code;
     }
     fbw_stmt_free(j.st);
-    if (tx_live(&own) && !fbw_is_fatal(rc)) {
-        int crc = fbw_client_run(s->cl, q_commit, &own);
+    if (own && tx_live(own) && !fbw_is_fatal(rc)) {
+        int crc = fbw_client_commit(s->cl, own);
         rc = rc ? rc : crc;
     }
+    fbw_tx_free(own);
     if (rc == FBW_OK)
         qsort(s->tz, s->ntz, sizeof *s->tz, tz_cmp);
     return rc;
@@ -509,7 +485,7 @@ static int print_rows(fbw_session *s, job *j)
             break;
         fbw_stmt_clear_rows(s->stmt);
         phase(s, PH_FETCH);
-        rc = after_wait(s, fbw_client_run(s->cl, q_fetch, j));
+        rc = after_wait(s, fbw_client_fetch(s->cl, j->st));
         if (rc == FBW_OK && fbw_stmt_error(s->stmt)->code)
             rc = fail(s, fbw_stmt_error(s->stmt));
         if (rc)
@@ -529,12 +505,12 @@ static int begin_tx(fbw_session *s)
     int prev = phase(s, PH_BEGIN);
     int rc = fbw_tx_start(TX(s), &s->o.tx);
     if (rc && !fbw_is_fatal(rc))
-        rc = fail(s, &TX(s)->err);
+        rc = fail(s, fbw_tx_error(TX(s)));
     else
         rc = after_wait(s, rc ? rc : fbw_client_wait(s->cl));
     phase(s, prev);
-    if (rc == FBW_OK && TX(s)->state == FBW_TX_FAILED)
-        rc = fail(s, &TX(s)->err);
+    if (rc == FBW_OK && fbw_tx_state(TX(s)) == FBW_TX_FAILED)
+        rc = fail(s, fbw_tx_error(TX(s)));
     return rc;
 }
 
@@ -556,13 +532,13 @@ static int end_tx(fbw_session *s, int commit, int next)
     if (fbw_is_fatal(wrc))
         return wrc;
     if (rc) /* not queued: the transaction that refused says why */
-        return fail(s, t->err.code ? &t->err : &TX(s)->err);
+        return fail(s, fbw_tx_error(t)->code ? fbw_tx_error(t) : fbw_tx_error(TX(s)));
     s->explicit_tx = 0;
-    if (!live || t->err.code == FBW_OK)
+    if (!live || fbw_tx_error(t)->code == FBW_OK)
         return FBW_OK;
-    rc = fail(s, &t->err);
+    rc = fail(s, fbw_tx_error(t));
     if (commit && tx_live(t)) { /* a refused commit leaves it alive: undo it */
-        wrc = after_wait(s, fbw_client_run(s->cl, q_rollback, t));
+        wrc = after_wait(s, fbw_client_rollback(s->cl, t));
         if (fbw_is_fatal(wrc))
             return wrc;
     }
@@ -600,7 +576,7 @@ static int prepare(fbw_session *s, job *j)
     if (rc)
         return rc;
     phase(s, PH_PREPARE);
-    rc = after_wait(s, fbw_client_run(s->cl, q_prepare, j));
+    rc = after_wait(s, fbw_client_prepare(s->cl, j->st, j->tx, j->sql, j->len));
     if (rc == FBW_OK && !fbw_stmt_prepared(s->stmt))
         rc = fail(s, fbw_stmt_error(s->stmt));
     else if (rc && !fbw_is_fatal(rc))
@@ -629,11 +605,11 @@ static int execute(fbw_session *s, job *j)
 {
     int type = fbw_stmt_type(s->stmt);
     phase(s, PH_EXECUTE);
-    int rc = after_wait(s, fbw_client_run(s->cl, q_execute, j));
+    int rc = after_wait(s, run_execute(s->cl, j));
     if (fbw_is_fatal(rc))
         return rc;
-    if (j->tx->state == FBW_TX_FAILED && j->started)
-        return fail(s, &j->tx->err);
+    if (fbw_tx_state(j->tx) == FBW_TX_FAILED && j->started)
+        return fail(s, fbw_tx_error(j->tx));
     if (rc || fbw_stmt_error(s->stmt)->code)
         return fail(s, fbw_stmt_error(s->stmt)->code ? fbw_stmt_error(s->stmt)
                                                      : fbw_client_error(s->cl));
@@ -735,6 +711,8 @@ static void session_free(fbw_session *s)
 {
     blobs_free(s);
     fbw_stmt_free(s->stmt);
+    fbw_tx_free(s->txs[0]); /* after its rollback is queued: freed once that is answered */
+    fbw_tx_free(s->txs[1]);
     fbw_fmt_free(s->fmt);
     fbw_buf_free(&s->last_sql);
     fbw_buf_free(&s->text);
@@ -756,8 +734,6 @@ int fbw_session_new(fbw_client *cl, const fbw_session_opts *o, FILE *out, FILE *
     s->o = *o;
     s->out = out;
     s->msg = msg;
-    fbw_tx_init(&s->txs[0], s->conn);
-    fbw_tx_init(&s->txs[1], s->conn);
     fbw_buf_init(&s->last_sql);
     fbw_buf_init(&s->text);
     fbw_err_clear(&s->err);
@@ -767,6 +743,10 @@ int fbw_session_new(fbw_client *cl, const fbw_session_opts *o, FILE *out, FILE *
     int rc = fbw_fmt_new(o->mode, out, &s->fmt);
     if (rc == FBW_OK)
         rc = fbw_stmt_new(s->conn, &s->stmt, &s->err);
+    if (rc == FBW_OK)
+        rc = fbw_tx_new(s->conn, &s->txs[0], &s->err);
+    if (rc == FBW_OK)
+        rc = fbw_tx_new(s->conn, &s->txs[1], &s->err);
     if (rc) {
         session_free(s);
         free(s);
