@@ -26,7 +26,8 @@
 #include "value.h"
 
 /* The one place the version is written: CMakeLists.txt reads it for the project, the soname
- * (libfbwire.so.<major>), pkg-config, the CMake package and the Debian package. */
-#define FBWIRE_VERSION "0.1.0"
+ * (libfbwire.so.<major>; before 1.0, libfbwire.so.0.<minor>: docs/library.md "ABI"), pkg-config,
+ * the CMake package and the Debian package. */
+#define FBWIRE_VERSION "0.2.0"
 
 #endif

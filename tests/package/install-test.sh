@@ -97,10 +97,15 @@ out=$(in_root fbwire-link --help 2>&1) && grep -q -- '--fault RULE' <<<"$out" &&
   ok "fbwire-link --help describes the fault rules" || { fail "fbwire-link --help"; head -n 20 <<<"$out"; }
 # The library directory is /usr/lib/x86_64-linux-gnu when configured with prefix /usr, else /usr/lib.
 libdir=/usr/lib
-[ -e "$ROOT/usr/lib/x86_64-linux-gnu/libfbwire.so.0" ] && libdir=/usr/lib/x86_64-linux-gnu
+# The soname's ABI version (docs/library.md "ABI"): libfbwire.so.<major>, before 1.0 .so.0.<minor>.
+version=$(dpkg-deb -f "$DEB" Version)
+abi=${version%%.*}
+[ "$abi" = 0 ] && { minor=${version#0.}; abi=0.${minor%%.*}; }
+soname=libfbwire.so.$abi
+[ -e "$ROOT/usr/lib/x86_64-linux-gnu/$soname" ] && libdir=/usr/lib/x86_64-linux-gnu
 for f in /usr/bin/fbwire-sql /usr/bin/fbwire-pcap /usr/bin/fbwire-report /usr/bin/fbwire-bench /usr/bin/fbwire-link \
          /usr/bin/fbwire-sysbench /usr/lib/libfbwire-sysbench.so /usr/include/fbwire/fbwire.h \
-         $libdir/libfbwire.so.0 $libdir/libfbwire.a $libdir/pkgconfig/fbwire.pc \
+         $libdir/$soname $libdir/libfbwire.a $libdir/pkgconfig/fbwire.pc \
          $libdir/cmake/fbwire/fbwireConfig.cmake /usr/share/doc/fbwire/README.md \
          /usr/share/doc/fbwire/library.md /usr/share/doc/fbwire/fbwire-link.md \
          /usr/share/doc/fbwire/copyright /usr/share/doc/fbwire/LICENSE; do
@@ -120,7 +125,7 @@ for prog in $(dpkg-deb -c "$DEB" | awk '$6 ~ /^\.\/usr\/bin\// { sub(/^\.\/usr\/
     fail "man page of $prog missing or not rendered"
   fi
 done
-in_root ldconfig -p | grep -q 'libfbwire.so.0 ' && ok "ld.so finds libfbwire.so.0" || fail "ld.so cache lacks libfbwire.so.0"
+in_root ldconfig -p | grep -q "$soname " && ok "ld.so finds $soname" || fail "ld.so cache lacks $soname"
 for f in /usr/bin/fbwire-compare /usr/share/fbwire/python/fbwire_compare/cli.py \
          /usr/share/fbwire/python/fbwire_compare/presets/__init__.py; do
   [ -e "$ROOT$f" ] && ok "installed $f" || fail "missing $f"

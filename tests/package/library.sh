@@ -27,15 +27,18 @@ cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 || { cat "
 # The version, written once (wire/fbwire.h), everywhere else derived from it.
 VERSION=$(sed -n 's/^#define FBWIRE_VERSION "\([0-9.]*\)"$/\1/p' "$PREFIX/include/fbwire/fbwire.h")
 MAJOR=${VERSION%%.*}
+# The ABI version the soname carries (docs/library.md "ABI"): the major, before 1.0 0.<minor>.
+MINOR=${VERSION#*.}; MINOR=${MINOR%%.*}
+ABI=$MAJOR; [ "$MAJOR" = 0 ] && ABI=0.$MINOR
 [ -n "$VERSION" ] && ok "fbwire.h says version $VERSION" || fail "no FBWIRE_VERSION in the installed fbwire.h"
-for f in include/fbwire/fbwire.h "lib/libfbwire.so.$MAJOR" lib/libfbwire.a lib/pkgconfig/fbwire.pc \
+for f in include/fbwire/fbwire.h "lib/libfbwire.so.$ABI" lib/libfbwire.a lib/pkgconfig/fbwire.pc \
          lib/cmake/fbwire/fbwireConfig.cmake; do
   [ -e "$PREFIX/$f" ] && ok "installed $f" || fail "missing $f"
 done
 
 soname=$(readelf -d "$PREFIX/lib/libfbwire.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]$/\1/p')
-[ "$soname" = "libfbwire.so.$MAJOR" ] && ok "soname $soname follows the version" ||
-  fail "soname '$soname', version $VERSION wants libfbwire.so.$MAJOR"
+[ "$soname" = "libfbwire.so.$ABI" ] && ok "soname $soname follows the version" ||
+  fail "soname '$soname', version $VERSION wants libfbwire.so.$ABI"
 [ -e "$PREFIX/lib/libfbwire.so.$VERSION" ] && ok "libfbwire.so.$VERSION installed" || fail "no libfbwire.so.$VERSION"
 pcver=$(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --modversion fbwire)
 [ "$pcver" = "$VERSION" ] && ok "pkg-config says $pcver" || fail "pkg-config says '$pcver', fbwire.h $VERSION"
@@ -98,8 +101,8 @@ if cc -std=c11 -Wall -Wextra -Werror -o "$WORK/ps_pc" "$WORK/point_select.c" $(p
   # ldd's output into a file first: grep -q stops reading at the first match, and with pipefail
   # the SIGPIPE ldd may then get would turn a match into a failure.
   ldd "$WORK/ps_pc" >"$WORK/ldd.out"
-  grep -q "$PREFIX/lib/libfbwire.so.$MAJOR" "$WORK/ldd.out" && ok "example uses the installed libfbwire.so.$MAJOR" ||
-    fail "example does not load the installed libfbwire.so.$MAJOR"
+  grep -q "$PREFIX/lib/libfbwire.so.$ABI" "$WORK/ldd.out" && ok "example uses the installed libfbwire.so.$ABI" ||
+    fail "example does not load the installed libfbwire.so.$ABI"
 else
   fail "example with pkg-config"; cat "$WORK/cc.err"
 fi

@@ -17,45 +17,45 @@ typedef struct capture {
     size_t len;
 } capture;
 
-static fbw_fmt *open_fmt(int mode, capture *c)
+static sqltool_fmt *open_fmt(int mode, capture *c)
 {
     c->buf = NULL;
     c->len = 0;
     c->f = open_memstream(&c->buf, &c->len);
     cr_assert_not_null(c->f);
-    fbw_fmt *f = NULL;
-    cr_assert_eq(fbw_fmt_new(mode, c->f, &f), FBW_OK);
+    sqltool_fmt *f = NULL;
+    cr_assert_eq(sqltool_fmt_new(mode, c->f, &f), FBW_OK);
     return f;
 }
 
 /* Close the stream and return what was written (caller frees). */
-static char *close_fmt(fbw_fmt *f, capture *c)
+static char *close_fmt(sqltool_fmt *f, capture *c)
 {
-    fbw_fmt_free(f);
+    sqltool_fmt_free(f);
     fclose(c->f);
     return c->buf;
 }
 
-#define CELL(s) ((fbw_fmt_cell){(s), sizeof(s) - 1, 0})
-#define NUL ((fbw_fmt_cell){NULL, 0, 1})
+#define CELL(s) ((sqltool_fmt_cell){(s), sizeof(s) - 1, 0})
+#define NUL ((sqltool_fmt_cell){NULL, 0, 1})
 
 /* A set with header (ID, NAME, NOTE) and the given rows of 3 cells, written in mode. */
-static char *write_set(int mode, const fbw_fmt_cell *rows, size_t nrows, const unsigned char *right)
+static char *write_set(int mode, const sqltool_fmt_cell *rows, size_t nrows, const unsigned char *right)
 {
     capture c;
-    fbw_fmt *f = open_fmt(mode, &c);
-    const fbw_fmt_cell head[] = {CELL("ID"), CELL("NAME"), CELL("NOTE")};
-    cr_assert_eq(fbw_fmt_begin(f, 3, head, right), FBW_OK);
+    sqltool_fmt *f = open_fmt(mode, &c);
+    const sqltool_fmt_cell head[] = {CELL("ID"), CELL("NAME"), CELL("NOTE")};
+    cr_assert_eq(sqltool_fmt_begin(f, 3, head, right), FBW_OK);
     for (size_t i = 0; i < nrows; i++)
-        cr_assert_eq(fbw_fmt_row(f, rows + 3 * i), FBW_OK);
-    cr_expect_eq(fbw_fmt_rows(f), nrows);
-    cr_assert_eq(fbw_fmt_end(f), FBW_OK);
+        cr_assert_eq(sqltool_fmt_row(f, rows + 3 * i), FBW_OK);
+    cr_expect_eq(sqltool_fmt_rows(f), nrows);
+    cr_assert_eq(sqltool_fmt_end(f), FBW_OK);
     return close_fmt(f, &c);
 }
 
 Test(format, tsv_escapes_and_null)
 {
-    const fbw_fmt_cell rows[] = {CELL("1"),
+    const sqltool_fmt_cell rows[] = {CELL("1"),
                                  CELL("a\tb"),
                                  CELL("line1\nline2\r"),
                                  CELL("2"),
@@ -64,7 +64,7 @@ Test(format, tsv_escapes_and_null)
                                  CELL("3"),
                                  CELL(""),
                                  CELL("NULL")};
-    char *out = write_set(FBW_FMT_TSV, rows, 3, NULL);
+    char *out = write_set(SQLTOOL_FMT_TSV, rows, 3, NULL);
     cr_expect_str_eq(out, "ID\tNAME\tNOTE\n"
                           "1\ta\\tb\tline1\\nline2\\r\n"
                           "2\tback\\\\slash\tNULL\n"
@@ -74,10 +74,10 @@ Test(format, tsv_escapes_and_null)
 
 Test(format, csv_rfc4180)
 {
-    const fbw_fmt_cell rows[] = {CELL("1"),          CELL("a,b"), CELL("say \"hi\""), CELL("2"),
+    const sqltool_fmt_cell rows[] = {CELL("1"),          CELL("a,b"), CELL("say \"hi\""), CELL("2"),
                                  CELL("two\nlines"), NUL,         CELL("3"),          CELL("NULL"),
                                  CELL(""),           CELL("4"),   CELL("tab\tand\\"), CELL("cr\r")};
-    char *out = write_set(FBW_FMT_CSV, rows, 4, NULL);
+    char *out = write_set(SQLTOOL_FMT_CSV, rows, 4, NULL);
     cr_expect_str_eq(out, "ID,NAME,NOTE\r\n"
                           "1,\"a,b\",\"say \"\"hi\"\"\"\r\n"
                           "2,\"two\nlines\",NULL\r\n"
@@ -89,8 +89,8 @@ Test(format, csv_rfc4180)
 Test(format, table_alignment_and_count)
 {
     const unsigned char right[] = {1, 0, 0};
-    const fbw_fmt_cell rows[] = {CELL("1"), CELL("alpha"), NUL, CELL("1234"), CELL("b"), CELL("x")};
-    char *out = write_set(FBW_FMT_TABLE, rows, 2, right);
+    const sqltool_fmt_cell rows[] = {CELL("1"), CELL("alpha"), NUL, CELL("1234"), CELL("b"), CELL("x")};
+    char *out = write_set(SQLTOOL_FMT_TABLE, rows, 2, right);
     cr_expect_str_eq(out, "ID   | NAME  | NOTE\n"
                           "-----+-------+-----\n"
                           "   1 | alpha | NULL\n"
@@ -102,13 +102,13 @@ Test(format, table_alignment_and_count)
 Test(format, table_counts_code_points)
 {
     /* "äöü" is 6 bytes but 3 columns wide; "日本" is 6 bytes, 2 wide */
-    const fbw_fmt_cell rows[] = {CELL("1"),
+    const sqltool_fmt_cell rows[] = {CELL("1"),
                                  CELL("\xc3\xa4\xc3\xb6\xc3\xbc"),
                                  CELL("\xe6\x97\xa5\xe6\x9c\xac"),
                                  CELL("22"),
                                  CELL("abcd"),
                                  CELL("z")};
-    char *out = write_set(FBW_FMT_TABLE, rows, 2, NULL);
+    char *out = write_set(SQLTOOL_FMT_TABLE, rows, 2, NULL);
     cr_expect_str_eq(out, "ID | NAME | NOTE\n"
                           "---+------+-----\n"
                           "1  | \xc3\xa4\xc3\xb6\xc3\xbc  | \xe6\x97\xa5\xe6\x9c\xac\n"
@@ -119,8 +119,8 @@ Test(format, table_counts_code_points)
 
 Test(format, table_escapes_control_characters_only)
 {
-    const fbw_fmt_cell rows[] = {CELL("1"), CELL("a\tb\\c"), CELL("x\ny")};
-    char *out = write_set(FBW_FMT_TABLE, rows, 1, NULL);
+    const sqltool_fmt_cell rows[] = {CELL("1"), CELL("a\tb\\c"), CELL("x\ny")};
+    char *out = write_set(SQLTOOL_FMT_TABLE, rows, 1, NULL);
     cr_expect_str_eq(out, "ID | NAME   | NOTE\n"
                           "---+--------+-----\n"
                           "1  | a\\tb\\c | x\\ny\n"
@@ -130,7 +130,7 @@ Test(format, table_escapes_control_characters_only)
 
 Test(format, table_without_rows)
 {
-    char *out = write_set(FBW_FMT_TABLE, NULL, 0, NULL);
+    char *out = write_set(SQLTOOL_FMT_TABLE, NULL, 0, NULL);
     cr_expect_str_eq(out, "ID | NAME | NOTE\n"
                           "---+------+-----\n"
                           "(0 rows)\n\n");
@@ -140,16 +140,16 @@ Test(format, table_without_rows)
 Test(format, several_sets_in_a_row)
 {
     capture c;
-    fbw_fmt *f = open_fmt(FBW_FMT_TSV, &c);
-    const fbw_fmt_cell h1[] = {CELL("A")}, r1[] = {CELL("1")};
-    const fbw_fmt_cell h2[] = {CELL("B"), CELL("C")}, r2[] = {CELL("2"), NUL};
-    cr_assert_eq(fbw_fmt_begin(f, 1, h1, NULL), FBW_OK);
-    cr_assert_eq(fbw_fmt_row(f, r1), FBW_OK);
-    cr_assert_eq(fbw_fmt_end(f), FBW_OK);
-    cr_assert_eq(fbw_fmt_begin(f, 2, h2, NULL), FBW_OK);
-    cr_expect_eq(fbw_fmt_rows(f), 0);
-    cr_assert_eq(fbw_fmt_row(f, r2), FBW_OK);
-    cr_assert_eq(fbw_fmt_end(f), FBW_OK);
+    sqltool_fmt *f = open_fmt(SQLTOOL_FMT_TSV, &c);
+    const sqltool_fmt_cell h1[] = {CELL("A")}, r1[] = {CELL("1")};
+    const sqltool_fmt_cell h2[] = {CELL("B"), CELL("C")}, r2[] = {CELL("2"), NUL};
+    cr_assert_eq(sqltool_fmt_begin(f, 1, h1, NULL), FBW_OK);
+    cr_assert_eq(sqltool_fmt_row(f, r1), FBW_OK);
+    cr_assert_eq(sqltool_fmt_end(f), FBW_OK);
+    cr_assert_eq(sqltool_fmt_begin(f, 2, h2, NULL), FBW_OK);
+    cr_expect_eq(sqltool_fmt_rows(f), 0);
+    cr_assert_eq(sqltool_fmt_row(f, r2), FBW_OK);
+    cr_assert_eq(sqltool_fmt_end(f), FBW_OK);
     char *out = close_fmt(f, &c);
     cr_expect_str_eq(out, "A\n1\nB\tC\n2\tNULL\n");
     free(out);
@@ -158,17 +158,17 @@ Test(format, several_sets_in_a_row)
 Test(format, calls_out_of_order)
 {
     capture c;
-    fbw_fmt *f = open_fmt(FBW_FMT_TABLE, &c);
-    const fbw_fmt_cell h[] = {CELL("A")};
-    cr_expect_eq(fbw_fmt_row(f, h), FBW_E_USAGE, "row before begin");
-    cr_expect_eq(fbw_fmt_end(f), FBW_E_USAGE, "end before begin");
-    cr_expect_eq(fbw_fmt_begin(f, 0, h, NULL), FBW_E_USAGE, "no columns");
-    cr_assert_eq(fbw_fmt_begin(f, 1, h, NULL), FBW_OK);
-    cr_expect_eq(fbw_fmt_begin(f, 1, h, NULL), FBW_E_USAGE, "begin twice");
-    cr_expect_eq(fbw_fmt_end(f), FBW_OK);
+    sqltool_fmt *f = open_fmt(SQLTOOL_FMT_TABLE, &c);
+    const sqltool_fmt_cell h[] = {CELL("A")};
+    cr_expect_eq(sqltool_fmt_row(f, h), FBW_E_USAGE, "row before begin");
+    cr_expect_eq(sqltool_fmt_end(f), FBW_E_USAGE, "end before begin");
+    cr_expect_eq(sqltool_fmt_begin(f, 0, h, NULL), FBW_E_USAGE, "no columns");
+    cr_assert_eq(sqltool_fmt_begin(f, 1, h, NULL), FBW_OK);
+    cr_expect_eq(sqltool_fmt_begin(f, 1, h, NULL), FBW_E_USAGE, "begin twice");
+    cr_expect_eq(sqltool_fmt_end(f), FBW_OK);
     free(close_fmt(f, &c));
-    fbw_fmt *bad = NULL;
-    cr_expect_eq(fbw_fmt_new(7, stdout, &bad), FBW_E_USAGE);
+    sqltool_fmt *bad = NULL;
+    cr_expect_eq(sqltool_fmt_new(7, stdout, &bad), FBW_E_USAGE);
     cr_expect_null(bad);
 }
 
@@ -176,21 +176,21 @@ Test(format, write_failure_is_reported)
 {
     FILE *ro = fopen("/dev/null", "r"); /* writes to a read-only stream fail */
     cr_assert_not_null(ro);
-    fbw_fmt *f = NULL;
-    cr_assert_eq(fbw_fmt_new(FBW_FMT_TSV, ro, &f), FBW_OK);
-    const fbw_fmt_cell h[] = {CELL("A")};
-    int rc = fbw_fmt_begin(f, 1, h, NULL);
+    sqltool_fmt *f = NULL;
+    cr_assert_eq(sqltool_fmt_new(SQLTOOL_FMT_TSV, ro, &f), FBW_OK);
+    const sqltool_fmt_cell h[] = {CELL("A")};
+    int rc = sqltool_fmt_begin(f, 1, h, NULL);
     if (rc == FBW_OK)
-        rc = fbw_fmt_end(f); /* buffered: the failure shows at the flush */
+        rc = sqltool_fmt_end(f); /* buffered: the failure shows at the flush */
     cr_expect_eq(rc, FBW_E_IO);
-    fbw_fmt_free(f);
+    sqltool_fmt_free(f);
     fclose(ro);
 }
 
 Test(format, width)
 {
-    cr_expect_eq(fbw_fmt_width("", 0), 0);
-    cr_expect_eq(fbw_fmt_width("abc", 3), 3);
-    cr_expect_eq(fbw_fmt_width("\xc3\xa4x", 3), 2);
-    cr_expect_eq(fbw_fmt_width("\xf0\x9f\x98\x80", 4), 1);
+    cr_expect_eq(sqltool_fmt_width("", 0), 0);
+    cr_expect_eq(sqltool_fmt_width("abc", 3), 3);
+    cr_expect_eq(sqltool_fmt_width("\xc3\xa4x", 3), 2);
+    cr_expect_eq(sqltool_fmt_width("\xf0\x9f\x98\x80", 4), 1);
 }

@@ -20,16 +20,16 @@ typedef struct result {
 } result;
 
 /* Split one text completely (stopping at the first error). */
-static result split_all(fbw_split *sp, const char *text)
+static result split_all(sqltool_split *sp, const char *text)
 {
     result r;
     memset(&r, 0, sizeof r);
-    fbw_split_feed(sp, text, strlen(text));
+    sqltool_split_feed(sp, text, strlen(text));
     for (;;) {
-        fbw_split_stmt st;
+        sqltool_split_stmt st;
         fbw_err err;
         fbw_err_clear(&err);
-        r.rc = fbw_split_next(sp, &st, &err);
+        r.rc = sqltool_split_next(sp, &st, &err);
         if (r.rc) {
             strcpy(r.msg, err.msg);
             break;
@@ -47,8 +47,8 @@ static result split_all(fbw_split *sp, const char *text)
 
 static result split1(const char *text)
 {
-    fbw_split sp;
-    fbw_split_init(&sp);
+    sqltool_split sp;
+    sqltool_split_init(&sp);
     return split_all(&sp, text);
 }
 
@@ -185,8 +185,8 @@ Test(split, set_term_errors)
 
 Test(split, terminator_is_kept_across_texts)
 {
-    fbw_split sp;
-    fbw_split_init(&sp);
+    sqltool_split sp;
+    sqltool_split_init(&sp);
     result a = split_all(&sp, "set term # ;");
     cr_expect_eq(a.rc, FBW_OK);
     cr_expect_eq(a.n, 0);
@@ -222,13 +222,13 @@ Test(split, unterminated_quotes_and_comments)
 
 Test(split, rest_is_dropped_after_an_error)
 {
-    fbw_split sp;
-    fbw_split_init(&sp);
-    fbw_split_feed(&sp, "select 'x; select 2 from t;", 27);
-    fbw_split_stmt st;
+    sqltool_split sp;
+    sqltool_split_init(&sp);
+    sqltool_split_feed(&sp, "select 'x; select 2 from t;", 27);
+    sqltool_split_stmt st;
     fbw_err err;
-    cr_expect_eq(fbw_split_next(&sp, &st, &err), FBW_E_BADVALUE);
-    cr_expect_eq(fbw_split_next(&sp, &st, &err), FBW_OK);
+    cr_expect_eq(sqltool_split_next(&sp, &st, &err), FBW_E_BADVALUE);
+    cr_expect_eq(sqltool_split_next(&sp, &st, &err), FBW_OK);
     cr_expect_null(st.sql, "nothing after an error");
 }
 
@@ -243,13 +243,13 @@ Test(split, every_prefix)
         char *copy = malloc(k ? k : 1); /* exactly k bytes: ASan sees any over-read */
         cr_assert_not_null(copy);
         memcpy(copy, text, k);
-        fbw_split sp;
-        fbw_split_init(&sp);
-        fbw_split_feed(&sp, copy, k);
+        sqltool_split sp;
+        sqltool_split_init(&sp);
+        sqltool_split_feed(&sp, copy, k);
         for (int guard = 0; guard < 20; guard++) {
-            fbw_split_stmt st;
+            sqltool_split_stmt st;
             fbw_err err;
-            int rc = fbw_split_next(&sp, &st, &err);
+            int rc = sqltool_split_next(&sp, &st, &err);
             cr_assert(rc == FBW_OK || rc == FBW_E_BADVALUE, "prefix %zu: rc %d", k, rc);
             if (rc == FBW_OK && !st.sql)
                 break;
@@ -261,12 +261,12 @@ Test(split, every_prefix)
     }
 }
 
-/* Typed input (fbw_split_hold): statements come once terminated; the rest waits for more text. */
+/* Typed input (sqltool_split_hold): statements come once terminated; the rest waits for more text. */
 Test(split, hold_keeps_the_unfinished_statement)
 {
-    fbw_split sp;
-    fbw_split_init(&sp);
-    fbw_split_hold(&sp, 1);
+    sqltool_split sp;
+    sqltool_split_init(&sp);
+    sqltool_split_hold(&sp, 1);
     const char *text = "select 1 from rdb$database; select 'a;\n";
     result r = split_all(&sp, text);
     cr_assert_eq(r.rc, FBW_OK, "%s", r.msg);

@@ -110,7 +110,7 @@ static void parse_cost(const char *text, sb_out *out)
 }
 
 /* Run the launcher with args; its stdout is read for sysbench's event count. 0 on success. */
-static int run_sysbench(const fbw_bench_opts *o, const acct_state *st, const char *const *args,
+static int run_sysbench(const benchtool_opts *o, const acct_state *st, const char *const *args,
                         sb_out *out)
 {
     int fd[2];
@@ -160,7 +160,7 @@ static int run_sysbench(const fbw_bench_opts *o, const acct_state *st, const cha
 }
 
 /* argv for one sysbench command; bufs holds the formatted options. */
-static void build_args(const fbw_bench_opts *o, const acct_state *st, const char *script,
+static void build_args(const benchtool_opts *o, const acct_state *st, const char *script,
                        const char *mode, const char *tail, const char *cmd,
                        char bufs[6][300], const char **args)
 {
@@ -203,12 +203,12 @@ static void print_load(const char *when)
 /* min, median, max of v[0..n) (sorts v). */
 static void stats3(double *v, int n, double out[3])
 {
-    out[1] = fbw_bench_median(v, n);
+    out[1] = benchtool_median(v, n);
     out[0] = v[0];
     out[2] = v[n - 1];
 }
 
-static int one_script(const fbw_bench_opts *o, const acct_state *st, const char *script)
+static int one_script(const benchtool_opts *o, const acct_state *st, const char *script)
 {
     char bufs[6][300];
     const char *args[MAX_ARGS];
@@ -283,7 +283,7 @@ static int one_script(const fbw_bench_opts *o, const acct_state *st, const char 
     return 0;
 }
 
-static int acct_run(const fbw_bench_opts *o, void *state)
+static int acct_run(const benchtool_opts *o, void *state)
 {
     acct_state *st = state;
     char bufs[6][300];
@@ -307,7 +307,7 @@ static int acct_run(const fbw_bench_opts *o, void *state)
     return status;
 }
 
-const fbw_bench_mode fbw_bench_mode_accounting = {
+const benchtool_mode benchtool_mode_accounting = {
     "accounting",
     "what the sysbench driver's wire statistics report costs the client",
     "  --sysbench CMD     the fbwire-sysbench launcher (default: fbwire-sysbench in PATH)\n"

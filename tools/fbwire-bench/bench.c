@@ -9,7 +9,7 @@
 
 #define MAX_COLS 32 /* keeps the value array on the stack small */
 
-int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress, fbw_client **out,
+int benchtool_connect(const benchtool_opts *o, const char *plugin, int compress, fbw_client **out,
                       fbw_err *err)
 {
     fbw_client_opts co;
@@ -29,7 +29,7 @@ int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress,
 /* ---- statements ---- */
 
 /* A client failure, or else the statement's own server error. */
-static int stmt_result(fbw_bench_stmt *b, int rc, const char *what, fbw_err *err)
+static int stmt_result(benchtool_stmt *b, int rc, const char *what, fbw_err *err)
 {
     if (rc) {
         *err = *fbw_client_error(b->cl);
@@ -42,7 +42,7 @@ static int stmt_result(fbw_bench_stmt *b, int rc, const char *what, fbw_err *err
     return rc;
 }
 
-int fbw_bench_prepare(fbw_bench_stmt *b, fbw_client *cl, const char *sql, fbw_err *err)
+int benchtool_prepare(benchtool_stmt *b, fbw_client *cl, const char *sql, fbw_err *err)
 {
     memset(b, 0, sizeof *b);
     b->cl = cl;
@@ -67,7 +67,7 @@ int fbw_bench_prepare(fbw_bench_stmt *b, fbw_client *cl, const char *sql, fbw_er
 }
 
 /* Decode every buffered row and drop them. */
-static int consume_rows(fbw_bench_stmt *b, uint64_t *rows, fbw_err *err)
+static int consume_rows(benchtool_stmt *b, uint64_t *rows, fbw_err *err)
 {
     fbw_value v[MAX_COLS];
     const fbw_msgfmt *f = fbw_stmt_output(b->s);
@@ -84,7 +84,7 @@ static int consume_rows(fbw_bench_stmt *b, uint64_t *rows, fbw_err *err)
     return FBW_OK;
 }
 
-int fbw_bench_exec(fbw_bench_stmt *b, const fbw_value *params, uint64_t *rows, fbw_err *err)
+int benchtool_exec(benchtool_stmt *b, const fbw_value *params, uint64_t *rows, fbw_err *err)
 {
     *rows = 0;
     int rc = stmt_result(b, fbw_client_execute(b->cl, b->s, b->tx, params, 0), "execute", err);
@@ -97,7 +97,7 @@ int fbw_bench_exec(fbw_bench_stmt *b, const fbw_value *params, uint64_t *rows, f
     return rc;
 }
 
-int fbw_bench_finish(fbw_bench_stmt *b, fbw_err *err)
+int benchtool_finish(benchtool_stmt *b, fbw_err *err)
 {
     fbw_stmt_free(b->s);
     b->s = NULL;
@@ -113,7 +113,7 @@ int fbw_bench_finish(fbw_bench_stmt *b, fbw_err *err)
 
 /* ---- clocks and statistics ---- */
 
-uint64_t fbw_bench_wall_ns(void)
+uint64_t benchtool_wall_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -122,7 +122,7 @@ uint64_t fbw_bench_wall_ns(void)
 
 static uint64_t tv_ns(struct timeval t) { return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_usec * 1000u; }
 
-uint64_t fbw_bench_cpu_ns(void)
+uint64_t benchtool_cpu_ns(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -135,13 +135,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double fbw_bench_median(double *v, int n)
+double benchtool_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void fbw_bench_print_error(const char *what, const fbw_err *e)
+void benchtool_print_error(const char *what, const fbw_err *e)
 {
     fprintf(stderr, "fbwire-bench: %s: %s\n", what, e->msg[0] ? e->msg : fbw_rc_name(e->code));
     if (e->sqlstate[0])

@@ -3,8 +3,8 @@
  * given wire setup, running one prepared statement to the end, clocks (wall and process CPU) and
  * medians. A mode (crypt.c, ...) registers its options and a run function in main.c's table.
  * Nothing here asserts timings or decides what is fast: modes measure and print. */
-#ifndef FBW_BENCH_H
-#define FBW_BENCH_H
+#ifndef BENCHTOOL_H
+#define BENCHTOOL_H
 
 #include "fbwire.h"
 
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 /* Options every mode takes. */
-typedef struct fbw_bench_opts {
+typedef struct benchtool_opts {
     const char *db;       /* DSN: host[/port]:path */
     const char *user;     /* default $ISC_USER */
     const char *password; /* default $ISC_PASSWORD; never printed */
@@ -20,10 +20,10 @@ typedef struct fbw_bench_opts {
     int timeout_s;        /* per wait for the server */
     const char *keylog;   /* key log file (wire/keylog.h); NULL: $FBWIRE_KEYLOGFILE */
     int row_format;       /* FBW_ROW_FORMAT_* (wire/msg.h), default compact */
-} fbw_bench_opts;
+} benchtool_opts;
 
 /* One benchmark mode ("fbwire-bench <name> ..."). Mode options all take a value. */
-typedef struct fbw_bench_mode {
+typedef struct benchtool_mode {
     const char *name;
     const char *summary;      /* one line for the usage text */
     const char *options_help; /* the mode's option lines, or "" */
@@ -33,40 +33,40 @@ typedef struct fbw_bench_mode {
      * why to stderr). */
     int (*option)(void *state, const char *name, const char *value);
     /* Returns the process exit status. */
-    int (*run)(const fbw_bench_opts *o, void *state);
-} fbw_bench_mode;
+    int (*run)(const benchtool_opts *o, void *state);
+} benchtool_mode;
 
-extern const fbw_bench_mode fbw_bench_mode_crypt;
-extern const fbw_bench_mode fbw_bench_mode_pipeline;
-extern const fbw_bench_mode fbw_bench_mode_accounting;
+extern const benchtool_mode benchtool_mode_crypt;
+extern const benchtool_mode benchtool_mode_pipeline;
+extern const benchtool_mode benchtool_mode_accounting;
 
 /* Connect to o->db. plugin: wire-crypt plugin to require, or NULL for encryption disabled. */
-int fbw_bench_connect(const fbw_bench_opts *o, const char *plugin, int compress, fbw_client **out,
+int benchtool_connect(const benchtool_opts *o, const char *plugin, int compress, fbw_client **out,
                       fbw_err *err);
 
 /* A statement prepared once in its own read-only transaction, executed many times. */
-typedef struct fbw_bench_stmt {
+typedef struct benchtool_stmt {
     fbw_client *cl;
     fbw_tx *tx;
     fbw_stmt *s;
     const char *sql;
     uint64_t sink;           /* decoded bytes, so decoding cannot be skipped */
-} fbw_bench_stmt;
+} benchtool_stmt;
 
-int fbw_bench_prepare(fbw_bench_stmt *b, fbw_client *cl, const char *sql, fbw_err *err);
+int benchtool_prepare(benchtool_stmt *b, fbw_client *cl, const char *sql, fbw_err *err);
 /* Execute with params (NULL when none) and fetch every row, decoding each. *rows gets the count. */
-int fbw_bench_exec(fbw_bench_stmt *b, const fbw_value *params, uint64_t *rows, fbw_err *err);
+int benchtool_exec(benchtool_stmt *b, const fbw_value *params, uint64_t *rows, fbw_err *err);
 /* Free the statement and commit its transaction. */
-int fbw_bench_finish(fbw_bench_stmt *b, fbw_err *err);
+int benchtool_finish(benchtool_stmt *b, fbw_err *err);
 
 /* Monotonic wall clock and this process's user+system CPU time (getrusage), in nanoseconds. */
-uint64_t fbw_bench_wall_ns(void);
-uint64_t fbw_bench_cpu_ns(void);
+uint64_t benchtool_wall_ns(void);
+uint64_t benchtool_cpu_ns(void);
 
 /* Median of v[0..n) (sorts v). n > 0. */
-double fbw_bench_median(double *v, int n);
+double benchtool_median(double *v, int n);
 
 /* Print "fbwire-bench: <what>: <message>" with SQLSTATE and gds code when present. */
-void fbw_bench_print_error(const char *what, const fbw_err *e);
+void benchtool_print_error(const char *what, const fbw_err *e);
 
 #endif

@@ -87,13 +87,13 @@ static int run_fetch(fbw_client *cl, const crypt_state *st, sample *out, fbw_err
 {
     char sql[1024];
     snprintf(sql, sizeof sql, FETCH_SQL, (st->rows + 999) / 1000, st->rows);
-    fbw_bench_stmt b;
+    benchtool_stmt b;
     uint64_t rows = 0;
-    int rc = fbw_bench_prepare(&b, cl, sql, err);
+    int rc = benchtool_prepare(&b, cl, sql, err);
     if (rc == FBW_OK) {
-        uint64_t w0 = wire_bytes(cl), t0 = fbw_bench_wall_ns(), c0 = fbw_bench_cpu_ns();
-        rc = fbw_bench_exec(&b, NULL, &rows, err);
-        uint64_t c1 = fbw_bench_cpu_ns(), t1 = fbw_bench_wall_ns(), w1 = wire_bytes(cl);
+        uint64_t w0 = wire_bytes(cl), t0 = benchtool_wall_ns(), c0 = benchtool_cpu_ns();
+        rc = benchtool_exec(&b, NULL, &rows, err);
+        uint64_t c1 = benchtool_cpu_ns(), t1 = benchtool_wall_ns(), w1 = wire_bytes(cl);
         if (rc == FBW_OK && rows != (uint64_t)st->rows)
             rc = fbw_err_set(err, FBW_E_PROTO, "fetch returned %llu rows, expected %d",
                              (unsigned long long)rows, st->rows);
@@ -104,7 +104,7 @@ static int run_fetch(fbw_client *cl, const crypt_state *st, sample *out, fbw_err
         }
     }
     if (b.s || b.tx) {
-        int frc = fbw_bench_finish(&b, err);
+        int frc = benchtool_finish(&b, err);
         rc = rc ? rc : frc;
     }
     return rc;
@@ -112,8 +112,8 @@ static int run_fetch(fbw_client *cl, const crypt_state *st, sample *out, fbw_err
 
 static int run_points(fbw_client *cl, const crypt_state *st, sample *out, fbw_err *err)
 {
-    fbw_bench_stmt b;
-    int rc = fbw_bench_prepare(&b, cl, POINT_SQL, err);
+    benchtool_stmt b;
+    int rc = benchtool_prepare(&b, cl, POINT_SQL, err);
     const fbw_msgfmt *in = rc == FBW_OK ? fbw_stmt_input(b.s) : NULL;
     if (rc == FBW_OK && (in->n != 1 || (in->cols[0].type != FBW_SQL_LONG && in->cols[0].type != FBW_SQL_INT64)))
         rc = fbw_err_set(err, FBW_E_PROTO, "point select: expected one integer parameter");
@@ -121,14 +121,14 @@ static int run_points(fbw_client *cl, const crypt_state *st, sample *out, fbw_er
         fbw_value p;
         memset(&p, 0, sizeof p);
         p.type = in->cols[0].type;
-        uint64_t total = 0, w0 = wire_bytes(cl), t0 = fbw_bench_wall_ns(), c0 = fbw_bench_cpu_ns();
+        uint64_t total = 0, w0 = wire_bytes(cl), t0 = benchtool_wall_ns(), c0 = benchtool_cpu_ns();
         for (int i = 0; i < st->points && rc == FBW_OK; i++) {
             uint64_t rows = 0;
             p.u.i64 = (int64_t)i * 7919 % st->rows;
-            rc = fbw_bench_exec(&b, &p, &rows, err);
+            rc = benchtool_exec(&b, &p, &rows, err);
             total += rows;
         }
-        uint64_t c1 = fbw_bench_cpu_ns(), t1 = fbw_bench_wall_ns(), w1 = wire_bytes(cl);
+        uint64_t c1 = benchtool_cpu_ns(), t1 = benchtool_wall_ns(), w1 = wire_bytes(cl);
         if (rc == FBW_OK && total != (uint64_t)st->points)
             rc = fbw_err_set(err, FBW_E_PROTO, "point selects returned %llu rows, expected %d",
                              (unsigned long long)total, st->points);
@@ -139,18 +139,18 @@ static int run_points(fbw_client *cl, const crypt_state *st, sample *out, fbw_er
         }
     }
     if (b.s || b.tx) {
-        int frc = fbw_bench_finish(&b, err);
+        int frc = benchtool_finish(&b, err);
         rc = rc ? rc : frc;
     }
     return rc;
 }
 
 /* One run of one setup on a fresh connection. The first connection also reads the server version. */
-static int run_setup(const fbw_bench_opts *o, const crypt_state *st, setup_result *r, char *version,
+static int run_setup(const benchtool_opts *o, const crypt_state *st, setup_result *r, char *version,
                      size_t vsize, fbw_err *err)
 {
     fbw_client *cl = NULL;
-    int rc = fbw_bench_connect(o, r->cipher, r->compress, &cl, err);
+    int rc = benchtool_connect(o, r->cipher, r->compress, &cl, err);
     if (rc == FBW_E_CRYPT && r->cipher) {
         r->unsupported = 1; /* required + not offered: the client refused before attaching */
         return FBW_OK;
@@ -184,10 +184,10 @@ static double median_of(const setup_result *r, size_t field)
     double v[MAX_RUNS];
     for (int i = 0; i < r->nruns; i++)
         memcpy(&v[i], (const char *)&r->s[i] + field, sizeof v[i]);
-    return fbw_bench_median(v, r->nruns);
+    return benchtool_median(v, r->nruns);
 }
 
-static void print_table(const fbw_bench_opts *o, const crypt_state *st, const setup_result *res,
+static void print_table(const benchtool_opts *o, const crypt_state *st, const setup_result *res,
                         const char *version)
 {
     printf("fbwire-bench crypt: %s; median of %d runs\n", version, o->runs);
@@ -211,7 +211,7 @@ static void print_table(const fbw_bench_opts *o, const crypt_state *st, const se
     }
 }
 
-static int crypt_run(const fbw_bench_opts *o, void *state)
+static int crypt_run(const benchtool_opts *o, void *state)
 {
     const crypt_state *st = state;
     setup_result res[NSETUPS];
@@ -234,7 +234,7 @@ static int crypt_run(const fbw_bench_opts *o, void *state)
                 char what[64];
                 snprintf(what, sizeof what, "%s%s, run %d", res[i].cipher ? res[i].cipher : "none",
                          res[i].compress ? " + zlib" : "", run + 1);
-                fbw_bench_print_error(what, &err);
+                benchtool_print_error(what, &err);
                 status = 1;
             }
         }
@@ -244,7 +244,7 @@ static int crypt_run(const fbw_bench_opts *o, void *state)
     return status;
 }
 
-const fbw_bench_mode fbw_bench_mode_crypt = {
+const benchtool_mode benchtool_mode_crypt = {
     .name = "crypt",
     .summary = "fetch and point-select throughput and client CPU per wire cipher, with and without zlib",
     .options_help = "  --rows N         rows of the fetch workload (default 100000)\n"

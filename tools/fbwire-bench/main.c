@@ -2,7 +2,7 @@
 /* fbwire-bench - client-side benchmarks over fbwire against a live server.
  *
  * `fbwire-bench MODE --db DSN [common options] [mode options]`. Each mode is an entry of the table
- * below (bench.h fbw_bench_mode); this file only parses the common options, hands the rest to the
+ * below (bench.h benchtool_mode); this file only parses the common options, hands the rest to the
  * mode and runs it. Modes print their own table. The password is never printed. */
 #include "bench.h"
 
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const fbw_bench_mode *const MODES[] = {&fbw_bench_mode_crypt, &fbw_bench_mode_pipeline,
-                                              &fbw_bench_mode_accounting};
+static const benchtool_mode *const MODES[] = {&benchtool_mode_crypt, &benchtool_mode_pipeline,
+                                              &benchtool_mode_accounting};
 #define NMODES (sizeof MODES / sizeof *MODES)
 
 static void usage(FILE *f)
@@ -49,7 +49,7 @@ static int parse_int(const char *s, const char *what, int lo, int hi, int *out)
 }
 
 /* 1 when name was a common option, -1 for a bad value, 0 when it is not one. */
-static int common_option(fbw_bench_opts *o, const char *name, const char *value)
+static int common_option(benchtool_opts *o, const char *name, const char *value)
 {
     if (!strcmp(name, "--db"))
         o->db = value;
@@ -74,7 +74,7 @@ static int common_option(fbw_bench_opts *o, const char *name, const char *value)
     return 1;
 }
 
-static const fbw_bench_mode *find_mode(const char *name)
+static const benchtool_mode *find_mode(const char *name)
 {
     for (size_t i = 0; i < NMODES; i++)
         if (!strcmp(MODES[i]->name, name))
@@ -83,7 +83,7 @@ static const fbw_bench_mode *find_mode(const char *name)
 }
 
 /* Every option takes a value ("--name value" or "--name=value"). */
-static int parse_args(int argc, char **argv, fbw_bench_opts *o, const fbw_bench_mode *m, void *state)
+static int parse_args(int argc, char **argv, benchtool_opts *o, const benchtool_mode *m, void *state)
 {
     for (int i = 2; i < argc; i++) {
         char name[64];
@@ -120,13 +120,13 @@ int main(int argc, char **argv)
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    const fbw_bench_mode *m = find_mode(argv[1]);
+    const benchtool_mode *m = find_mode(argv[1]);
     if (!m) {
         fprintf(stderr, "fbwire-bench: unknown mode \"%s\"\n", argv[1]);
         usage(stderr);
         return 2;
     }
-    fbw_bench_opts o = {.runs = 5, .timeout_s = 120};
+    benchtool_opts o = {.runs = 5, .timeout_s = 120};
     void *state = calloc(1, m->state_size ? m->state_size : 1);
     if (!state) {
         fprintf(stderr, "fbwire-bench: out of memory\n");

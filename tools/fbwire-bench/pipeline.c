@@ -76,7 +76,7 @@ static int pipe_option(void *state, const char *name, const char *value)
 }
 
 typedef struct round {
-    fbw_bench_stmt *b;
+    benchtool_stmt *b;
     fbw_pipe *p;
     int ids;
     unsigned seed;
@@ -117,23 +117,23 @@ typedef struct sample {
 } sample;
 
 /* One K for st->seconds: rounds of K pipelined executions. */
-static int measure(fbw_bench_stmt *b, srvcpu *srv, int srv_ok, const pipe_state *st, int k,
+static int measure(benchtool_stmt *b, srvcpu *srv, int srv_ok, const pipe_state *st, int k,
                    round *r, sample *out, fbw_err *err)
 {
     fbw_conn *c = fbw_client_conn(b->cl);
     uint64_t stmts = 0, rt0 = fbw_conn_stats(c)->round_trips, s0 = 0, s1 = 0;
     if (srv_ok && srvcpu_read(srv, &s0, NULL) != FBW_OK)
         srv_ok = 0;
-    uint64_t w0 = fbw_bench_wall_ns(), c0 = fbw_bench_cpu_ns();
+    uint64_t w0 = benchtool_wall_ns(), c0 = benchtool_cpu_ns();
     uint64_t until = w0 + (uint64_t)(st->seconds * 1e9);
-    while (fbw_bench_wall_ns() < until) {
+    while (benchtool_wall_ns() < until) {
         int rc = one_round(r, k, err);
         if (rc)
             return rc;
         fbw_stmt_clear_rows(b->s);
         stmts += (uint64_t)k;
     }
-    uint64_t wall = fbw_bench_wall_ns() - w0, cpu = fbw_bench_cpu_ns() - c0;
+    uint64_t wall = benchtool_wall_ns() - w0, cpu = benchtool_cpu_ns() - c0;
     if (srv_ok && srvcpu_read(srv, &s1, NULL) != FBW_OK)
         srv_ok = 0;
     uint64_t rts = fbw_conn_stats(c)->round_trips - rt0;
@@ -145,23 +145,23 @@ static int measure(fbw_bench_stmt *b, srvcpu *srv, int srv_ok, const pipe_state 
     return FBW_OK;
 }
 
-static int pipe_run(const fbw_bench_opts *o, void *state)
+static int pipe_run(const benchtool_opts *o, void *state)
 {
     const pipe_state *st = state;
     fbw_client *cl = NULL;
     fbw_err err;
     fbw_err_clear(&err);
-    if (fbw_bench_connect(o, NULL, 0, &cl, &err) != FBW_OK) {
-        fbw_bench_print_error("connect", &err);
+    if (benchtool_connect(o, NULL, 0, &cl, &err) != FBW_OK) {
+        benchtool_print_error("connect", &err);
         return 1;
     }
     srvcpu srv;
     memset(&srv, 0, sizeof srv);
     int srv_ok = srvcpu_find_peer(&srv, fbw_client_fd(cl), NULL) == FBW_OK;
-    fbw_bench_stmt b;
+    benchtool_stmt b;
     round *r = calloc(1, sizeof *r);
     sample *s = calloc((size_t)st->nk * MAX_RUNS, sizeof *s);
-    int rc = r && s ? fbw_bench_prepare(&b, cl, st->sql, &err)
+    int rc = r && s ? benchtool_prepare(&b, cl, st->sql, &err)
                     : fbw_err_set(&err, FBW_E_NOMEM, "out of memory");
     if (rc == FBW_OK && fbw_stmt_input(b.s)->n != 1)
         rc = fbw_err_set(&err, FBW_E_USAGE, "--sql must take exactly one parameter (the id)");
@@ -181,7 +181,7 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
         for (int i = 0; rc == FBW_OK && i < st->nk; i++)
             rc = measure(&b, &srv, srv_ok, st, st->k[i], r, &s[i * MAX_RUNS + run], &err);
     if (rc != FBW_OK) {
-        fbw_bench_print_error("pipeline", &err);
+        benchtool_print_error("pipeline", &err);
     } else {
         printf("K statements per write, one wait per round; medians of %d runs of %.1f s per K\n",
                o->runs, st->seconds);
@@ -198,20 +198,20 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
             }
             char server[32];
             if (ok)
-                snprintf(server, sizeof server, "%.2f", fbw_bench_median(su, o->runs));
+                snprintf(server, sizeof server, "%.2f", benchtool_median(su, o->runs));
             else
                 snprintf(server, sizeof server, "n/a");
-            printf("%6d %12.0f %10.2f %18.2f %18s\n", st->k[i], fbw_bench_median(q, o->runs),
-                   fbw_bench_median(spr, o->runs), fbw_bench_median(cu, o->runs), server);
+            printf("%6d %12.0f %10.2f %18.2f %18s\n", st->k[i], benchtool_median(q, o->runs),
+                   benchtool_median(spr, o->runs), benchtool_median(cu, o->runs), server);
         }
         if (!srv_ok)
             printf("server CPU not available: %s\n", srv.why[0] ? srv.why : "server not found");
         else
             printf("server: pid %d (%d child processes); its CPU includes all its other work\n",
                    srv.pid, srv.children);
-        rc = fbw_bench_finish(&b, &err);
+        rc = benchtool_finish(&b, &err);
         if (rc)
-            fbw_bench_print_error("finish", &err);
+            benchtool_print_error("finish", &err);
     }
     fbw_client_close(cl);
     if (r)
@@ -221,7 +221,7 @@ static int pipe_run(const fbw_bench_opts *o, void *state)
     return rc == FBW_OK ? 0 : 1;
 }
 
-const fbw_bench_mode fbw_bench_mode_pipeline = {
+const benchtool_mode benchtool_mode_pipeline = {
     .name = "pipeline",
     .summary = "K pipelined point SELECTs per round trip: statements/s, client and server CPU "
                "per statement",

@@ -34,15 +34,15 @@ static int word(const char **p, const char *end, const char *w)
     return 1;
 }
 
-static int fail(fbw_session *se, unsigned line, const char *fmt, const char *arg, int arglen)
+static int fail(sqltool_session *se, unsigned line, const char *fmt, const char *arg, int arglen)
 {
     fbw_err e;
     fbw_err_set(&e, FBW_E_USAGE, fmt, arglen, arg);
-    fbw_session_fail(se, &e, line);
+    sqltool_session_fail(se, &e, line);
     return FBW_E_USAGE;
 }
 
-void fbw_cmd_print_info(fbw_client *cl, FILE *out)
+void sqltool_cmd_print_info(fbw_client *cl, FILE *out)
 {
     fbw_conn *c = fbw_client_conn(cl);
     const fbw_conn_info *i = fbw_conn_get_info(c);
@@ -65,17 +65,17 @@ void fbw_cmd_print_info(fbw_client *cl, FILE *out)
     fprintf(out, "wait_ms: %.3f\n", (double)s->wait_ns / 1e6);
 }
 
-static int show_database(fbw_session *se, unsigned line)
+static int show_database(sqltool_session *se, unsigned line)
 {
-    fbw_client *cl = fbw_session_client(se);
+    fbw_client *cl = sqltool_session_client(se);
     int rc = fbw_conn_query_version(fbw_client_conn(cl));
     if (rc == FBW_OK)
         rc = fbw_client_wait(cl);
     if (rc) {
-        fbw_session_fail(se, fbw_client_error(cl), line);
+        sqltool_session_fail(se, fbw_client_error(cl), line);
         return rc;
     }
-    fbw_cmd_print_info(cl, stdout);
+    sqltool_cmd_print_info(cl, stdout);
     fflush(stdout);
     return FBW_OK;
 }
@@ -145,34 +145,34 @@ static int stored_name(const char *p, const char *end, char *out, size_t size)
     return 1;
 }
 
-static int show_table(fbw_session *se, const char *p, const char *end, unsigned line)
+static int show_table(sqltool_session *se, const char *p, const char *end, unsigned line)
 {
     char name[160], sql[sizeof COLUMNS_SQL + 200];
     if (!stored_name(p, end, name, sizeof name))
         return fail(se, line, "SHOW TABLE needs one table name, got \"%.*s\"", p, (int)(end - p));
     uint64_t rows = 0;
     snprintf(sql, sizeof sql, "select 1 from rdb$relations where rdb$relation_name = '%s'", name);
-    int rc = fbw_session_count(se, sql, strlen(sql), line, &rows);
+    int rc = sqltool_session_count(se, sql, strlen(sql), line, &rows);
     if (rc == FBW_OK && rows == 0)
         return fail(se, line, "there is no table or view %.*s", name, (int)strlen(name));
     if (rc)
         return rc;
     snprintf(sql, sizeof sql, COLUMNS_SQL, name);
-    return fbw_session_exec(se, sql, strlen(sql), line);
+    return sqltool_session_exec(se, sql, strlen(sql), line);
 }
 
 static const char TABLES_SQL[] =
     "select trim(rdb$relation_name) as \"TABLE\" from rdb$relations "
     "where coalesce(rdb$system_flag, 0) = 0 and rdb$view_blr is null order by 1";
 
-static int show(fbw_session *se, const char *args, const char *end, unsigned line)
+static int show(sqltool_session *se, const char *args, const char *end, unsigned line)
 {
     const char *p = args;
     if (word(&p, end, "TABLES") && p == end)
-        return fbw_session_exec(se, TABLES_SQL, sizeof TABLES_SQL - 1, line);
+        return sqltool_session_exec(se, TABLES_SQL, sizeof TABLES_SQL - 1, line);
     p = args;
     if (word(&p, end, "TABLE"))
-        return p == end ? fbw_session_exec(se, TABLES_SQL, sizeof TABLES_SQL - 1, line)
+        return p == end ? sqltool_session_exec(se, TABLES_SQL, sizeof TABLES_SQL - 1, line)
                         : show_table(se, p, end, line);
     p = args;
     if (word(&p, end, "DATABASE") && p == end)
@@ -186,7 +186,7 @@ static int show(fbw_session *se, const char *args, const char *end, unsigned lin
  * 32-bit count of milliseconds at most. fbwire-sql sets the connection's timeout
  * (fbw_conn_set_statement_timeout), which every later execute carries: the server's own
  * attachment-level statement would make FB3 answer "Token unknown" instead of a clear refusal. */
-static int set_statement_timeout(fbw_session *se, const char *p, const char *end, unsigned line)
+static int set_statement_timeout(sqltool_session *se, const char *p, const char *end, unsigned line)
 {
     static const struct { const char *unit; uint32_t ms; } units[] = {
         {"HOUR", 3600000}, {"MINUTE", 60000}, {"SECOND", 1000}, {"MILLISECOND", 1}};
@@ -212,42 +212,42 @@ static int set_statement_timeout(fbw_session *se, const char *p, const char *end
         return fail(se, line, "SET STATEMENT TIMEOUT %.*s: more than 4294967295 ms", num,
                     (int)(end - num));
     fbw_err e;
-    int rc = fbw_conn_set_statement_timeout(fbw_client_conn(fbw_session_client(se)),
+    int rc = fbw_conn_set_statement_timeout(fbw_client_conn(sqltool_session_client(se)),
                                             (uint32_t)(n * mult), &e);
     if (rc)
-        fbw_session_fail(se, &e, line);
+        sqltool_session_fail(se, &e, line);
     return rc;
 }
 
-int fbw_cmd_run(fbw_session *se, const char *sql, size_t len, unsigned line, int *rc)
+int sqltool_cmd_run(sqltool_session *se, const char *sql, size_t len, unsigned line, int *rc)
 {
     const char *p = sql, *end = sql + len;
     *rc = FBW_OK;
     if (word(&p, end, "EXIT") && p == end)
-        return FBW_CMD_EXIT;
+        return SQLTOOL_CMD_EXIT;
     p = sql;
     if (word(&p, end, "QUIT") && p == end)
-        return FBW_CMD_QUIT;
+        return SQLTOOL_CMD_QUIT;
     p = sql;
     if (word(&p, end, "SHOW")) {
         *rc = show(se, p, end, line);
-        return FBW_CMD_DONE;
+        return SQLTOOL_CMD_DONE;
     }
     p = sql;
     if (word(&p, end, "SET") && word(&p, end, "STATS")) {
         if (p == end || word(&p, end, "ON")) {
-            fbw_session_set_stats(se, 1);
+            sqltool_session_set_stats(se, 1);
         } else if (word(&p, end, "OFF")) {
-            fbw_session_set_stats(se, 0);
+            sqltool_session_set_stats(se, 0);
         }
         if (p != end)
             *rc = fail(se, line, "SET STATS takes ON or OFF, got \"%.*s\"", p, (int)(end - p));
-        return FBW_CMD_DONE;
+        return SQLTOOL_CMD_DONE;
     }
     p = sql;
     if (word(&p, end, "SET") && word(&p, end, "STATEMENT") && word(&p, end, "TIMEOUT")) {
         *rc = set_statement_timeout(se, p, end, line);
-        return FBW_CMD_DONE;
+        return SQLTOOL_CMD_DONE;
     }
-    return FBW_CMD_SQL;
+    return SQLTOOL_CMD_SQL;
 }

@@ -4,23 +4,23 @@
  * TIMEOUT n [HOUR|MINUTE|SECOND|MILLISECOND] (the connection's statement timeout). Each one is a
  * statement like any other (it ends with the terminator); SET TERM is the splitter's (split.h).
  * SHOW runs ordinary queries on the system tables through the session (session.h). */
-#ifndef FBW_COMMANDS_H
-#define FBW_COMMANDS_H
+#ifndef SQLTOOL_COMMANDS_H
+#define SQLTOOL_COMMANDS_H
 
 #include "session.h"
 
-enum fbw_cmd_result {
-    FBW_CMD_SQL,  /* not a command: send it to the server */
-    FBW_CMD_DONE, /* a command ran (or failed, reported and counted as a failed statement) */
-    FBW_CMD_EXIT, /* EXIT: leave, committing the open transaction */
-    FBW_CMD_QUIT, /* QUIT: leave, rolling it back */
+enum sqltool_cmd_result {
+    SQLTOOL_CMD_SQL,  /* not a command: send it to the server */
+    SQLTOOL_CMD_DONE, /* a command ran (or failed, reported and counted as a failed statement) */
+    SQLTOOL_CMD_EXIT, /* EXIT: leave, committing the open transaction */
+    SQLTOOL_CMD_QUIT, /* QUIT: leave, rolling it back */
 };
 
 /* Run sql[0..len) if it is a command; *rc is FBW_OK, the failure, or a fatal code when the
  * connection is gone. */
-int fbw_cmd_run(fbw_session *se, const char *sql, size_t len, unsigned line, int *rc);
+int sqltool_cmd_run(sqltool_session *se, const char *sql, size_t len, unsigned line, int *rc);
 
 /* key: value lines of what the connection negotiated and cost so far (--info, SHOW DATABASE). */
-void fbw_cmd_print_info(fbw_client *cl, FILE *out);
+void sqltool_cmd_print_info(fbw_client *cl, FILE *out);
 
 #endif

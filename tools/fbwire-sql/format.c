@@ -16,7 +16,7 @@ typedef struct cellref {
     size_t off, len; /* into text; len NULL_LEN for NULL */
 } cellref;
 
-struct fbw_fmt {
+struct sqltool_fmt {
     int mode;
     FILE *out;
     int open; /* between begin and end */
@@ -28,7 +28,7 @@ struct fbw_fmt {
     fbw_buf line;  /* scratch for one escaped cell */
 };
 
-size_t fbw_fmt_width(const char *p, size_t n)
+size_t sqltool_fmt_width(const char *p, size_t n)
 {
     size_t w = 0;
     for (size_t i = 0; i < n; i++)
@@ -36,11 +36,11 @@ size_t fbw_fmt_width(const char *p, size_t n)
     return w;
 }
 
-int fbw_fmt_new(int mode, FILE *out, fbw_fmt **f)
+int sqltool_fmt_new(int mode, FILE *out, sqltool_fmt **f)
 {
-    if (mode != FBW_FMT_TABLE && mode != FBW_FMT_TSV && mode != FBW_FMT_CSV)
+    if (mode != SQLTOOL_FMT_TABLE && mode != SQLTOOL_FMT_TSV && mode != SQLTOOL_FMT_CSV)
         return FBW_E_USAGE;
-    fbw_fmt *x = calloc(1, sizeof *x);
+    sqltool_fmt *x = calloc(1, sizeof *x);
     if (!x)
         return FBW_E_NOMEM;
     x->mode = mode;
@@ -52,7 +52,7 @@ int fbw_fmt_new(int mode, FILE *out, fbw_fmt **f)
     return FBW_OK;
 }
 
-static void drop_set(fbw_fmt *f)
+static void drop_set(sqltool_fmt *f)
 {
     free(f->right);
     free(f->width);
@@ -63,7 +63,7 @@ static void drop_set(fbw_fmt *f)
     f->open = 0;
 }
 
-void fbw_fmt_free(fbw_fmt *f)
+void sqltool_fmt_free(sqltool_fmt *f)
 {
     if (!f)
         return;
@@ -74,7 +74,7 @@ void fbw_fmt_free(fbw_fmt *f)
     free(f);
 }
 
-size_t fbw_fmt_rows(const fbw_fmt *f)
+size_t sqltool_fmt_rows(const sqltool_fmt *f)
 {
     return f->nrows;
 }
@@ -134,22 +134,22 @@ static int escape_csv(fbw_buf *b, const char *p, size_t n)
     return rc ? rc : fbw_buf_append(b, "\"", 1);
 }
 
-static int escape_cell(fbw_fmt *f, const fbw_fmt_cell *c)
+static int escape_cell(sqltool_fmt *f, const sqltool_fmt_cell *c)
 {
     fbw_buf_reset(&f->line);
     if (c->is_null)
         return fbw_buf_append(&f->line, NULL_TEXT, 4);
-    if (f->mode == FBW_FMT_CSV)
+    if (f->mode == SQLTOOL_FMT_CSV)
         return escape_csv(&f->line, c->p ? c->p : "", c->n);
-    return escape_line(&f->line, c->p ? c->p : "", c->n, f->mode == FBW_FMT_TSV);
+    return escape_line(&f->line, c->p ? c->p : "", c->n, f->mode == SQLTOOL_FMT_TSV);
 }
 
 /* ---- streaming: TSV and CSV ---- */
 
-static int stream_row(fbw_fmt *f, const fbw_fmt_cell *cells)
+static int stream_row(sqltool_fmt *f, const sqltool_fmt_cell *cells)
 {
-    const char *sep = f->mode == FBW_FMT_CSV ? "," : "\t";
-    const char *eol = f->mode == FBW_FMT_CSV ? "\r\n" : "\n";
+    const char *sep = f->mode == SQLTOOL_FMT_CSV ? "," : "\t";
+    const char *eol = f->mode == SQLTOOL_FMT_CSV ? "\r\n" : "\n";
     for (size_t i = 0; i < f->ncols; i++) {
         int rc = escape_cell(f, &cells[i]);
         if (rc)
@@ -163,7 +163,7 @@ static int stream_row(fbw_fmt *f, const fbw_fmt_cell *cells)
 
 /* ---- table ---- */
 
-static int store_row(fbw_fmt *f, const fbw_fmt_cell *cells)
+static int store_row(sqltool_fmt *f, const sqltool_fmt_cell *cells)
 {
     for (size_t i = 0; i < f->ncols; i++) {
         int rc = escape_cell(f, &cells[i]);
@@ -174,7 +174,7 @@ static int store_row(fbw_fmt *f, const fbw_fmt_cell *cells)
             rc = fbw_buf_append(&f->refs, &r, sizeof r);
         if (rc)
             return rc;
-        size_t w = fbw_fmt_width(f->line.data ? (const char *)f->line.data : "", f->line.len);
+        size_t w = sqltool_fmt_width(f->line.data ? (const char *)f->line.data : "", f->line.len);
         if (w > f->width[i])
             f->width[i] = w;
     }
@@ -190,14 +190,14 @@ static int pad(FILE *out, size_t n, char c)
 }
 
 /* Print stored row r (0 = header), cells padded to their column width. */
-static int print_row(fbw_fmt *f, size_t r)
+static int print_row(sqltool_fmt *f, size_t r)
 {
     const cellref *refs = (const cellref *)(const void *)f->refs.data;
     for (size_t i = 0; i < f->ncols; i++) {
         const cellref *c = &refs[r * f->ncols + i];
         const char *p = c->len == NULL_LEN ? NULL_TEXT : (const char *)f->text.data + c->off;
         size_t n = c->len == NULL_LEN ? 4 : c->len;
-        size_t fill = f->width[i] - fbw_fmt_width(p, n);
+        size_t fill = f->width[i] - sqltool_fmt_width(p, n);
         int right = r > 0 && f->right && f->right[i];
         int last = i + 1 == f->ncols;
         if ((i && fputs(" | ", f->out) == EOF) || (right && pad(f->out, fill, ' ')) ||
@@ -207,7 +207,7 @@ static int print_row(fbw_fmt *f, size_t r)
     return putc('\n', f->out) == EOF ? FBW_E_IO : FBW_OK;
 }
 
-static int print_table(fbw_fmt *f)
+static int print_table(sqltool_fmt *f)
 {
     int rc = print_row(f, 0);
     for (size_t i = 0; i < f->ncols && rc == FBW_OK; i++) {
@@ -227,7 +227,7 @@ static int print_table(fbw_fmt *f)
 
 /* ---- the set ---- */
 
-int fbw_fmt_begin(fbw_fmt *f, size_t ncols, const fbw_fmt_cell *names, const unsigned char *right)
+int sqltool_fmt_begin(sqltool_fmt *f, size_t ncols, const sqltool_fmt_cell *names, const unsigned char *right)
 {
     if (f->open || ncols == 0)
         return FBW_E_USAGE;
@@ -242,27 +242,27 @@ int fbw_fmt_begin(fbw_fmt *f, size_t ncols, const fbw_fmt_cell *names, const uns
     if (right)
         memcpy(f->right, right, ncols);
     f->open = 1;
-    int rc = f->mode == FBW_FMT_TABLE ? store_row(f, names) : stream_row(f, names);
+    int rc = f->mode == SQLTOOL_FMT_TABLE ? store_row(f, names) : stream_row(f, names);
     if (rc)
         drop_set(f);
     return rc;
 }
 
-int fbw_fmt_row(fbw_fmt *f, const fbw_fmt_cell *cells)
+int sqltool_fmt_row(sqltool_fmt *f, const sqltool_fmt_cell *cells)
 {
     if (!f->open)
         return FBW_E_USAGE;
-    int rc = f->mode == FBW_FMT_TABLE ? store_row(f, cells) : stream_row(f, cells);
+    int rc = f->mode == SQLTOOL_FMT_TABLE ? store_row(f, cells) : stream_row(f, cells);
     if (rc == FBW_OK)
         f->nrows++;
     return rc;
 }
 
-int fbw_fmt_end(fbw_fmt *f)
+int sqltool_fmt_end(sqltool_fmt *f)
 {
     if (!f->open)
         return FBW_E_USAGE;
-    int rc = f->mode == FBW_FMT_TABLE ? print_table(f) : FBW_OK;
+    int rc = f->mode == SQLTOOL_FMT_TABLE ? print_table(f) : FBW_OK;
     drop_set(f);
     if (rc == FBW_OK && fflush(f->out) == EOF)
         rc = FBW_E_IO;

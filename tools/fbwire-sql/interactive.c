@@ -96,32 +96,32 @@ static int blank(const char *p, size_t n)
 
 /* Run the complete statements of pend; keep the unfinished rest in it. Returns -1 to go on, else
  * how the session ends. */
-static int run_complete(fbw_session *se, fbw_split *sp, fbw_buf *pend)
+static int run_complete(sqltool_session *se, sqltool_split *sp, fbw_buf *pend)
 {
-    fbw_split_feed(sp, (const char *)pend->data, pend->len);
+    sqltool_split_feed(sp, (const char *)pend->data, pend->len);
     int end = -1;
     while (end < 0) {
-        fbw_split_stmt st;
+        sqltool_split_stmt st;
         fbw_err err;
         fbw_err_clear(&err);
-        if (fbw_split_next(sp, &st, &err) != FBW_OK) {
-            fbw_session_fail(se, &err, sp->line); /* a bad SET TERM */
+        if (sqltool_split_next(sp, &st, &err) != FBW_OK) {
+            sqltool_session_fail(se, &err, sp->line); /* a bad SET TERM */
             continue;
         }
         if (!st.sql)
             break;
         int rc;
-        set_running(fbw_session_client(se));
-        int cmd = fbw_cmd_run(se, st.sql, st.len, st.line, &rc);
-        if (cmd == FBW_CMD_SQL)
-            rc = fbw_session_exec(se, st.sql, st.len, st.line);
+        set_running(sqltool_session_client(se));
+        int cmd = sqltool_cmd_run(se, st.sql, st.len, st.line, &rc);
+        if (cmd == SQLTOOL_CMD_SQL)
+            rc = sqltool_session_exec(se, st.sql, st.len, st.line);
         set_running(NULL);
-        if (cmd == FBW_CMD_EXIT)
-            end = FBW_IA_END_COMMIT;
-        else if (cmd == FBW_CMD_QUIT)
-            end = FBW_IA_END_ROLLBACK;
+        if (cmd == SQLTOOL_CMD_EXIT)
+            end = SQLTOOL_IA_END_COMMIT;
+        else if (cmd == SQLTOOL_CMD_QUIT)
+            end = SQLTOOL_IA_END_ROLLBACK;
         else if (fbw_is_fatal(rc))
-            end = FBW_IA_FATAL;
+            end = SQLTOOL_IA_FATAL;
     }
     size_t rest = sp->rest <= pend->len ? sp->rest : pend->len;
     memmove(pend->data, pend->data + rest, pend->len - rest);
@@ -131,7 +131,7 @@ static int run_complete(fbw_session *se, fbw_split *sp, fbw_buf *pend)
     return end;
 }
 
-int fbw_interactive_run(fbw_session *se, fbw_split *sp)
+int sqltool_interactive_run(sqltool_session *se, sqltool_split *sp)
 {
     char *hist = history_path();
     if (!isatty(STDOUT_FILENO))
@@ -141,7 +141,7 @@ int fbw_interactive_run(fbw_session *se, fbw_split *sp)
     if (hist)
         read_history(hist);
     start_sigint_thread();
-    fbw_split_hold(sp, 1);
+    sqltool_split_hold(sp, 1);
     fbw_buf pend;
     fbw_buf_init(&pend);
     int end = -1;
@@ -152,7 +152,7 @@ int fbw_interactive_run(fbw_session *se, fbw_split *sp)
             if (pend.len)
                 fprintf(stderr, "fbwire-sql: end of input inside a statement (no \"%s\" after it): "
                                 "not run\n", sp->term);
-            end = FBW_IA_END_COMMIT;
+            end = SQLTOOL_IA_END_COMMIT;
             break;
         }
         size_t n = strlen(line);
@@ -171,7 +171,7 @@ int fbw_interactive_run(fbw_session *se, fbw_split *sp)
         free(line);
         if (rc) {
             fprintf(stderr, "fbwire-sql: out of memory\n");
-            end = FBW_IA_FATAL;
+            end = SQLTOOL_IA_FATAL;
             break;
         }
         end = run_complete(se, sp, &pend);

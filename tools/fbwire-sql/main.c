@@ -99,7 +99,7 @@ enum { O_USER = 256, O_PASSWORD, O_AUTH, O_PMIN, O_PMAX, O_NOLAZY, O_CRYPT, O_CR
 
 typedef struct args {
     fbw_client_opts client;
-    fbw_session_opts session;
+    sqltool_session_opts session;
     int info, bail, mode_set;
     const char *input; /* -i FILE */
     const char *dsn;
@@ -186,9 +186,9 @@ static int parse_args(int argc, char **argv, args *a)
         case O_HELP: usage(stdout); return 0;
         case O_VERSION: printf("fbwire-sql %s\n", FBWIRE_VERSION); return 0;
         case 'i': a->input = optarg; break;
-        case O_TABLE: a->session.mode = FBW_FMT_TABLE; a->mode_set = 1; break;
-        case O_TSV: a->session.mode = FBW_FMT_TSV; a->mode_set = 1; break;
-        case O_CSV: a->session.mode = FBW_FMT_CSV; a->mode_set = 1; break;
+        case O_TABLE: a->session.mode = SQLTOOL_FMT_TABLE; a->mode_set = 1; break;
+        case O_TSV: a->session.mode = SQLTOOL_FMT_TSV; a->mode_set = 1; break;
+        case O_CSV: a->session.mode = SQLTOOL_FMT_CSV; a->mode_set = 1; break;
         case O_STATS: a->session.stats = 1; break;
         case O_ISOLATION: if (parse_isolation(optarg, &a->session.tx.isolation)) return 2; break;
         case O_LOCKTIMEOUT: if (parse_int(optarg, "--lock-timeout", -1, 32767, &a->session.tx.lock_timeout)) return 2; break;
@@ -210,7 +210,7 @@ static int parse_args(int argc, char **argv, args *a)
     if (o->conn.protocol_min > o->conn.protocol_max)
         o->conn.protocol_min = o->conn.protocol_max;
     if (!a->mode_set)
-        a->session.mode = isatty(STDOUT_FILENO) ? FBW_FMT_TABLE : FBW_FMT_TSV;
+        a->session.mode = isatty(STDOUT_FILENO) ? SQLTOOL_FMT_TABLE : SQLTOOL_FMT_TSV;
     return -1;
 }
 
@@ -239,7 +239,7 @@ static int run_info(const args *a)
         fbw_client_abort(cl);
         return 1;
     }
-    fbw_cmd_print_info(cl, stdout);
+    sqltool_cmd_print_info(cl, stdout);
     fbw_client_close(cl);
     return 0;
 }
@@ -278,15 +278,15 @@ static int read_script(const char *path, fbw_buf *b)
 enum { GO_ON, STOP_BAIL, STOP_FATAL, STOP_EXIT, STOP_QUIT };
 
 /* Run every statement of one script text; the splitter keeps SET TERM across texts. */
-static int run_script(fbw_session *se, fbw_split *sp, const char *text, size_t len, int bail)
+static int run_script(sqltool_session *se, sqltool_split *sp, const char *text, size_t len, int bail)
 {
-    fbw_split_feed(sp, text, len);
+    sqltool_split_feed(sp, text, len);
     for (;;) {
-        fbw_split_stmt st;
+        sqltool_split_stmt st;
         fbw_err err;
         fbw_err_clear(&err);
-        if (fbw_split_next(sp, &st, &err) != FBW_OK) {
-            fbw_session_fail(se, &err, sp->line);
+        if (sqltool_split_next(sp, &st, &err) != FBW_OK) {
+            sqltool_session_fail(se, &err, sp->line);
             if (bail)
                 return STOP_BAIL;
             continue; /* the splitter dropped the rest of this text */
@@ -294,12 +294,12 @@ static int run_script(fbw_session *se, fbw_split *sp, const char *text, size_t l
         if (!st.sql)
             return GO_ON;
         int rc;
-        int cmd = fbw_cmd_run(se, st.sql, st.len, st.line, &rc);
-        if (cmd == FBW_CMD_SQL)
-            rc = fbw_session_exec(se, st.sql, st.len, st.line);
-        if (cmd == FBW_CMD_EXIT)
+        int cmd = sqltool_cmd_run(se, st.sql, st.len, st.line, &rc);
+        if (cmd == SQLTOOL_CMD_SQL)
+            rc = sqltool_session_exec(se, st.sql, st.len, st.line);
+        if (cmd == SQLTOOL_CMD_EXIT)
             return STOP_EXIT;
-        if (cmd == FBW_CMD_QUIT)
+        if (cmd == SQLTOOL_CMD_QUIT)
             return STOP_QUIT;
         if (fbw_is_fatal(rc))
             return STOP_FATAL;
@@ -320,7 +320,7 @@ static int run_sql(const args *a)
         }
     }
     fbw_client *cl = NULL;
-    fbw_session *se = NULL;
+    sqltool_session *se = NULL;
     fbw_err err;
     fbw_err_clear(&err);
     if (fbw_client_connect(a->dsn, &a->client, &cl, &err) != FBW_OK) {
@@ -328,30 +328,30 @@ static int run_sql(const args *a)
         fbw_buf_free(&script);
         return 1;
     }
-    if (fbw_session_new(cl, &a->session, stdout, stderr, &se) != FBW_OK) {
+    if (sqltool_session_new(cl, &a->session, stdout, stderr, &se) != FBW_OK) {
         fprintf(stderr, "fbwire-sql: out of memory\n");
         fbw_client_close(cl);
         fbw_buf_free(&script);
         return 1;
     }
-    fbw_session_note_connect(se);
-    fbw_split sp;
-    fbw_split_init(&sp);
+    sqltool_session_note_connect(se);
+    sqltool_split sp;
+    sqltool_split_init(&sp);
     int stop = GO_ON;
     if (interactive) {
-        int end = fbw_interactive_run(se, &sp);
-        stop = end == FBW_IA_FATAL ? STOP_FATAL : end == FBW_IA_END_ROLLBACK ? STOP_QUIT : STOP_EXIT;
+        int end = sqltool_interactive_run(se, &sp);
+        stop = end == SQLTOOL_IA_FATAL ? STOP_FATAL : end == SQLTOOL_IA_END_ROLLBACK ? STOP_QUIT : STOP_EXIT;
     } else if (a->nsql == 0) {
         stop = run_script(se, &sp, (const char *)script.data, script.len, a->bail);
     }
     for (int i = 0; i < a->nsql && stop == GO_ON; i++)
         stop = run_script(se, &sp, a->sql[i], strlen(a->sql[i]), a->bail);
-    int rc = fbw_session_failures(se) ? 1 : 0;
+    int rc = sqltool_session_failures(se) ? 1 : 0;
     /* End of input and EXIT commit, QUIT and --bail roll back (isql's rules). */
     int commit = stop == GO_ON || stop == STOP_EXIT;
-    if (stop != STOP_FATAL && fbw_session_end(se, commit) != FBW_OK)
+    if (stop != STOP_FATAL && sqltool_session_end(se, commit) != FBW_OK)
         rc = 1;
-    fbw_session_close(se, stop == STOP_FATAL);
+    sqltool_session_close(se, stop == STOP_FATAL);
     fbw_buf_free(&script);
     return stop == STOP_FATAL ? 1 : rc;
 }

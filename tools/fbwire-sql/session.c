@@ -10,7 +10,7 @@
  * prepare (1), execute with the first fetch and the row count (1), more fetches when the rows do
  * not fit one batch, the blobs of a batch all in one write (1), commit + next start (1). The same
  * text run again right after itself is not prepared again. The transaction started for a statement
- * that never comes is rolled back in the write that detaches (fbw_session_close). */
+ * that never comes is rolled back in the write that detaches (sqltool_session_close). */
 #include "session.h"
 
 #include "blob.h"
@@ -40,12 +40,12 @@ typedef struct job {
     int started; /* this job queued the transaction start already */
 } job;
 
-struct fbw_session {
+struct sqltool_session {
     fbw_client *cl;
     fbw_conn *conn;
-    fbw_session_opts o;
+    sqltool_session_opts o;
     FILE *out, *msg;
-    fbw_fmt *fmt;
+    sqltool_fmt *fmt;
     fbw_tx *txs[2];  /* autocommit: the next transaction starts while the last one commits */
     int cur;         /* txs[cur] is the session's transaction */
     int explicit_tx; /* autocommit mode: a SET TRANSACTION typed as SQL is in force */
@@ -62,7 +62,7 @@ struct fbw_session {
     int phase;
 
     fbw_value *vals; /* one row, output columns */
-    fbw_fmt_cell *cells;
+    sqltool_fmt_cell *cells;
     size_t *offs;
     size_t cols_cap;
     fbw_buf text;   /* the cells of one row */
@@ -81,7 +81,7 @@ struct fbw_session {
 
 /* Charge the round trips since the last mark to the current phase and switch to `ph`; returns the
  * phase that was current. */
-static int phase(fbw_session *s, int ph)
+static int phase(sqltool_session *s, int ph)
 {
     uint64_t now = fbw_conn_stats(s->conn)->round_trips;
     int prev = s->phase;
@@ -91,7 +91,7 @@ static int phase(fbw_session *s, int ph)
     return prev;
 }
 
-static void stats_begin(fbw_session *s)
+static void stats_begin(sqltool_session *s)
 {
     s->start = *fbw_conn_stats(s->conn);
     s->mark_rt = s->start.round_trips;
@@ -99,7 +99,7 @@ static void stats_begin(fbw_session *s)
     s->phase = PH_PREPARE;
 }
 
-static void print_stats(fbw_session *s, const fbw_stats *d, const uint64_t *ph)
+static void print_stats(sqltool_session *s, const fbw_stats *d, const uint64_t *ph)
 {
     fprintf(s->msg, "round_trips=%llu", (unsigned long long)d->round_trips);
     for (int i = 0; ph && i < PH_N; i++)
@@ -113,7 +113,7 @@ static void print_stats(fbw_session *s, const fbw_stats *d, const uint64_t *ph)
 }
 
 /* Close the accounting of one statement (label NULL) or of the end of the session (label). */
-static void stats_end(fbw_session *s, const char *label)
+static void stats_end(sqltool_session *s, const char *label)
 {
     phase(s, PH_PREPARE);
     fbw_stats_diff(&s->diff, fbw_conn_stats(s->conn), &s->start);
@@ -130,7 +130,7 @@ static void stats_end(fbw_session *s, const char *label)
     fflush(s->msg);
 }
 
-void fbw_session_note_connect(fbw_session *s)
+void sqltool_session_note_connect(sqltool_session *s)
 {
     if (!s->o.stats)
         return;
@@ -140,7 +140,7 @@ void fbw_session_note_connect(fbw_session *s)
 
 /* ---- failures ---- */
 
-static void report(fbw_session *s, const fbw_err *e)
+static void report(sqltool_session *s, const fbw_err *e)
 {
     const char *text = e->msg[0] ? e->msg : fbw_rc_name(e->code);
     /* Not "failed" when the connection broke: a COMMIT in flight may well have committed. */
@@ -164,21 +164,21 @@ static void report(fbw_session *s, const fbw_err *e)
 }
 
 /* A failed statement: report e once and return its code (never FBW_OK). */
-static int fail(fbw_session *s, const fbw_err *e)
+static int fail(sqltool_session *s, const fbw_err *e)
 {
     s->failed = 1;
     report(s, e);
     return e->code < 0 ? e->code : FBW_E_USAGE;
 }
 
-static int fail_msg(fbw_session *s, int code, const char *text)
+static int fail_msg(sqltool_session *s, int code, const char *text)
 {
     fbw_err_set(&s->err, code, "%s", text);
     return fail(s, &s->err);
 }
 
 /* After a wait: a fatal code means the connection is gone (report what the client says). */
-static int after_wait(fbw_session *s, int rc)
+static int after_wait(sqltool_session *s, int rc)
 {
     if (!fbw_is_fatal(rc))
         return rc;
@@ -191,12 +191,12 @@ static int after_wait(fbw_session *s, int rc)
     return rc;
 }
 
-unsigned fbw_session_failures(const fbw_session *s)
+unsigned sqltool_session_failures(const sqltool_session *s)
 {
     return s->nfailed;
 }
 
-void fbw_session_fail(fbw_session *s, const fbw_err *e, unsigned line)
+void sqltool_session_fail(sqltool_session *s, const fbw_err *e, unsigned line)
 {
     s->nstmt++;
     s->line = line;
@@ -229,7 +229,7 @@ static int tz_cmp(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-static int tz_store(fbw_session *s, fbw_stmt *st, size_t *cap)
+static int tz_store(sqltool_session *s, fbw_stmt *st, size_t *cap)
 {
     fbw_value v[2];
     for (size_t i = 0; i < fbw_stmt_row_count(st); i++) {
@@ -258,7 +258,7 @@ static int tz_store(fbw_session *s, fbw_stmt *st, size_t *cap)
 
 /* Load RDB$TIME_ZONES (FB4+) in the session's transaction when one is live, else in a read-only
  * one of its own. */
-static int tz_load(fbw_session *s)
+static int tz_load(sqltool_session *s)
 {
     static const char sql[] =
         "SELECT RDB$TIME_ZONE_ID, TRIM(RDB$TIME_ZONE_NAME) FROM RDB$TIME_ZONES";
@@ -304,7 +304,7 @@ static int tz_load(fbw_session *s)
 
 static const char *tz_name(void *ctx, uint16_t id)
 {
-    fbw_session *s = ctx;
+    sqltool_session *s = ctx;
     if (s->tz_state == 0) {
         int prev = phase(s, PH_TZ);
         int rc = tz_load(s);
@@ -321,14 +321,14 @@ static const char *tz_name(void *ctx, uint16_t id)
 
 /* ---- blobs: every blob of a batch is read in one write (blobset.h) ---- */
 
-static void blobs_free(fbw_session *s)
+static void blobs_free(sqltool_session *s)
 {
     if (s->blobs)
         fbw_blobset_reset(s->blobs); /* queues the closes; they ride along with the next request */
 }
 
 /* Open and read every non-NULL BLOB value of the buffered rows. */
-static int blobs_read(fbw_session *s)
+static int blobs_read(sqltool_session *s)
 {
     size_t added = 0;
     int rc = s->blobs ? FBW_OK : fbw_blobset_new(s->conn, 0, &s->blobs, &s->err);
@@ -347,7 +347,7 @@ static int blobs_read(fbw_session *s)
 }
 
 /* Text blobs (subtype 1) as they are, others as uppercase hex. */
-static int blob_text(fbw_session *s, size_t row, size_t col, const fbw_col *c)
+static int blob_text(sqltool_session *s, size_t row, size_t col, const fbw_col *c)
 {
     size_t n;
     const uint8_t *p = fbw_blobset_cell(s->blobs, row, col, &n);
@@ -371,7 +371,7 @@ static int blob_text(fbw_session *s, size_t row, size_t col, const fbw_col *c)
 
 /* ---- rows ---- */
 
-static int cols_reserve(fbw_session *s, size_t n)
+static int cols_reserve(sqltool_session *s, size_t n)
 {
     if (n <= s->cols_cap)
         return FBW_OK;
@@ -392,7 +392,7 @@ static int is_number(uint16_t t)
            t == FBW_SQL_DEC16 || t == FBW_SQL_DEC34;
 }
 
-static int begin_set(fbw_session *s, const fbw_msgfmt *f)
+static int begin_set(sqltool_session *s, const fbw_msgfmt *f)
 {
     const fbw_colname *names = fbw_stmt_output_names(s->stmt);
     unsigned char *right = calloc(f->n, 1);
@@ -400,10 +400,10 @@ static int begin_set(fbw_session *s, const fbw_msgfmt *f)
         return FBW_E_NOMEM;
     for (size_t j = 0; j < f->n; j++) {
         const char *name = names[j].alias[0] ? names[j].alias : names[j].field;
-        s->cells[j] = (fbw_fmt_cell){name, strlen(name), 0};
+        s->cells[j] = (sqltool_fmt_cell){name, strlen(name), 0};
         right[j] = (unsigned char)is_number(f->cols[j].type);
     }
-    int rc = fbw_fmt_begin(s->fmt, f->n, s->cells, right);
+    int rc = sqltool_fmt_begin(s->fmt, f->n, s->cells, right);
     free(right);
     return rc;
 }
@@ -426,7 +426,7 @@ static void cut_char_padding(fbw_buf *b, size_t from, const fbw_col *c)
 }
 
 /* Text of the decoded row s->vals into the cells. */
-static int row_cells(fbw_session *s, const fbw_msgfmt *f, size_t row)
+static int row_cells(sqltool_session *s, const fbw_msgfmt *f, size_t row)
 {
     fbw_buf_reset(&s->text);
     int rc = FBW_OK;
@@ -450,7 +450,7 @@ static int row_cells(fbw_session *s, const fbw_msgfmt *f, size_t row)
     return rc;
 }
 
-static int print_batch(fbw_session *s, const fbw_msgfmt *f)
+static int print_batch(sqltool_session *s, const fbw_msgfmt *f)
 {
     int rc = blobs_read(s);
     for (size_t i = 0; i < fbw_stmt_row_count(s->stmt) && rc == FBW_OK; i++) {
@@ -460,13 +460,13 @@ static int print_batch(fbw_session *s, const fbw_msgfmt *f)
         if (rc == FBW_E_BADVALUE || rc == FBW_E_PROTO)
             rc = fail(s, &s->err);
         else if (rc == FBW_OK)
-            rc = fbw_fmt_row(s->fmt, s->cells);
+            rc = sqltool_fmt_row(s->fmt, s->cells);
     }
     blobs_free(s);
     return rc;
 }
 
-static int print_rows(fbw_session *s, job *j)
+static int print_rows(sqltool_session *s, job *j)
 {
     const fbw_msgfmt *f = fbw_stmt_output(s->stmt);
     int cursor = fbw_stmt_has_cursor(s->stmt);
@@ -491,14 +491,14 @@ static int print_rows(fbw_session *s, job *j)
         if (rc)
             break;
     }
-    int erc = s->quiet ? FBW_OK : fbw_fmt_end(s->fmt);
+    int erc = s->quiet ? FBW_OK : sqltool_fmt_end(s->fmt);
     return rc ? rc : erc;
 }
 
 /* ---- transactions ---- */
 
 /* Start the session's transaction unless it is live, and wait for the answer. */
-static int begin_tx(fbw_session *s)
+static int begin_tx(sqltool_session *s)
 {
     if (tx_live(TX(s)))
         return FBW_OK;
@@ -516,7 +516,7 @@ static int begin_tx(fbw_session *s)
 
 /* End the session's transaction if it is live (commit or roll back), and with `next` start the
  * following one in the same write. */
-static int end_tx(fbw_session *s, int commit, int next)
+static int end_tx(sqltool_session *s, int commit, int next)
 {
     fbw_tx *t = TX(s);
     int live = tx_live(t);
@@ -548,7 +548,7 @@ static int end_tx(fbw_session *s, int commit, int next)
 /* SET TRANSACTION typed as SQL: end the live transaction (committing it, as isql does), then run
  * it with transaction handle 0 so the server starts the new one
  * (docs/protocol/statements.md §1.4). */
-static int set_transaction(fbw_session *s, const char *sql, size_t len)
+static int set_transaction(sqltool_session *s, const char *sql, size_t len)
 {
     int rc = end_tx(s, 1, 0);
     if (rc)
@@ -567,7 +567,7 @@ static int set_transaction(fbw_session *s, const char *sql, size_t len)
 
 /* ---- one statement ---- */
 
-static int prepare(fbw_session *s, job *j)
+static int prepare(sqltool_session *s, job *j)
 {
     if (s->reusable && s->last_sql.len == j->len && memcmp(s->last_sql.data, j->sql, j->len) == 0)
         return FBW_OK;
@@ -601,7 +601,7 @@ static int reusable_type(int t)
            t == FBW_STMT_UPDATE || t == FBW_STMT_DELETE || t == FBW_STMT_EXEC_PROCEDURE;
 }
 
-static int execute(fbw_session *s, job *j)
+static int execute(sqltool_session *s, job *j)
 {
     int type = fbw_stmt_type(s->stmt);
     phase(s, PH_EXECUTE);
@@ -624,7 +624,7 @@ static int execute(fbw_session *s, job *j)
     return rc;
 }
 
-static int run_statement(fbw_session *s, const char *sql, size_t len)
+static int run_statement(sqltool_session *s, const char *sql, size_t len)
 {
     job j = {.st = s->stmt, .tx = TX(s), .topts = &s->o.tx, .sql = sql, .len = len};
     int rc = prepare(s, &j);
@@ -647,7 +647,7 @@ static int run_statement(fbw_session *s, const char *sql, size_t len)
     return rc;
 }
 
-int fbw_session_exec(fbw_session *s, const char *sql, size_t len, unsigned line)
+int sqltool_session_exec(sqltool_session *s, const char *sql, size_t len, unsigned line)
 {
     s->nstmt++;
     s->line = line;
@@ -660,33 +660,33 @@ int fbw_session_exec(fbw_session *s, const char *sql, size_t len, unsigned line)
     return rc;
 }
 
-int fbw_session_count(fbw_session *s, const char *sql, size_t len, unsigned line, uint64_t *rows)
+int sqltool_session_count(sqltool_session *s, const char *sql, size_t len, unsigned line, uint64_t *rows)
 {
     s->quiet = 1;
-    int rc = fbw_session_exec(s, sql, len, line);
+    int rc = sqltool_session_exec(s, sql, len, line);
     s->quiet = 0;
     s->nstmt--; /* a look-up for a command, not a statement of the user's */
     *rows = s->rows;
     return rc;
 }
 
-void fbw_session_set_stats(fbw_session *s, int on)
+void sqltool_session_set_stats(sqltool_session *s, int on)
 {
     s->o.stats = on;
 }
 
-fbw_client *fbw_session_client(fbw_session *s)
+fbw_client *sqltool_session_client(sqltool_session *s)
 {
     return s->cl;
 }
 
 /* The transaction autocommit started for a statement that did not come: nothing ran in it. */
-static int idle_tx(const fbw_session *s)
+static int idle_tx(const sqltool_session *s)
 {
     return s->o.autocommit && !s->explicit_tx && tx_live(TX(s));
 }
 
-int fbw_session_end(fbw_session *s, int commit)
+int sqltool_session_end(sqltool_session *s, int commit)
 {
     int rc = FBW_OK;
     if (tx_live(TX(s)) && !idle_tx(s) && fbw_conn_get_state(s->conn) == FBW_CS_READY) {
@@ -707,13 +707,13 @@ int fbw_session_end(fbw_session *s, int commit)
 
 /* ---- life cycle ---- */
 
-static void session_free(fbw_session *s)
+static void session_free(sqltool_session *s)
 {
     blobs_free(s);
     fbw_stmt_free(s->stmt);
     fbw_tx_free(s->txs[0]); /* after its rollback is queued: freed once that is answered */
     fbw_tx_free(s->txs[1]);
-    fbw_fmt_free(s->fmt);
+    sqltool_fmt_free(s->fmt);
     fbw_buf_free(&s->last_sql);
     fbw_buf_free(&s->text);
     free(s->vals);
@@ -723,10 +723,10 @@ static void session_free(fbw_session *s)
     free(s->tz);
 }
 
-int fbw_session_new(fbw_client *cl, const fbw_session_opts *o, FILE *out, FILE *msg,
-                    fbw_session **out_s)
+int sqltool_session_new(fbw_client *cl, const sqltool_session_opts *o, FILE *out, FILE *msg,
+                    sqltool_session **out_s)
 {
-    fbw_session *s = calloc(1, sizeof *s);
+    sqltool_session *s = calloc(1, sizeof *s);
     if (!s)
         return FBW_E_NOMEM;
     s->cl = cl;
@@ -740,7 +740,7 @@ int fbw_session_new(fbw_client *cl, const fbw_session_opts *o, FILE *out, FILE *
     fbw_stats_reset(&s->total);
     s->tzcb.name = tz_name;
     s->tzcb.ctx = s;
-    int rc = fbw_fmt_new(o->mode, out, &s->fmt);
+    int rc = sqltool_fmt_new(o->mode, out, &s->fmt);
     if (rc == FBW_OK)
         rc = fbw_stmt_new(s->conn, &s->stmt, &s->err);
     if (rc == FBW_OK)
@@ -756,7 +756,7 @@ int fbw_session_new(fbw_client *cl, const fbw_session_opts *o, FILE *out, FILE *
     return FBW_OK;
 }
 
-int fbw_session_close(fbw_session *s, int abort)
+int sqltool_session_close(sqltool_session *s, int abort)
 {
     if (!s)
         return FBW_OK;

@@ -10,7 +10,7 @@
 
 enum { SCAN_END, SCAN_TERM };
 
-void fbw_split_init(fbw_split *sp)
+void sqltool_split_init(sqltool_split *sp)
 {
     memset(sp, 0, sizeof *sp);
     sp->term[0] = ';';
@@ -18,12 +18,12 @@ void fbw_split_init(fbw_split *sp)
     sp->line = 1;
 }
 
-void fbw_split_hold(fbw_split *sp, int on)
+void sqltool_split_hold(sqltool_split *sp, int on)
 {
     sp->hold = on;
 }
 
-void fbw_split_feed(fbw_split *sp, const char *text, size_t len)
+void sqltool_split_feed(sqltool_split *sp, const char *text, size_t len)
 {
     sp->text = text;
     sp->len = len;
@@ -33,7 +33,7 @@ void fbw_split_feed(fbw_split *sp, const char *text, size_t len)
 }
 
 /* Hold mode: the text from `pos` on is an unfinished statement; keep it for the next feed. */
-static int held(fbw_split *sp, size_t pos, unsigned line, fbw_split_stmt *out)
+static int held(sqltool_split *sp, size_t pos, unsigned line, sqltool_split_stmt *out)
 {
     sp->rest = pos;
     sp->pos = sp->len;
@@ -43,7 +43,7 @@ static int held(fbw_split *sp, size_t pos, unsigned line, fbw_split_stmt *out)
 }
 
 /* Move pos to `to`, counting the newlines passed. */
-static void advance(fbw_split *sp, size_t to)
+static void advance(sqltool_split *sp, size_t to)
 {
     for (; sp->pos < to; sp->pos++)
         if (sp->text[sp->pos] == '\n')
@@ -51,7 +51,7 @@ static void advance(fbw_split *sp, size_t to)
 }
 
 /* Drop the rest of the text after an error. */
-static int fail(fbw_split *sp, fbw_err *err, const char *what, unsigned line)
+static int fail(sqltool_split *sp, fbw_err *err, const char *what, unsigned line)
 {
     advance(sp, sp->len);
     return fbw_err_set(err, FBW_E_BADVALUE, "%s starting at line %u", what, line);
@@ -69,7 +69,7 @@ static const char *unclosed(const char *text, const fbw_tok *k)
 /* Scan one statement from pos to its terminator or the end of the text. Sets [*first, *last) to the
  * significant part (*first == *last when there is none). Returns SCAN_TERM, SCAN_END or an error.
  */
-static int scan(fbw_split *sp, size_t *first, size_t *last, unsigned *line, fbw_err *err)
+static int scan(sqltool_split *sp, size_t *first, size_t *last, unsigned *line, fbw_err *err)
 {
     fbw_sqltok t;
     fbw_sqltok_init(&t, sp->text, sp->len);
@@ -111,7 +111,7 @@ static int word(fbw_sqltok *t, const char *w)
 
 /* 1 when s[0..n) is SET TERM[INATOR] <x> (then the terminator is changed), 0 when it is not a
  * SET TERM, or an error when x is missing, too long or not one word. */
-static int set_term(fbw_split *sp, const char *s, size_t n, unsigned line, fbw_err *err)
+static int set_term(sqltool_split *sp, const char *s, size_t n, unsigned line, fbw_err *err)
 {
     fbw_sqltok t;
     fbw_sqltok_init(&t, s, n);
@@ -125,17 +125,17 @@ static int set_term(fbw_split *sp, const char *s, size_t n, unsigned line, fbw_e
         i++;
     if (len == 0 || i != n)
         return fbw_err_set(err, FBW_E_BADVALUE, "SET TERM at line %u needs one terminator", line);
-    if (len > FBW_SPLIT_TERM_MAX)
+    if (len > SQLTOOL_SPLIT_TERM_MAX)
         return fbw_err_set(err, FBW_E_BADVALUE,
                            "SET TERM at line %u: terminator longer than %d bytes", line,
-                           FBW_SPLIT_TERM_MAX);
+                           SQLTOOL_SPLIT_TERM_MAX);
     memcpy(sp->term, s + start, len);
     sp->term[len] = 0;
     sp->term_len = len;
     return 1;
 }
 
-int fbw_split_next(fbw_split *sp, fbw_split_stmt *out, fbw_err *err)
+int sqltool_split_next(sqltool_split *sp, sqltool_split_stmt *out, fbw_err *err)
 {
     memset(out, 0, sizeof *out);
     for (;;) {
