@@ -242,3 +242,90 @@ Test(tx, start_with_a_tpb_as_given)
     fbw_tx_free(t);
     fbw_script_close(&s);
 }
+
+/* The accessors follow the object through its life: new, starting, active, ending, ended. */
+Test(tx, accessors_follow_the_state)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx *t;
+    fbw_err err;
+    cr_assert_eq(fbw_tx_new(s.c, &t, &err), FBW_OK);
+    cr_assert_eq(fbw_tx_conn(t), s.c);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_NONE);
+    cr_assert(!fbw_tx_live(t));
+    cr_assert_eq(fbw_tx_error(t)->code, FBW_OK);
+    cr_assert_eq(fbw_tx_server_handle(t), 0);
+    uint16_t h;
+    cr_assert_eq(fbw_tx_handle(t, &h), FBW_E_USAGE, "not started");
+    fbw_tx_opts o;
+    fbw_tx_opts_init(&o);
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_OK);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_STARTING);
+    cr_assert(fbw_tx_live(t));
+    cr_assert_eq(fbw_tx_server_handle(t), 0, "not answered yet");
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ACTIVE);
+    cr_assert_eq(fbw_tx_server_handle(t), s.tx_handle);
+    cr_assert_eq(fbw_tx_commit(t), FBW_OK);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDING);
+    cr_assert(!fbw_tx_live(t), "no request may be queued in a transaction being ended");
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDED);
+    cr_assert_eq(fbw_tx_server_handle(t), 0);
+    fbw_tx_free(t);
+    fbw_tx_free(NULL); /* fine */
+    fbw_script_close(&s);
+}
+
+/* The error is of the latest request: a refused commit's error stays until the rollback that
+ * follows is queued. */
+Test(tx, error_is_the_latest_requests)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    s.fail_commit = 1;
+    fbw_tx *t;
+    fbw_script_start(&s, &t, 0);
+    cr_assert_eq(fbw_tx_commit(t), FBW_OK);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_tx_error(t)->code, FBW_E_SERVER);
+    cr_assert_eq(fbw_tx_rollback(t), FBW_OK);
+    cr_assert_eq(fbw_tx_error(t)->code, FBW_OK, "cleared when the rollback was queued");
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_tx_state(t), FBW_TX_ENDED);
+    cr_assert_eq(fbw_tx_error(t)->code, FBW_OK);
+    fbw_script_close(&s);
+}
+
+/* Freed while its start and commit are due: the replies still find it (the last one frees it), so
+ * they are accounted and the connection stays in step. ASan (FBWIRE_SANITIZE) would report a
+ * reply handler writing to freed memory, and a leak if the last reply did not free it. */
+Test(tx, freed_with_replies_due)
+{
+    fbw_script s;
+    fbw_script_open(&s);
+    fbw_tx *t;
+    cr_assert_eq(fbw_tx_new(s.c, &t, NULL), FBW_OK);
+    fbw_tx_opts o;
+    fbw_tx_opts_init(&o);
+    cr_assert_eq(fbw_tx_start(t, &o), FBW_OK);
+    cr_assert_eq(fbw_tx_commit(t), FBW_OK);
+    fbw_tx_free(t);
+    cr_assert_eq(fbw_conn_outstanding(s.c), 2);
+    fbw_script_wait_ok(&s);
+    cr_assert_eq(fbw_conn_outstanding(s.c), 0);
+    cr_assert_eq(s.commits, 1);
+    cr_assert_eq(fbw_conn_get_state(s.c), FBW_CS_READY);
+    fbw_script_close(&s);
+}
+
+/* FBW_WAIT is its own code: named, not an error, not FBW_AGAIN. */
+Test(tx, wait_is_a_code_of_its_own)
+{
+    cr_assert_str_eq(fbw_rc_name(FBW_WAIT), "FBW_WAIT");
+    cr_assert_str_eq(fbw_rc_name(FBW_AGAIN), "FBW_AGAIN");
+    cr_assert_neq(FBW_WAIT, FBW_AGAIN);
+    cr_assert_gt(FBW_WAIT, 0, "not an error");
+    cr_assert(!fbw_is_fatal(FBW_WAIT));
+}
