@@ -415,9 +415,10 @@ static int phase1(fbw_auth *a, fbw_err *err)
 {
     struct fbw_srp_client *c = a->srp;
     BN_CTX *ctx = BN_CTX_secure_new();
-    int rc = ctx ? FBW_AGAIN : FBW_E_NOMEM;
+    int rc = ctx ? FBW_OK : FBW_E_NOMEM;
     /* A <= 1 would make the exchange trivial; srp.cpp draws again. A fixed a cannot. */
-    while (rc == FBW_AGAIN) {
+    for (int drawn = !ctx; !drawn;) {
+        drawn = 1;
         if ((!c->a_fixed && !BN_priv_rand_range(c->a, c->grp.N)) ||
             !BN_mod_exp(c->A, c->grp.g, c->a, c->grp.N, ctx))
             rc = fbw_err_set(err, FBW_E_NOMEM, "SRP: OpenSSL failed computing A");
@@ -425,6 +426,8 @@ static int phase1(fbw_auth *a, fbw_err *err)
             rc = fbw_srp_hex(c->A, (char *)a->out, sizeof a->out);
         else if (c->a_fixed)
             rc = fbw_err_set(err, FBW_E_USAGE, "SRP: the fixed private key gives A <= 1");
+        else
+            drawn = 0;
     }
     if (rc == FBW_E_NOMEM && !ctx)
         fbw_err_set(err, rc, "SRP: out of memory computing A");

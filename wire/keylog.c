@@ -127,9 +127,9 @@ int fbw_keylog_parse(const char *line, size_t n, fbw_keylog_entry *e, fbw_err *e
 {
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
         n--;
-    if (n == 0 || line[0] == '#')
-        return FBW_AGAIN;
     memset(e, 0, sizeof *e);
+    if (n == 0 || line[0] == '#')
+        return FBW_OK; /* nothing in it: key_len 0 */
     size_t label = sizeof FBW_KEYLOG_LABEL - 1;
     if (n < label || memcmp(line, FBW_KEYLOG_LABEL, label) || (n > label && line[label] != ' '))
         return fbw_err_set(err, FBW_E_BADVALUE, "not a fbwire key log line (expected %s ...)",

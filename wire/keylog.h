@@ -43,7 +43,8 @@ typedef struct fbw_keylog_entry {
  * when a field does not fit or contains a space or newline. */
 size_t fbw_keylog_format(const fbw_keylog_entry *e, char *buf, size_t size);
 
-/* Parse one line (without or with its '\n'). FBW_OK fills *e; FBW_AGAIN for a comment or empty line;
+/* Parse one line (without or with its '\n'). FBW_OK fills *e; for a comment or empty line FBW_OK
+ * with *e cleared (key_len 0: a real line always has a key);
  * FBW_E_BADVALUE with a message naming the field for anything malformed (wrong label, missing
  * field, odd or non-hex digits, key or IV too long, empty key). Key bytes never enter a message. */
 int fbw_keylog_parse(const char *line, size_t n, fbw_keylog_entry *e, fbw_err *err);

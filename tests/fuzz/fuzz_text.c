@@ -67,8 +67,8 @@ static void keylog_line(const char *s, size_t n)
 {
     fbw_keylog_entry e, back;
     fbw_err err;
-    if (fbw_keylog_parse(s, n, &e, &err) != FBW_OK)
-        return;
+    if (fbw_keylog_parse(s, n, &e, &err) != FBW_OK || e.key_len == 0)
+        return; /* malformed, or a comment or empty line */
     char line[FBW_KEYLOG_LINE_MAX];
     size_t len = fbw_keylog_format(&e, line, sizeof line);
     if (len == 0)

@@ -48,8 +48,8 @@ static int load(FILE *f, const char *path, pcaptool_keys *k, fbw_err *err)
         if (n == MAX_LINE - 1 && buf[n - 1] != '\n')
             rc = fbw_err_set(err, FBW_E_BADVALUE, "%s:%u: line longer than %d bytes", path, line,
                              MAX_LINE - 2);
-        else if ((rc = fbw_keylog_parse(buf, n, &e, err)) == FBW_AGAIN)
-            rc = FBW_OK;
+        else if ((rc = fbw_keylog_parse(buf, n, &e, err)) == FBW_OK && e.key_len == 0)
+            continue; /* a comment or an empty line */
         else if (rc)
             fbw_err_prefix(err, "%s:%u", path, line);
         else
