@@ -193,7 +193,7 @@ FBW_API int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_byte
 /* A message of a BLR request (op_send, op_transact): xdr_message with the request's own format,
  * every field in order and no NULL bitmap or indicators, at any protocol. Same contract as
  * fbw_msg_frame / fbw_msg_decode otherwise; decoded values are never NULL. */
-FBW_API int fbw_msg_frame_plain(fbw_rd *r, const fbw_msgfmt *f, fbw_bytes *raw);
+int fbw_msg_frame_plain(fbw_rd *r, const fbw_msgfmt *f, fbw_bytes *raw);
 FBW_API int fbw_msg_decode_plain(fbw_bytes raw, const fbw_msgfmt *f, fbw_value *values,
                                  fbw_err *err);
 

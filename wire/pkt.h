@@ -134,6 +134,6 @@ int fbw_pkt_encode(const fbw_pkt_ctx *ctx, fbw_wr *w, const fbw_pkt *p);
 
 /* The message framing function from row.c, used for data-bearing packets. */
 FBW_API int fbw_msg_frame(fbw_rd *r, const fbw_msgfmt *f, int protocol, fbw_bytes *raw);
-FBW_API int fbw_msg_frame_plain(fbw_rd *r, const fbw_msgfmt *f, fbw_bytes *raw);
+int fbw_msg_frame_plain(fbw_rd *r, const fbw_msgfmt *f, fbw_bytes *raw);
 
 #endif

@@ -72,11 +72,16 @@ else
 fi
 
 # The examples, exactly as the documents print them: README.md's ```c block, docs/library.md's
-# first and second.
+# first and the one that is pipeline.c (by its opening line: the snippets between them are not
+# programs, and a new one must not shift which block is tested).
 example() { awk -v want="$2" '/^```c$/ { n++; on = n == want; next } /^```$/ { on = 0 } on' "$REPO/$1"; }
+example_named() {
+  awk -v name="$2" '/^```c$/ { on = 1; first = 1; next } /^```$/ { on = 0; keep = 0 }
+    on && first { first = 0; keep = index($0, "/* " name " - ") == 1 } on && keep' "$REPO/$1"
+}
 example README.md 1 >"$WORK/hello.c"
 example docs/library.md 1 >"$WORK/point_select.c"
-example docs/library.md 2 >"$WORK/pipeline.c"
+example_named docs/library.md pipeline.c >"$WORK/pipeline.c"
 
 # Every exported function has a caller: a test's C source or one of the examples. A function
 # only the library calls is internal (declared without FBW_API); one nothing calls is dead.
