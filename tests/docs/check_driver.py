@@ -25,6 +25,8 @@ import re
 import sys
 import tempfile
 
+import checkmain
+
 CYCLE_DIRS = ["driver"]
 PREFIX_DIRS = ["driver", "measure"]
 LIBRARY_PREFIX = re.compile(r"^(fbw|FBW)_")
@@ -270,19 +272,7 @@ def self_test():
 
 
 def main(argv):
-    if len(argv) == 2 and argv[1] == "--self-test":
-        return self_test()
-    if len(argv) != 2 or not os.path.isdir(argv[1]):
-        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
-        return 2
-    if self_test():
-        return 1
-    problems = check(argv[1])
-    for p in problems:
-        print(p)
-    print("check_driver: %d problem(s)" % len(problems))
-    return 1 if problems else 0
-
+    return checkmain.run(argv, "check_driver", __doc__, self_test, check)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

@@ -21,6 +21,8 @@ import re
 import sys
 import tempfile
 
+import checkmain
+
 C_DIRS = ["base", "wire", "auth", "measure", "driver", "tools", "pcap"]
 # The library's folders: their headers are internal unless wire/fbwire.h includes them. measure/ is
 # not the library: its header is the measurement module's contract, open to every tool.
@@ -175,19 +177,7 @@ def self_test():
 
 
 def main(argv):
-    if len(argv) == 2 and argv[1] == "--self-test":
-        return self_test()
-    if len(argv) != 2 or not os.path.isdir(argv[1]):
-        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
-        return 2
-    if self_test():
-        return 1
-    problems = check(argv[1])
-    for p in problems:
-        print(p)
-    print("check_map: %d problem(s)" % len(problems))
-    return 1 if problems else 0
-
+    return checkmain.run(argv, "check_map", __doc__, self_test, check)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

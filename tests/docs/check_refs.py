@@ -22,6 +22,8 @@ import re
 import sys
 import tempfile
 
+import checkmain
+
 SCAN_DIRS = ["base", "wire", "auth", "measure", "driver", "tools", "tests", "scripts", "docs", "lua", "pcap", "cmake"]
 BARE_DIRS = ["", "docs", "docs/protocol"]
 OUTPUT_NAMES = {
@@ -212,19 +214,7 @@ def self_test():
 
 
 def main(argv):
-    if len(argv) == 2 and argv[1] == "--self-test":
-        return self_test()
-    if len(argv) != 2 or not os.path.isdir(argv[1]):
-        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
-        return 2
-    if self_test():
-        return 1
-    problems = Checker(argv[1]).run()
-    for p in problems:
-        print(p)
-    print("check_refs: %d problem(s)" % len(problems))
-    return 1 if problems else 0
-
+    return checkmain.run(argv, "check_refs", __doc__, self_test, lambda top: Checker(top).run())
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))
