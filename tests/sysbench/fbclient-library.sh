@@ -15,20 +15,8 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-LIB=""
-while [ $# -gt 0 ]; do
-  case $1 in
-    --lib) LIB=$2; shift 2 ;;
-    *) echo "unknown argument: $1" >&2; exit 2 ;;
-  esac
-done
-[ -f "$LIB" ] || { echo "usage: $0 --lib libfbwire-sysbench.so" >&2; exit 2; }
-ENV_FILE=${FBW_SERVERS_ENV:-${FBWIRE_STATE:-/var/tmp/fbwire-state}/servers.env}
-if [ -z "${FBW_FB3_PORT:-}" ]; then
-  [ -r "$ENV_FILE" ] || { echo "servers not configured: run scripts/fb-servers.sh start" >&2; exit 1; }
-  set -a; . "$ENV_FILE"; set +a
-fi
-export ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD FBWIRE_SYSBENCH_LIB=$LIB
+# shellcheck source=tests/sysbench/lib-args.sh
+. "$HERE/lib-args.sh"
 # The system's libraries by full path, as the dynamic linker's cache lists them.
 lib_path() { ldconfig -p | awk -v n="$1" '$1 == n && /x86-64|64bit/ { print $NF; exit }'; }
 FBCLIENT=$(lib_path libfbclient.so.2)
