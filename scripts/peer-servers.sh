@@ -10,7 +10,8 @@
 #
 #   pg          PostgreSQL 15, 127.0.0.1:5433 (PEER_PG_PORT), user and database sbtest
 #   mariadb     MariaDB 10.11, 127.0.0.1:3307 (PEER_MARIADB_PORT), user and database sbtest
-#   fb          sbtest.fdb on fb3 (3050) and fb4 (3051), 16384 page buffers, forced writes
+#   fb          sbtest.fdb on fb3 (3050), fb4 (3051) and every registered fb<major> (fb5, fb6),
+#               16384 page buffers, forced writes
 #               (needs `scripts/fb-servers.sh start` first; that script owns the servers)
 #   pg17        PostgreSQL 17 (Debian 13), 127.0.0.1:5434 (PEER_PG17_PORT), user and database sbtest
 #   mariadb118  MariaDB 11.8 (Debian 13), 127.0.0.1:3308 (PEER_MARIADB118_PORT), likewise
@@ -486,45 +487,65 @@ m118_version() {
 
 fb_env() { set -a; . "$STATE/servers.env"; set +a; }
 
-fb_dsn() { # fb3|fb4 -> host/port:path of sbtest.fdb (after fb_env)
+fb_dsn() { # fb3|fb4|fbN -> host/port:path of sbtest.fdb (after fb_env)
   local S=${1^^} host port dir
   host=FBW_${S}_HOST port=FBW_${S}_PORT dir=FBW_DBDIR_${S}
   echo "${!host}/${!port}:${!dir}/$FB_DB"
 }
 
-# sbtest.fdb on fb3 and fb4: page buffers in the database header (a per-database setting, so the
-# shared servers' configuration stays as fb-servers.sh has it) and forced writes on.
+# The Firebird engines with a benchmark database: fb3 and fb4, and every other fb<major> registered
+# in servers.env (fb5, fb6: scripts/fb-servers.sh start-install or register). The test variants
+# (fb3l, fb3s, fb4s, ...) are not engines of the comparison.
+fb_engines() {
+  echo fb3 fb4
+  sed -n 's/^FBW_\(FB[0-9][0-9]*\)_PORT=.*/\1/p' "$STATE/servers.env" | tr 'A-Z' 'a-z' | grep -vx -e fb3 -e fb4 || true
+}
+
+# sbtest.fdb on every Firebird engine: page buffers in the database header (a per-database setting,
+# so the shared servers' configuration stays as fb-servers.sh has it) and forced writes on.
 start_fb() {
   [ -r "$STATE/servers.env" ] || die "no $STATE/servers.env: run scripts/fb-servers.sh start first"
   fb_env
   local s port dsn
-  for s in fb3 fb4; do
+  for s in $(fb_engines); do
     port=FBW_${s^^}_PORT dsn=$(fb_dsn "$s")
-    port_open "${!port}" || die "$s does not listen on ${!port}: run scripts/fb-servers.sh start"
-    if ! echo "QUIT;" | ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD isql-fb -q "$dsn" >/dev/null 2>&1; then
-      log "creating $dsn"
-      echo "CREATE DATABASE '$dsn' PAGE_SIZE 8192 DEFAULT CHARACTER SET UTF8;" |
-        ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD isql-fb -q -b
+    if ! port_open "${!port}"; then
+      case $s in
+        fb3|fb4) die "$s does not listen on ${!port}: run scripts/fb-servers.sh start" ;;
+        *) log "$s is registered but does not listen on ${!port}: no benchmark database there (start it)"
+           continue ;;
+      esac
     fi
-    [ "$(fb_setting "$dsn" "MON\$PAGE_BUFFERS")" = "$FB_PAGE_BUFFERS" ] ||
-      ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD gfix -buffers "$FB_PAGE_BUFFERS" "$dsn"
-    [ "$(fb_setting "$dsn" "MON\$FORCED_WRITES")" = 1 ] ||
-      ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD gfix -write sync "$dsn"
+    if ! echo "QUIT;" | fb_as "$s" isql-fb -q "$dsn" >/dev/null 2>&1; then
+      log "creating $dsn"
+      echo "CREATE DATABASE '$dsn' PAGE_SIZE 8192 DEFAULT CHARACTER SET UTF8;" | fb_as "$s" isql-fb -q -b
+    fi
+    [ "$(fb_setting "$s" "$dsn" "MON\$PAGE_BUFFERS")" = "$FB_PAGE_BUFFERS" ] ||
+      fb_as "$s" gfix -buffers "$FB_PAGE_BUFFERS" "$dsn"
+    [ "$(fb_setting "$s" "$dsn" "MON\$FORCED_WRITES")" = 1 ] || fb_as "$s" gfix -write sync "$dsn"
   done
 }
 
-fb_setting() { # dsn column -> value from MON$DATABASE
-  printf 'SET HEADING OFF;\nSELECT %s FROM MON$DATABASE;\n' "$2" |
-    ISC_USER=$FBW_USER ISC_PASSWORD=$FBW_PASSWORD isql-fb -q "$1" 2>/dev/null | awk 'NF { print $1; exit }' || true
+# engine command...: run it with the engine's login (a registered server's FBW_<E>_USER and
+# FBW_<E>_PASSWORD, else the test servers' SYSDBA), passed in the environment only.
+fb_as() {
+  local S=${1^^} u p; shift
+  u=FBW_${S}_USER p=FBW_${S}_PASSWORD
+  ISC_USER=${!u:-$FBW_USER} ISC_PASSWORD=${!p:-$FBW_PASSWORD} "$@"
+}
+
+fb_setting() { # engine dsn column -> value from MON$DATABASE
+  printf 'SET HEADING OFF;\nSELECT %s FROM MON$DATABASE;\n' "$3" |
+    fb_as "$1" isql-fb -q "$2" 2>/dev/null | awk 'NF { print $1; exit }' || true
 }
 
 fb_status() {
   [ -r "$STATE/servers.env" ] || { echo "  fb         no $STATE/servers.env"; return 1; }
   fb_env
   local s port dsn rc=0 pb fw
-  for s in fb3 fb4; do
+  for s in $(fb_engines); do
     port=FBW_${s^^}_PORT dsn=$(fb_dsn "$s")
-    pb=$(fb_setting "$dsn" "MON\$PAGE_BUFFERS"); fw=$(fb_setting "$dsn" "MON\$FORCED_WRITES")
+    pb=$(fb_setting "$s" "$dsn" "MON\$PAGE_BUFFERS"); fw=$(fb_setting "$s" "$dsn" "MON\$FORCED_WRITES")
     printf '  %-10s port %s  %s  page buffers %s  forced writes %s\n' "$s" "${!port}" "${dsn#*:}" \
       "${pb:-?}" "${fw:-?}"
     [ "$pb" = "$FB_PAGE_BUFFERS" ] && [ "$fw" = 1 ] || rc=1

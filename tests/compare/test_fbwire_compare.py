@@ -153,8 +153,19 @@ def test_targets_and_crypt():
     assert t[1].options == ["--db-driver=fbclient", "--fbclient-wire-crypt=required", "--fbclient-autocommit=per-statement"]
     assert t[2].options[-1] == "--fbwire-autocommit=pipelined" and t[2].driver == "fbwire"
     assert targets.resolve(["mariadb"], {}, off)[0].options == ["--db-driver=mysql", "--mysql-ssl=off"]
-    with pytest.raises(ValueError):
-        targets.resolve(["fb5-fbwire"], {}, off)
+    # any fb<major> is a Firebird engine; whether it is registered is servers.env's business
+    assert [x.engine for x in targets.resolve(["fb5-fbwire", "fb6-fbclient"], {}, off)] == ["fb5", "fb6"]
+    for bad in ("fb5-nope", "fbx-fbwire", "fb-fbwire", "fb5"):
+        with pytest.raises(ValueError):
+            targets.resolve([bad], {}, off)
+    servers = targets.Servers(dict(ENV, FBW_FB6_HOST="127.0.0.1", FBW_FB6_PORT="3061", FBW_DBDIR_FB6="/srv/fb6",
+                                   FBW_FB6_USER="OWNER6", FBW_FB6_PASSWORD="six"), off)
+    with pytest.raises(KeyError, match="fb5 is not registered"):
+        servers.host_port("fb5")
+    assert servers.fb_dsn("fb6") == "127.0.0.1/3061:/srv/fb6/sbtest.fdb"
+    assert servers.fb_login("fb6") == {"ISC_USER": "OWNER6", "ISC_PASSWORD": "six"}, "a registration's own login"
+    assert servers.fb_login("fb3") == {"ISC_USER": "SYSDBA", "ISC_PASSWORD": "fbsecret"}
+    assert servers.env("fb6")["ISC_PASSWORD"] == "six" and "six" not in servers.conn_string("fb6")
     with pytest.raises(ValueError):
         targets.parse_spec("nobase")
     assert targets.parse_spec("a=fb3-fbwire:--x=1 --y") == ("a", "fb3-fbwire", "--x=1 --y")
@@ -538,7 +549,7 @@ def test_preset_results_parts_are_valid_command_lines():
         argv = results.part_argv(part, "out", 5, 3)
         st = cli.settings(p.parse_args(argv), argv)
         assert st.capture == "once" and st.threads == [1, 4] and st.runs == 3 and argv[0] == "out/" + part
-        assert len(st.targets) * len(st.workloads) * 2 * (len(st.rtt) * 3 + 1) == results.runs_of(part, 3)
+        assert len(st.targets) * len(st.workloads) * 2 * (len(st.rtt) * 3 + 1) == results.count_runs(argv)
     st = cli.settings(p.parse_args(results.part_argv("distance", "o", 5, 3)), [])
     assert st.rtt == [0.0, 0.2, 1.0, 5.0] and len(st.targets) == 12 and "fb4-fbclient-per-statement" in st.targets
     st = cli.settings(p.parse_args(results.part_argv("loopback", "o", 5, 3)), [])
@@ -546,6 +557,38 @@ def test_preset_results_parts_are_valid_command_lines():
     assert len(st.targets) == 10 and not any(t.endswith("-pipelined") for t in st.targets)
     st = cli.settings(p.parse_args(results.part_argv("rate", "o", 5, 3)), [])
     assert st.rate == "100mbit" and st.specs["fb3-fbwire-zlib"] == ("fb3-fbwire", "--fbwire-compress=on")
+
+
+def test_preset_results_new_parts(tmp_path):
+    results = importlib.import_module("fbwire_compare.presets.results")
+    (tmp_path / "servers.env").write_text("FBW_FB3_PORT=3050\nFBW_FB4_PORT=3051\nFBW_FB3L_PORT=3052\n"
+                                          "FBW_FB6_PORT=3061\nFBW_FB5_PORT=3060\nFBW_FB10_PORT=3070\n")
+    fbs = results.registered_fb(str(tmp_path))
+    assert fbs == ["fb3", "fb4", "fb5", "fb6", "fb10"], "version order, test variants (fb3l) left out"
+    assert results.registered_fb(str(tmp_path / "none")) == ["fb3", "fb4"]
+    p = cli.parser()
+    seen = {}
+    for part in ("engines", "formats", "blob"):
+        for sub, argv in results.part_argvs(part, "out", 2, 3, ["fb3", "fb4", "fb5"], "/x/libfbclient.so"):
+            st = cli.settings(p.parse_args(argv), argv)
+            assert argv[0] == "out/" + sub and st.runs == 3 and st.time == 2 and st.tables == 1
+            assert results.count_runs(argv) == (len(st.targets) * len(st.workloads) * len(st.threads)
+                                                * (len(st.rtt) * 3 + 1))
+            seen[sub] = st
+    tx, auto = seen["engines-tx"], seen["engines-auto"]
+    assert set(tx.workloads) | set(auto.workloads) == set(results.FORMAT_WORKLOADS) and "oltp_blob" in auto.workloads
+    assert "fb3-fbwire-pipelined" in tx.targets and not any(t.endswith("-pipelined") for t in auto.targets)
+    assert {"fb5-fbwire", "fb3-described", "pg17", "mariadb118"} <= set(auto.targets) and auto.rtt == [0.0, 1.0]
+    assert auto.specs["fb3-described"] == ("fb3-fbwire", "--fbwire-row-format=described")
+    f = seen["formats"]
+    assert f.rate == "100mbit" and f.rtt == [1.0] and f.specs["fb3-described-zlib"] == (
+        "fb3-fbwire", "--fbwire-row-format=described --fbwire-compress=on")
+    b = seen["blob"]
+    assert b.workloads == ["oltp_blob"] and b.threads == [1, 4] and b.specs["fb5-fbclient5"] == (
+        "fb5-fbclient@/x/libfbclient.so", "")
+    assert len(b.targets) == 2 + 3 * 4
+    _, argv = results.part_argvs("blob", "out", 2, 3, ["fb3", "fb4"], None)[0]
+    assert not any("fbclient5" in a for a in argv), "no Firebird 5 client: no such targets"
 
 
 def test_preset_pipeline_tags_as_the_shell_script_named_them():

@@ -104,6 +104,12 @@ class Runner:
         if missing:
             raise RuntimeError("peers.env names no %s: run scripts/peer-servers.sh start %s" % (
                 ", ".join(missing), " ".join(missing)))
+        for e in self.engines:
+            if e not in tg.PEERS:
+                try:
+                    self.servers.host_port(e)
+                except KeyError as why:
+                    raise RuntimeError(why.args[0])
 
     def tls_dir(self):
         d = os.path.join(self.out, "tls-client")
@@ -160,7 +166,7 @@ class Runner:
         else:
             # Firebird: recompute the selectivity of every index of the tables (primary keys included).
             cmd = ["isql-fb", "-q", "-bail", self.servers.fb_dsn(engine)]
-            env = {"ISC_USER": s.e["FBW_USER"], "ISC_PASSWORD": s.e["FBW_PASSWORD"]}
+            env = s.fb_login(engine)
             names = ", ".join("'%s'" % t.upper() for t in tables)
             stdin = ("SET TERM ^;\nEXECUTE BLOCK AS DECLARE n VARCHAR(63); BEGIN\n"
                      "  FOR SELECT TRIM(RDB$INDEX_NAME) FROM RDB$INDICES WHERE RDB$RELATION_NAME IN (%s) INTO n DO\n"
@@ -216,11 +222,9 @@ class Runner:
                                "'INNODB_DOUBLEWRITE','LOG_BIN','SYNC_BINLOG','INNODB_FLUSH_METHOD','TX_ISOLATION',"
                                "'HAVE_SSL','MAX_CONNECTIONS')"],
                               {"MYSQL_PWD": s.peer(engine, "PASSWORD")})
-        e = s.e
         sql = ("SET HEADING OFF;\nSELECT 'page_buffers=' || MON$PAGE_BUFFERS, 'page_size=' || MON$PAGE_SIZE, "
                "'forced_writes=' || MON$FORCED_WRITES FROM MON$DATABASE;\n")
-        lines = self.query(["isql-fb", "-q", self.servers.fb_dsn(engine)],
-                           {"ISC_USER": e["FBW_USER"], "ISC_PASSWORD": e["FBW_PASSWORD"]}, stdin=sql)
+        lines = self.query(["isql-fb", "-q", self.servers.fb_dsn(engine)], s.fb_login(engine), stdin=sql)
         # name=value words only: an error message (no database yet: prepare creates it) adds nothing
         return [w for line in lines for w in line.split() if re.match(r"^[a-z_]+=\S+$", w)]
 
@@ -237,7 +241,7 @@ class Runner:
                  "host=%s %s %s" % (platform.system(), platform.release(), platform.machine()),
                  "cpu=%s x %d" % (cpu, os.cpu_count() or 0), "memory_kb=" + mem, "os=" + osname,
                  "sysbench=" + (sbv[0] if sbv else "?"), "loadavg=" + load]
-        for e in tg.ENGINES:
+        for e in tg.ENGINES + tuple(sorted(e for e in self.engines if e not in tg.ENGINES)):
             if e in ("pg", "mariadb", "fb3", "fb4") or e in self.engines:
                 lines.append("version.%s=%s" % (e, s.version(e)))
         lines += ["workloads=" + ",".join(st.workloads), "threads=" + ",".join(map(str, st.threads)),

@@ -4,6 +4,7 @@ count, target and RTT; at a distance, TPS and latency against RTT and the round-
 import glob
 import json
 import os
+import re
 
 from . import record, stats
 
@@ -182,10 +183,12 @@ def header(s):
     if loads:
         out.append("Load average (1 min) after each run: median %s, highest %s, over %d runs.\n" % (
             stats.num(loads["median"], 2), stats.num(loads["max"], 2), loads["n"]))
+    more = sorted(k[8:] for k in m if re.match(r"^version\.fb[0-9]+$", k) and k not in ("version.fb3", "version.fb4"))
     out.append("Servers: PostgreSQL %s, MariaDB %s, Firebird %s (fb3) and %s (fb4)%s.\n" % (
         m.get("version.pg", "?"), m.get("version.mariadb", "?"), m.get("version.fb3", "?"),
         m.get("version.fb4", "?"), "".join(", %s %s (%s)" % (n, m[k], k[8:]) for k, n in (
-            ("version.pg17", "PostgreSQL"), ("version.mariadb118", "MariaDB")) if k in m)))
+            ("version.pg17", "PostgreSQL"), ("version.mariadb118", "MariaDB")) + tuple(
+            ("version." + e, "Firebird") for e in more) if k in m)))
     out.append("Runs: %s s each, %s interleaved repeat(s) per case, %s table(s) x %s rows, threads %s, "
                "crypt %s; round trips and bytes from one captured run of %s s per case (capture: %s); "
                "CPU: %s. %s\n" % (

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Engines and targets: which sysbench driver and options reach which server, and how.
 
-A target is an engine (pg, pg17, mariadb, mariadb118, fb3, fb4) plus the client that drives it. Wire crypt and TLS
+A target is an engine (pg, pg17, mariadb, mariadb118, fb3, fb4, or any Firebird registered in servers.env under
+fb<major>: fb5, fb6; scripts/fb-servers.sh) plus the client that drives it. Wire crypt and TLS
 are always set explicitly (a driver's default may change): off, or on everywhere with crypt. The fbclient kinds
 take another client library as BASE@LIBRARY (fb4-fbclient@/opt/firebird5/lib/libfbclient.so.2: that libfbclient
 instead of the system's, --fbclient-library), so clients of several Firebird versions meet the same server.
@@ -18,10 +19,21 @@ PEERS = {"pg": ("pg", "PEER_PG"), "pg17": ("pg", "PEER_PG17"),
 ENGINES = tuple(PEERS) + ("fb3", "fb4")
 FB_KINDS = ("fbwire", "fbwire-pipelined", "fbclient", "fbclient-per-statement")
 BUILTIN = tuple(PEERS) + tuple("%s-%s" % (fb, k) for fb in ("fb3", "fb4") for k in FB_KINDS)
+# A Firebird engine is fb<major>: fb3 and fb4 always (CI's servers), others once registered.
+FB_ENGINE = re.compile(r"^fb[0-9]+$")
 DEFAULT = ("pg", "mariadb", "fb3-fbwire", "fb4-fbwire")
 # The Firebird database of the comparison when peers.env does not name one (the same name as
 # scripts/peer-servers.sh gives it); prepare creates it when missing.
 FB_DB = "sbtest.fdb"
+
+
+def is_builtin(base):
+    """A peer, or fb<major>-<kind> for any Firebird engine name (whether it is registered is the
+    servers' business: Servers.host_port says so when it is not)."""
+    if base in PEERS:
+        return True
+    fb, dash, k = base.partition("-")
+    return bool(dash) and FB_ENGINE.match(fb) is not None and k in FB_KINDS
 
 
 def kind(engine):
@@ -42,8 +54,8 @@ def split_library(base):
     b, at, lib = base.partition("@")
     if not at:
         return base, None
-    if not (b in BUILTIN and b[4:].startswith("fbclient")):
-        raise ValueError("'%s': only the fbclient targets take @LIBRARY (fb3|fb4-fbclient[-per-statement]@PATH)" % base)
+    if not (is_builtin(b) and b.partition("-")[2].startswith("fbclient")):
+        raise ValueError("'%s': only the fbclient targets take @LIBRARY (fbN-fbclient[-per-statement]@PATH)" % base)
     if not lib:
         raise ValueError("'%s': @ needs the path of a libfbclient" % base)
     if "/" in lib and not os.path.isfile(lib):
@@ -54,9 +66,8 @@ def split_library(base):
 def engine_of(base):
     if base in PEERS:
         return base
-    m = re.match(r"^(fb[34])-", base)
-    if m and base in BUILTIN:
-        return m.group(1)
+    if is_builtin(base):
+        return base.partition("-")[0]
     return None
 
 
@@ -64,7 +75,7 @@ def driver_options(base, crypt):
     """A built-in target's driver options (no connection options)."""
     if base in PEERS:
         return setup_options(base, crypt)
-    kind = base[4:]
+    kind = base.partition("-")[2]
     fbwire = ["--db-driver=fbwire", "--fbwire-wire-crypt=" + crypt.fb]
     return {
         "fbwire": fbwire,
@@ -94,7 +105,7 @@ class Target:
         base, self.library = split_library(base)
         self.engine = engine_of(base)
         if self.engine is None:
-            raise ValueError("unknown target '%s' (pg, pg17, mariadb, mariadb118, fb3|fb4-fbwire, -fbwire-pipelined, -fbclient, "
+            raise ValueError("unknown target '%s' (pg, pg17, mariadb, mariadb118, fbN-fbwire (fb3, fb4, fb5, ...), -fbwire-pipelined, -fbclient, "
                              "-fbclient-per-statement, or --target NAME=BASE[@LIBRARY]:OPTIONS)" % name)
         self.options = driver_options(base, crypt) + [o for o in extra.split() if o]
         if self.library:
@@ -148,6 +159,9 @@ class Servers:
         if engine in PEERS:
             return self.peer(engine, "HOST"), int(self.peer(engine, "PORT"))
         s = engine.upper()
+        if "FBW_%s_PORT" % s not in self.e:
+            raise KeyError("%s is not registered in servers.env (scripts/fb-servers.sh start-install %s DIR, "
+                           "or register %s HOST/PORT DBDIR USER PASSWORD-FILE)" % (engine, engine, engine))
         return self.e["FBW_%s_HOST" % s], int(self.e["FBW_%s_PORT" % s])
 
     def fb_dsn(self, engine, host=None, port=None, db=None):
@@ -174,7 +188,7 @@ class Servers:
             tail = "sslmode=" + self.crypt.pg if k == "pg" else "ssl=" + self.crypt.my
             return "%s://%s@%s:%d/%s?%s" % ("postgresql" if k == "pg" else "mysql", self.peer(engine, "USER"), h, p,
                                            self.peer(engine, "DB"), tail)
-        return "%s user %s wire_crypt=%s" % (self.fb_dsn(engine), self.e["FBW_USER"], self.crypt.fb)
+        return "%s user %s wire_crypt=%s" % (self.fb_dsn(engine), self.fb_login(engine)["ISC_USER"], self.crypt.fb)
 
     def version(self, engine):
         if engine in PEERS:
@@ -188,7 +202,16 @@ class Servers:
                "PGPASSWORD": e.get("PEER_PG_PASSWORD", ""), "MYSQL_PWD": e.get("PEER_MARIADB_PASSWORD", "")}
         if engine in PEERS:
             out["PGPASSWORD" if kind(engine) == "pg" else "MYSQL_PWD"] = e.get(PEERS[engine][1] + "_PASSWORD", "")
+        elif engine:
+            out.update(self.fb_login(engine))
         return out
+
+    def fb_login(self, engine):
+        """ISC_USER and ISC_PASSWORD for a Firebird engine: a server registered with a login of its
+        own (fb-servers.sh register) uses it, the others the test servers' SYSDBA."""
+        e, s = self.e, engine.upper()
+        return {"ISC_USER": e.get("FBW_%s_USER" % s) or e.get("FBW_USER", ""),
+                "ISC_PASSWORD": e.get("FBW_%s_PASSWORD" % s) or e.get("FBW_PASSWORD", "")}
 
     def passwords(self):
         return [v for k, v in self.e.items() if k.endswith("PASSWORD") and v]

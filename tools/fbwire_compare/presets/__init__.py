@@ -11,7 +11,8 @@ reads the drivers' own JSON reports (docs/report.md).
   fbwire-compare --preset glance OUTDIR    oltp_read_only through fbclient, fbwire and fbwire pipelined,
                                            direct and at 1 ms RTT: one small table (scripts/main.sh)
   fbwire-compare --preset results OUTDIR   the measurements of docs/results.md, in parts (--part
-                                           distance|loopback|rate), for a quiet machine
+                                           distance|loopback|rate|engines|formats|blob), for a quiet
+                                           machine
 
 `fbwire-compare --preset NAME --help` lists a preset's options. tools/fbwire-report/{cpu,measure,
 pipeline}.sh, tests/sysbench/bench.sh and scripts/soak.sh call these;
