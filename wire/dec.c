@@ -165,6 +165,17 @@ static const fbw_msgfmt *format_cb(void *arg, enum fbw_fmt_kind kind, const fbw_
     return NULL;
 }
 
+static const fbw_bstream *blob_stream_cb(void *arg, uint16_t stmt, fbw_err *err)
+{
+    stmt_fmt *s = fmt_for(arg, stmt, 0);
+    if (s && s->has_batch)
+        return &s->blobs;
+    fbw_err_set(err, FBW_E_UNSUPPORTED,
+                "no batch known for statement %u's blob stream (its op_batch_create is not in the capture)",
+                (unsigned)stmt);
+    return NULL;
+}
+
 /* ---- what client packets teach ---- */
 
 static int push(fbw_dec *d, int32_t op, size_t fmt)
@@ -218,7 +229,21 @@ static int client_packet(fbw_dec *d, const fbw_pkt *p)
         break;
     case FBW_OP_BATCH_CREATE:
         s = fmt_for(d, p->u.batch_create.stmt, 1);
+        if (s) {
+            s->has_batch = 1;
+            fbw_bstream_init(&s->blobs, FBW_BSTREAM_ALIGN);
+        }
         rc = s ? learn(d, &s->batch, p->u.batch_create.blr) : FBW_OK;
+        break;
+    case FBW_OP_BATCH_SET_BPB: /* blobs without a BPB of their own follow this one */
+        s = fmt_for(d, p->u.batch_bpb.stmt, 0);
+        if (s)
+            s->blobs.default_segmented = fbw_bpb_segmented(p->u.batch_bpb.bpb.p, p->u.batch_bpb.bpb.n) == 1;
+        break;
+    case FBW_OP_BATCH_BLOB_STREAM: /* the next packet of this stream goes on from here */
+        s = fmt_for(d, p->u.bstream.stmt, 0);
+        if (s)
+            s->blobs = p->u.bstream.st;
         break;
     case FBW_OP_COMPILE:
         fmt = fbw_req_compiled(d, p->u.ddl.blr); /* the waiting entry names the request */
@@ -594,6 +619,7 @@ int fbw_dec_new(fbw_dec_packet_fn fn, void *arg, fbw_dec **out)
     fbw_ring_init(&d->q, sizeof(waiting), MAX_WAITING);
     fbw_err_clear(&d->err);
     d->ctx.format = format_cb;
+    d->ctx.blob_stream = blob_stream_cb;
     d->ctx.arg = d;
     d->last_dir = -1;
     *out = d;

@@ -4,6 +4,7 @@
 #ifndef FBW_DEC_INT_H
 #define FBW_DEC_INT_H
 
+#include "bstream.h"
 #include "buf.h"
 #include "compress.h"
 #include "crypt.h"
@@ -20,6 +21,8 @@ typedef struct stmt_fmt {
     uint16_t handle;
     uint8_t pending, unused;
     fbw_msgfmt bind, select, out, batch; /* out: execute2 singleton output */
+    uint8_t has_batch;  /* an op_batch_create was seen: blobs holds its blob stream's state */
+    fbw_bstream blobs;
 } stmt_fmt;
 
 /* A compiled BLR request (op_compile) and the messages its BLR declares. An entry exists from

@@ -475,6 +475,34 @@ static int lay_batch_regblob(codec *c, fbw_pkt *p)
     return FBW_OK;
 }
 
+/* The stream's length, then its blobs in wire form (bstream.c); decoding needs the state the
+ * statement's previous op_batch_blob_stream left, from the context. */
+static int lay_batch_blob_stream(codec *c, fbw_pkt *p)
+{
+    __typeof__(p->u.bstream) *b = &p->u.bstream;
+    c_short(c, &b->stmt);
+    c_u32(c, &b->length);
+    if (!decoding(c)) {
+        c_raw(c, &b->data);
+        return FBW_OK;
+    }
+    if (!ok(c))
+        return FBW_OK;
+    if (b->length > FBW_BUF_MAX)
+        return fbw_rd_fail(c->r, FBW_E_PROTO, "batch blob stream too long");
+    if (!c->ctx || !c->ctx->blob_stream)
+        return fbw_err_set(c->err, FBW_E_UNSUPPORTED, "no batch blob stream state known for this stream");
+    const fbw_bstream *st = c->ctx->blob_stream(c->ctx->arg, b->stmt, c->err);
+    if (!st)
+        return c->err && c->err->code != FBW_OK ? c->err->code : FBW_E_UNSUPPORTED;
+    b->st = *st;
+    const uint8_t *start = c->r->p;
+    (void)fbw_bstream_walk(c->r, b->length, &b->st, &b->blobs);
+    b->data.p = start;
+    b->data.n = (size_t)(c->r->p - start);
+    return FBW_OK;
+}
+
 static int lay_inline_blob(codec *c, fbw_pkt *p)
 {
     c_short(c, &p->u.inline_blob.tr);
@@ -668,6 +696,7 @@ static layout_fn layout_of(int32_t op)
     case FBW_OP_BATCH_CS: return lay_batch_cs;
     case FBW_OP_BATCH_SET_BPB: return lay_batch_bpb;
     case FBW_OP_BATCH_REGBLOB: return lay_batch_regblob;
+    case FBW_OP_BATCH_BLOB_STREAM: return lay_batch_blob_stream;
     case FBW_OP_INLINE_BLOB: return lay_inline_blob;
     case FBW_OP_START: case FBW_OP_START_AND_RECEIVE: case FBW_OP_RECEIVE: case FBW_OP_SEND:
     case FBW_OP_START_AND_SEND: case FBW_OP_START_SEND_AND_RECEIVE:
@@ -679,6 +708,8 @@ static layout_fn layout_of(int32_t op)
     default: return NULL;
     }
 }
+
+int fbw_pkt_has_layout(int32_t op) { return layout_of(op) != NULL; }
 
 int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *out, size_t *used,
                    fbw_err *err)

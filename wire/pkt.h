@@ -11,6 +11,7 @@
 #ifndef FBW_PKT_H
 #define FBW_PKT_H
 
+#include "bstream.h"
 #include "ops.h"
 #include "xdr.h"
 
@@ -85,6 +86,10 @@ typedef struct fbw_pkt {
         struct { uint16_t stmt; fbw_bytes bpb; } batch_bpb;
         struct { uint16_t stmt; uint32_t exist_hi, exist_lo, id_hi, id_lo; } batch_regblob;
         struct { uint16_t tr; uint32_t id_hi, id_lo; fbw_bytes info, data; } inline_blob;
+        /* batch_blob_stream: length counts stream bytes as the sender's buffer holds them, data views
+         * the wire bytes (encoding: already in wire form); st is the stream state after this packet
+         * (the caller keeps it for the statement's next one), blobs the blob headers it opened */
+        struct { uint16_t stmt; uint32_t length; fbw_bytes data; fbw_bstream st; uint32_t blobs; } bstream;
         /* BLR requests: start, start_and_receive, receive (no message); send, start_and_send,
          * start_send_and_receive (one message of request's format msg_number; from the server,
          * messages = 1 means more op_send follow in this reply, 0 the last) */
@@ -120,14 +125,20 @@ typedef struct fbw_pkt_ctx {
      * or NULL with *err set when it cannot be known. */
     const fbw_msgfmt *(*format)(void *arg, enum fbw_fmt_kind kind, const fbw_pkt *p, fbw_err *err);
     void *arg;
+    /* op_batch_blob_stream: the blob stream state statement stmt's previous packets left (a new
+     * batch: fbw_bstream_init), or NULL with *err set when it cannot be known. NULL callback:
+     * such packets do not decode. */
+    const fbw_bstream *(*blob_stream)(void *arg, uint16_t stmt, fbw_err *err);
 } fbw_pkt_ctx;
 
 /* Decode one packet from p[0..n). Returns FBW_OK with *used = its size, FBW_AGAIN when incomplete,
- * FBW_E_PROTO (framing lost: unknown op, impossible length), FBW_E_UNSUPPORTED (op whose layout
- * fbwire does not decode: op_batch_blob_stream), or an error from
- * the format callback. err gets a message naming op and offset. */
+ * FBW_E_PROTO (framing lost: unknown op, impossible length), FBW_E_UNSUPPORTED (an op with no
+ * packet layout: fbw_pkt_has_layout), or an error from the format and blob stream callbacks. err gets a message naming op and offset. */
 int fbw_pkt_decode(const fbw_pkt_ctx *ctx, const uint8_t *p, size_t n, fbw_pkt *out, size_t *used,
                    fbw_err *err);
+/* Whether op has a packet layout this codec decodes and encodes (ops with none: docs/protocol/
+ * packets.md §4, "no layout"; tests/wire/test_ops.c keeps that table and this function in step). */
+int fbw_pkt_has_layout(int32_t op);
 /* Append one packet to w. Message views (msg, data) must already hold XDR-encoded bytes.
  * Returns FBW_OK, FBW_E_NOMEM, or FBW_E_UNSUPPORTED for ops without an encoder. */
 int fbw_pkt_encode(const fbw_pkt_ctx *ctx, fbw_wr *w, const fbw_pkt *p);

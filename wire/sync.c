@@ -75,7 +75,7 @@ int fbw_sync_session_op(int from_client, uint32_t op)
     case FBW_OP_CANCEL_BLOB: case FBW_OP_SEEK_BLOB: case FBW_OP_BATCH_CREATE:
     case FBW_OP_BATCH_MSG: case FBW_OP_BATCH_EXEC: case FBW_OP_BATCH_RLS: case FBW_OP_BATCH_CANCEL:
     case FBW_OP_BATCH_SYNC: case FBW_OP_BATCH_SET_BPB: case FBW_OP_BATCH_REGBLOB:
-    case FBW_OP_DETACH: case FBW_OP_PING: case FBW_OP_CANCEL: case FBW_OP_QUE_EVENTS:
+    case FBW_OP_BATCH_BLOB_STREAM: case FBW_OP_DETACH: case FBW_OP_PING: case FBW_OP_CANCEL: case FBW_OP_QUE_EVENTS:
     case FBW_OP_CANCEL_EVENTS: case FBW_OP_SERVICE_INFO: case FBW_OP_SERVICE_START:
     case FBW_OP_SERVICE_DETACH: case FBW_OP_DROP_DATABASE: case FBW_OP_DISCONNECT: case FBW_OP_EXIT:
         return from_client;
@@ -93,6 +93,8 @@ int fbw_sync_recoverable(int from_client, const fbw_pkt *p)
         return from_client && p->u.sqlst.messages == 1;
     case FBW_OP_BATCH_MSG:
         return from_client && p->u.batch_msg.count > 0;
+    case FBW_OP_BATCH_BLOB_STREAM: /* its op_batch_create came before the capture */
+        return from_client && p->u.bstream.length > 0;
     case FBW_OP_FETCH_RESPONSE:
         return !from_client && p->u.sqldata.messages == 1 &&
                (p->u.sqldata.status == 0 || p->u.sqldata.status == 100);

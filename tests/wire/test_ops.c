@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* test_ops.c - the op table against Firebird's enum P_OP (src/remote/protocol.h, names and numbers
- * transcribed separately here), directions, deferral, first protocol, protocol version encoding. */
+ * transcribed separately here), directions, deferral, first protocol, protocol version encoding;
+ * the table of every op number in docs/protocol/packets.md §4.1 against the op table and the codec. */
 #include <criterion/criterion.h>
 
 #include "ops.h"
+#include "pkt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Every op protocol.h still uses; the numbers in between are obsolete (page server, lock ops). */
@@ -254,4 +257,104 @@ Test(ops, protocol_version_encoding)
     cr_assert_eq(fbw_protocol_from_wire(13), 0);
     cr_assert_eq(fbw_protocol_from_wire(0x800A), 0, "P10 never has the flag");
     cr_assert_eq(fbw_protocol_from_wire(0x8000), 0);
+}
+
+/* ---- docs/protocol/packets.md §4.1: one row per op number, "| n | name | dir | codec |" ---- */
+
+typedef struct doc_row {
+    int seen;
+    char name[40], dir[8], codec[24];
+} doc_row;
+
+/* The rows of §4.1 into rows[0..FBW_OP_MAX]; returns the number of rows read. A row for a number
+ * above FBW_OP_MAX or a second row for a number fails the test. */
+static int read_doc_table(doc_row *rows)
+{
+    const char *path = FBWIRE_SOURCE_DIR "/docs/protocol/packets.md";
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "cannot open %s", path);
+    char line[512];
+    int in = 0, n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "### 4.1 ", 8))
+            in = 1;
+        else if (in && !strncmp(line, "## ", 3))
+            break;
+        int op;
+        char name[40], dir[8], codec[24];
+        if (!in || sscanf(line, "| %d | %39s | %7s | %23[^:|]", &op, name, dir, codec) != 4)
+            continue;
+        cr_assert(op >= 0 && op <= FBW_OP_MAX, "packets.md §4.1 lists op %d, beyond FBW_OP_MAX %d: "
+                                               "add it to wire/ops.h and ops.c", op, FBW_OP_MAX);
+        cr_assert(!rows[op].seen, "packets.md §4.1 lists op %d twice", op);
+        rows[op].seen = 1;
+        snprintf(rows[op].name, sizeof rows[op].name, "%s", name);
+        snprintf(rows[op].dir, sizeof rows[op].dir, "%s", dir);
+        size_t k = strlen(codec);
+        while (k && codec[k - 1] == ' ')
+            codec[--k] = 0;
+        snprintf(rows[op].codec, sizeof rows[op].codec, "%s", codec);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static const char *dir_word(int dir)
+{
+    switch (dir) {
+    case FBW_DIR_CLIENT: return "→S";
+    case FBW_DIR_SERVER: return "→C";
+    case FBW_DIR_BOTH: return "both";
+    default: return "—";
+    }
+}
+
+Test(ops, docs_table_lists_every_op_and_what_the_codec_does)
+{
+    doc_row rows[FBW_OP_MAX + 1];
+    memset(rows, 0, sizeof rows);
+    cr_assert_eq(read_doc_table(rows), FBW_OP_MAX + 1, "packets.md §4.1 needs one row per op 0..%d",
+                 FBW_OP_MAX);
+    int decoded = 0, without = 0, obsolete = 0;
+    for (int op = 0; op <= FBW_OP_MAX; op++) {
+        const doc_row *r = &rows[op];
+        const fbw_opinfo *oi = fbw_op_info(op);
+        cr_assert(r->seen, "packets.md §4.1 has no row for op %d", op);
+        if (!oi) {
+            cr_assert_str_eq(r->codec, "obsolete", "op %d (%s): fbwire does not know it", op, r->name);
+            cr_assert(!fbw_pkt_has_layout(op), "op %d", op);
+            obsolete++;
+            continue;
+        }
+        cr_assert_str_eq(r->name, oi->name, "op %d", op);
+        cr_assert_str_eq(r->dir, dir_word(oi->dir), "%s", oi->name);
+        if (fbw_pkt_has_layout(op)) {
+            cr_assert_str_eq(r->codec, "decoded", "%s: the codec has its layout", oi->name);
+            decoded++;
+        } else {
+            cr_assert(!strcmp(r->codec, "no layout") || !strcmp(r->codec, "no packet"),
+                      "%s: pkt.c has no layout for it, the docs say '%s'", oi->name, r->codec);
+            without++;
+        }
+    }
+    /* Every op Firebird 3 to 6 sends has a layout; four numbers carry no packet or were never
+     * implemented, fifteen are obsolete (checked against protocol.cpp xdr_protocol). */
+    cr_expect_eq(decoded, 96);
+    cr_expect_eq(without, 4);
+    cr_expect_eq(obsolete, 15);
+}
+
+/* The table must be read as written: a row edited to claim a layout pkt.c lacks is refused. */
+Test(ops, docs_table_parser_sees_the_codec_column)
+{
+    doc_row rows[FBW_OP_MAX + 1];
+    memset(rows, 0, sizeof rows);
+    read_doc_table(rows);
+    cr_assert_str_eq(rows[FBW_OP_BATCH_BLOB_STREAM].codec, "decoded");
+    cr_assert_str_eq(rows[FBW_OP_INSERT].codec, "no layout");
+    cr_assert_str_eq(rows[FBW_OP_VOID].codec, "no packet");
+    cr_assert_str_eq(rows[5].codec, "obsolete");
+    cr_assert(fbw_pkt_has_layout(FBW_OP_BATCH_BLOB_STREAM));
+    cr_assert(!fbw_pkt_has_layout(FBW_OP_INSERT));
 }

@@ -382,6 +382,11 @@ static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
         if (p->op == FBW_OP_BATCH_MSG)
             e_num(e, "messages", p->u.batch_msg.count);
         break;
+    case FBW_OP_BATCH_BLOB_STREAM: /* stream bytes as the client counted them; blob headers in it */
+        e_num(e, "stmt", p->u.bstream.stmt);
+        e_num(e, "stream_bytes", p->u.bstream.length);
+        e_num(e, "blobs", p->u.bstream.blobs);
+        break;
     default:
         break;
     }
