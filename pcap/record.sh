@@ -22,16 +22,22 @@
 #          fb3_script_arc4 fb3_script_arc4_zlib fb4_script_chacha64 fb4_script_chacha64_zlib
 #          fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6
 #          fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak
-#          fb3_svc_stats fb3_svc_trace fb3_isql_zlib
+#          fb3_svc_stats fb3_svc_trace fb3_isql_zlib fb4_gbak_backup fb4_gbak_restore
+#          fb4_gfix_validate fb4_gfix_sweep fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib
 #
 # The fb3_gbak_*, fb3_gfix_*, fb3_svc_* and fb3_isql_zlib captures are Firebird's own tools
 # (Debian's firebird3.0-utils: gbak, gfix, fbsvcmgr, isql-fb; client WireCrypt = Disabled) on a
 # tiny private database (fbwire_tools.fdb: two tables, five rows, two blobs) that each run creates
 # afresh. gbak and gfix use the BLR request API (op_compile, op_start_and_receive, op_send ...).
-# FB3's nbackup needs local access to the database file, so nbackup over the network is the
-# service manager's action_nbak (what nbackup -se does from FB4 on). Their .expect headers carry an
-# independent round-trip count (# independent:): tshark's turnarounds, client payload followed by
-# server payload, which leaves out the final unanswered op_disconnect (needs tshark).
+# The fb4_* tool captures are the same sessions with Firebird 4's tools (Debian 13's
+# firebird4.0-utils, run inside the FB4 chroot of scripts/fb-servers.sh) against the FB4 server;
+# FB4's gbak restores through the batch API, so fb4_gbak_restore carries op_batch_blob_stream.
+# nbackup (FB3 and FB4 alike) refuses a database it cannot open as a local file ("nbackup needs
+# local access to database file", even for -L), so nbackup over the network is the service
+# manager's action_nbak, which runs nbackup inside the server: the *_svc_nbak captures. Their
+# .expect headers carry an independent round-trip count (# independent:): tshark's turnarounds,
+# client payload followed by server payload, which leaves out the final unanswered op_disconnect
+# (needs tshark).
 set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,9 +56,12 @@ fi
 
 TMP=$(mktemp -d /tmp/fbwire-record.XXXXXX)
 TCPDUMP_PID=
+# Files Firebird's tools read or write: WD as the tools see it, WDH on this host (tool_server sets
+# them; FB4's tools run inside the FB4 chroot, so there WD is a directory of the chroot).
+WD=$TMP WDH=$TMP
 cleanup() {
     [ -n "$TCPDUMP_PID" ] && kill -INT "$TCPDUMP_PID" 2>/dev/null || true
-    [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+    [ -n "${KEEP_TMP:-}" ] || { rm -rf "$TMP"; [ "$WDH" = "$TMP" ] || rm -rf "$WDH"; }
 }
 trap cleanup EXIT
 
@@ -203,29 +212,61 @@ EOF
     echo "isql printed $(grep -cE '^ +[0-9]+ ' "$TMP/isql.out") rows"
 }
 
+# Which Firebird's tools and server the tool captures use: fb3 (the host's tools, the FB3 server)
+# or fb4 (the FB4 chroot's tools, the FB4 server). Sets TSRV TVER THOST TPORT TDIR (the server's
+# database directory as it names it), TDIRH (the same on this host), WD, WDH and SVC.
+tool_server() {
+    TSRV=$1
+    case $1 in
+    fb3) TVER=3.0 THOST=127.0.0.1 TPORT=$FBW_FB3_PORT TDIR=$FBW_DBDIR_FB3 TDIRH=$FBW_DBDIR_FB3
+         WD=$TMP WDH=$TMP ;;
+    fb4) TVER=4.0 THOST=127.0.0.2 TPORT=$FBW_FB4_PORT TDIR=$FBW_DBDIR_FB4 TDIRH=$FBW_DBDIR_FB4_HOST
+         WD=/tmp/$(basename "$TMP") WDH=$FBW_FB4_CHROOT/tmp/$(basename "$TMP")
+         [ -x "$FBW_FB4_CHROOT/usr/bin/gbak" ] || {
+             echo "record.sh: no gbak in the FB4 chroot: scripts/fb-servers.sh installs firebird4.0-utils there" >&2
+             exit 2
+         } ;;
+    esac
+    mkdir -p "$WDH"
+    SVC=$THOST/$TPORT:service_mgr
+}
+
 # The client configuration Firebird's tools read ($FIREBIRD/firebird.conf): wire crypt off on the
 # client side only, optional wire compression; the message file for readable errors.
 fbroot() { # [compress]
-    rm -rf "$TMP/fbroot"
-    mkdir -p "$TMP/fbroot"
-    printf 'WireCrypt = Disabled\nAuthClient = Srp256, Srp\n' >"$TMP/fbroot/firebird.conf"
-    [ "${1:-}" != compress ] || echo 'WireCompression = true' >>"$TMP/fbroot/firebird.conf"
-    for m in /usr/lib/x86_64-linux-gnu/firebird/3.0/firebird.msg /usr/share/firebird/3.0/firebird.msg; do
-        [ -e "$m" ] && ln -sf "$m" "$TMP/fbroot/firebird.msg" && break
+    local root=/ m
+    [ "$TSRV" = fb3 ] || root=$FBW_FB4_CHROOT/
+    rm -rf "$WDH/fbroot"
+    mkdir -p "$WDH/fbroot"
+    printf 'WireCrypt = Disabled\nAuthClient = Srp256, Srp\n' >"$WDH/fbroot/firebird.conf"
+    [ "${1:-}" != compress ] || echo 'WireCompression = true' >>"$WDH/fbroot/firebird.conf"
+    for m in /usr/lib/x86_64-linux-gnu/firebird/$TVER/firebird.msg /usr/share/firebird/$TVER/firebird.msg; do
+        [ -e "$root$m" ] && ln -sf "$m" "$WDH/fbroot/firebird.msg" && break
     done
 }
 
 fbtool() { # command...: one of Firebird's tools as SYSDBA, login from the environment
-    FIREBIRD=$TMP/fbroot ISC_USER=SYSDBA ISC_PASSWORD=$FBW_PASSWORD timeout 120 "$@"
+    if [ "$TSRV" = fb3 ]; then
+        FIREBIRD=$WD/fbroot ISC_USER=SYSDBA ISC_PASSWORD=$FBW_PASSWORD timeout 120 "$@"
+    else # Debian's FB4 client reads only the chroot's /etc/firebird/4.0/firebird.conf (the servers'
+        # own, $FIREBIRD does not move it): the tool sees ours bound over it in a mount namespace of
+        # its own, the servers' view stays as it is
+        timeout 120 unshare -m --propagation private /bin/sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' \
+            sh "$WDH/fbroot/firebird.conf" "$FBW_FB4_CHROOT/etc/firebird/4.0/firebird.conf" \
+            chroot "$FBW_FB4_CHROOT" /usr/bin/env -i PATH=/usr/bin:/bin ISC_USER=SYSDBA \
+            ISC_PASSWORD="$FBW_PASSWORD" "$@"
+    fi
 }
 
 TOOLS_DB=fbwire_tools.fdb
 # A tiny database for the tool captures, created afresh (not recorded): two tables, five rows,
-# two text blobs, NULLs, a few types. Sets TDB (its path on the server), TDSN, and HOST PORT DB.
+# two text blobs, NULLs, a few types, on the server of tool_server SERVER (fb3 | fb4). Sets TDB
+# (its path on the server), TDSN, and HOST PORT DB.
 tools_db() {
+    tool_server "$1"
     fbroot
-    TDB=$FBW_DBDIR_FB3/$TOOLS_DB
-    TDSN=127.0.0.1/$FBW_FB3_PORT:$TDB
+    TDB=$TDIR/$TOOLS_DB
+    TDSN=$THOST/$TPORT:$TDB
     echo "DROP DATABASE;" | fbtool isql-fb -q "$TDSN" >/dev/null 2>&1 || true
     fbtool isql-fb -q >/dev/null <<SQL
 CREATE DATABASE '$TDSN';
@@ -238,17 +279,17 @@ INSERT INTO T2 VALUES ('ab', DATE '2026-01-02', TIMESTAMP '2026-01-02 03:04:05',
 INSERT INTO T2 VALUES ('cd', NULL, NULL, NULL);
 COMMIT;
 SQL
-    HOST=127.0.0.1 PORT=$FBW_FB3_PORT DB=$TDB
+    HOST=$THOST PORT=$TPORT DB=$TDB
 }
 
 gbak_backup_session() {
-    fbtool gbak -b "$TDSN" "$TMP/tools.fbk"
-    echo "gbak -b wrote $(stat -c %s "$TMP/tools.fbk") bytes"
+    fbtool gbak -b "$TDSN" "$WD/tools.fbk"
+    echo "gbak -b wrote $(stat -c %s "$WDH/tools.fbk") bytes"
 }
 
 gbak_restore_session() { # restores the backup made before it over the database itself
-    fbtool gbak -c -rep "$TMP/tools.fbk" "$TDSN"
-    echo "gbak -c -rep read $(stat -c %s "$TMP/tools.fbk") bytes"
+    fbtool gbak -c -rep "$WD/tools.fbk" "$TDSN"
+    echo "gbak -c -rep read $(stat -c %s "$WDH/tools.fbk") bytes"
 }
 
 gfix_session() { # gfix option...
@@ -257,28 +298,28 @@ gfix_session() { # gfix option...
 }
 
 svc_stats_session() {
-    fbtool fbsvcmgr "127.0.0.1/$FBW_FB3_PORT:service_mgr" action_db_stats dbname "$TDB" sts_hdr_pages |
+    fbtool fbsvcmgr "$SVC" action_db_stats dbname "$TDB" sts_hdr_pages |
         grep -c . | sed 's/^/fbsvcmgr printed lines: /'
 }
 
 svc_nbak_session() { # the backup file is written by the server, next to the database
-    local nbk=$FBW_DBDIR_FB3/fbwire_tools.nbk
-    rm -f "$nbk" 2>/dev/null || true
-    fbtool fbsvcmgr "127.0.0.1/$FBW_FB3_PORT:service_mgr" action_nbak dbname "$TDB" nbk_file "$nbk" \
+    local nbk=$TDIR/fbwire_tools.nbk
+    rm -f "$TDIRH/fbwire_tools.nbk" 2>/dev/null || true
+    fbtool fbsvcmgr "$SVC" action_nbak dbname "$TDB" nbk_file "$nbk" \
         nbk_level 0 | grep -c . | sed 's/^/fbsvcmgr action_nbak printed lines: /'
-    rm -f "$nbk" 2>/dev/null || true
+    rm -f "$TDIRH/fbwire_tools.nbk" 2>/dev/null || true
 }
 
 svc_trace_session() { # a user trace session started, fed by one query, stopped from another attachment
-    cat >"$TMP/trace.conf" <<CONF
+    cat >"$WDH/trace.conf" <<CONF
 database = $TDB
 {
   enabled = true
   log_statement_finish = true
 }
 CONF
-    fbtool fbsvcmgr "127.0.0.1/$FBW_FB3_PORT:service_mgr" action_trace_start trc_name fbwire \
-        trc_cfg "$TMP/trace.conf" >"$TMP/trace.out" &
+    fbtool fbsvcmgr "$SVC" action_trace_start trc_name fbwire \
+        trc_cfg "$WD/trace.conf" >"$TMP/trace.out" &
     local pid=$! id=
     for _ in $(seq 100); do
         id=$(sed -n 's/^Trace session ID \([0-9]*\) started.*/\1/p' "$TMP/trace.out")
@@ -287,7 +328,7 @@ CONF
     done
     echo "SELECT COUNT(*) FROM T1;" | fbtool isql-fb -q "$TDSN" >/dev/null
     sleep 1.5 # the trace flushes its log about once a second
-    fbtool fbsvcmgr "127.0.0.1/$FBW_FB3_PORT:service_mgr" action_trace_stop trc_id "$id" >/dev/null
+    fbtool fbsvcmgr "$SVC" action_trace_stop trc_id "$id" >/dev/null
     wait "$pid"
     echo "trace session started and stopped; it printed $(grep -c . "$TMP/trace.out") lines"
 }
@@ -334,7 +375,8 @@ NAMES=${*:-fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql 
     fb3_script_arc4 fb3_script_arc4_zlib fb4_script_chacha64 fb4_script_chacha64_zlib
     fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6
     fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak fb3_svc_stats
-    fb3_svc_trace fb3_isql_zlib}
+    fb3_svc_trace fb3_isql_zlib fb4_gbak_backup fb4_gbak_restore fb4_gfix_validate fb4_gfix_sweep
+    fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib}
 for name in $NAMES; do
     case $name in
     fb3_info)
@@ -402,39 +444,39 @@ for name in $NAMES; do
         KEYS=1 record fb4_info_ipv6 crypt_info_session
         KEYS=1 expect fb4_info_ipv6 "fbwire-sql --info over IPv6 (::1) with wire crypt on (the default), decrypted with its key log line (an IPv6 address): the decoded round trips, packets and bytes equal the live ones fbwire-sql printed"
         ;;
-    fb3_gbak_backup | fb3_gbak_restore)
-        tools_db
-        if [ "$name" = fb3_gbak_backup ]; then
+    fb[34]_gbak_backup | fb[34]_gbak_restore)
+        tools_db "${name%%_*}"
+        if [ "$name" = "${TSRV}_gbak_backup" ]; then
             record "$name" gbak_backup_session
         else # gbak -c attaches to see the database, creates it anew, attaches to finish: keep the 2nd
-            fbtool gbak -b "$TDSN" "$TMP/tools.fbk" # not recorded
+            fbtool gbak -b "$TDSN" "$WD/tools.fbk" # not recorded
             PICK=2 record "$name" gbak_restore_session
         fi
-        INDEPENDENT=1 expect "$name" "Firebird 3's gbak (${name#fb3_gbak_} over the network, BLR request API) on a database of two tables and five rows; every request's messages framed with the formats its op_compile BLR declared; the round trips equal the independent count below"
+        INDEPENDENT=1 expect "$name" "Firebird ${TVER%.0}'s gbak (${name#"${TSRV}"_gbak_} over the network, BLR request API$( [ "$name" != fb4_gbak_restore ] || echo "; the rows go in through the batch API, the blobs as op_batch_blob_stream")) on a database of two tables and five rows; every request's messages framed with the formats its op_compile BLR declared; the round trips equal the independent count below"
         ;;
-    fb3_gfix_validate | fb3_gfix_sweep)
-        tools_db
-        if [ "$name" = fb3_gfix_validate ]; then
+    fb[34]_gfix_validate | fb[34]_gfix_sweep)
+        tools_db "${name%%_*}"
+        if [ "$name" = "${TSRV}_gfix_validate" ]; then
             record "$name" gfix_session -v -full
         else
             record "$name" gfix_session -sweep
         fi
-        INDEPENDENT=1 expect "$name" "Firebird 3's gfix ${name#fb3_gfix_} over the network (the DPB asks for it in op_attach); the round trips equal the independent count below"
+        INDEPENDENT=1 expect "$name" "Firebird ${TVER%.0}'s gfix ${name#"${TSRV}"_gfix_} over the network (the DPB asks for it in op_attach); the round trips equal the independent count below"
         ;;
-    fb3_svc_stats | fb3_svc_nbak)
-        tools_db
-        MATCH= record "$name" "${name#fb3_}_session"
-        INDEPENDENT=1 expect "$name" "Firebird 3's fbsvcmgr through the service manager (${name#fb3_svc_}: op_service_start, then op_service_info until the output ends); the round trips equal the independent count below"
+    fb[34]_svc_stats | fb[34]_svc_nbak)
+        tools_db "${name%%_*}"
+        MATCH= record "$name" "${name#"${TSRV}"_}_session"
+        INDEPENDENT=1 expect "$name" "Firebird ${TVER%.0}'s fbsvcmgr through the service manager (${name#"${TSRV}"_svc_}: op_service_start, then op_service_info until the output ends); the round trips equal the independent count below"
         ;;
-    fb3_svc_trace)
-        tools_db
+    fb[34]_svc_trace)
+        tools_db "${name%%_*}"
         MATCH= PICK=1 record "$name" svc_trace_session
         INDEPENDENT=1 expect "$name" "fbsvcmgr action_trace_start (the capture keeps that attachment; action_trace_stop came from another): op_service_info polls while the trace output streams; the round trips equal the independent count below"
         ;;
-    fb3_isql_zlib)
-        tools_db
+    fb[34]_isql_zlib)
+        tools_db "${name%%_*}"
         record "$name" isql_zlib_session
-        INDEPENDENT=1 expect "$name" "isql-fb (fbclient 3.0) with client WireCompression = true: two SELECTs over zlib-compressed streams; the round trips equal the independent count below"
+        INDEPENDENT=1 expect "$name" "isql-fb (fbclient $TVER) with client WireCompression = true: two SELECTs over zlib-compressed streams; the round trips equal the independent count below"
         ;;
     *)
         echo "record.sh: unknown capture $name" >&2
