@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_pkt.c - libFuzzer target: decode a stream of packets at protocols 10, 13, 16 and 19 with a
- * fixed message format for data-bearing packets. Every decoded packet must re-encode, and its
+ * fixed message format for data-bearing packets and a fresh batch blob stream for every
+ * op_batch_blob_stream (segmented by default at 16, stream at 19). Every decoded packet must re-encode, and its
  * re-encoding must decode to a packet that re-encodes to the same bytes (encoder and decoder agree
  * on every layout the decoder accepts). Crashes, over-reads (the input is copied to end at a guard
  * page) and sanitizer reports are the findings. */
@@ -25,6 +26,14 @@ static const fbw_msgfmt *fmt_cb(void *arg, enum fbw_fmt_kind kind, const fbw_pkt
 {
     (void)arg, (void)p, (void)err;
     return kind == FBW_FMT_SLICE ? &elem : &fmt;
+}
+
+static fbw_bstream streams[2];
+
+static const fbw_bstream *stream_cb(void *arg, uint16_t stmt, fbw_err *err)
+{
+    (void)stmt, (void)err;
+    return arg;
 }
 
 static void check_reencode(const fbw_pkt_ctx *ctx, const fbw_pkt *pk)
@@ -54,11 +63,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const int protocols[] = {10, 13, 16, 19};
+    fbw_bstream_init(&streams[0], FBW_BSTREAM_ALIGN);
+    streams[0].default_segmented = 1;
+    fbw_bstream_init(&streams[1], FBW_BSTREAM_ALIGN);
     fbw_guard g;
     fbw_guard_init(&g, size);
     const uint8_t *p = fbw_guard_place(&g, data, size);
     for (size_t i = 0; i < sizeof protocols / sizeof *protocols; i++) {
-        fbw_pkt_ctx ctx = {protocols[i], fmt_cb, NULL};
+        fbw_pkt_ctx ctx = {protocols[i], fmt_cb, NULL, stream_cb};
+        ctx.arg = &streams[protocols[i] >= 19];
         size_t off = 0;
         while (off < size) {
             fbw_pkt pk;
