@@ -24,6 +24,7 @@
 #          fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak
 #          fb3_svc_stats fb3_svc_trace fb3_isql_zlib fb4_gbak_backup fb4_gbak_restore
 #          fb4_gfix_validate fb4_gfix_sweep fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib
+#          fb4_gbak_restore_blobs
 #
 # The fb3_gbak_*, fb3_gfix_*, fb3_svc_* and fb3_isql_zlib captures are Firebird's own tools
 # (Debian's firebird3.0-utils: gbak, gfix, fbsvcmgr, isql-fb; client WireCrypt = Disabled) on a
@@ -31,7 +32,9 @@
 # afresh. gbak and gfix use the BLR request API (op_compile, op_start_and_receive, op_send ...).
 # The fb4_* tool captures are the same sessions with Firebird 4's tools (Debian 13's
 # firebird4.0-utils, run inside the FB4 chroot of scripts/fb-servers.sh) against the FB4 server;
-# FB4's gbak restores through the batch API, so fb4_gbak_restore carries op_batch_blob_stream.
+# FB4's gbak restores through the batch API, so fb4_gbak_restore carries op_batch_blob_stream;
+# fb4_gbak_restore_blobs adds eleven 12 KB blobs (not in the FB3 set), more than fbclient's 128 KB
+# blob stream buffer, so a blob's segment runs on from one op_batch_blob_stream into the next.
 # nbackup (FB3 and FB4 alike) refuses a database it cannot open as a local file ("nbackup needs
 # local access to database file", even for -L), so nbackup over the network is the service
 # manager's action_nbak, which runs nbackup inside the server: the *_svc_nbak captures. Their
@@ -287,6 +290,23 @@ gbak_backup_session() {
     echo "gbak -b wrote $(stat -c %s "$WDH/tools.fbk") bytes"
 }
 
+big_blobs() { # eleven blobs of 12,000 bytes into the tools database (not recorded)
+    fbtool isql-fb -q "$TDSN" >/dev/null <<'SQL'
+CREATE TABLE T3 (ID INTEGER, B BLOB SUB_TYPE TEXT);
+SET TERM ^;
+EXECUTE BLOCK AS DECLARE I INTEGER = 0; DECLARE J INTEGER; DECLARE X BLOB SUB_TYPE TEXT; BEGIN
+  WHILE (I < 11) DO BEGIN
+    X = ''; J = 0;
+    WHILE (J < 6) DO BEGIN X = X || LPAD('', 2000, 'blob ' || I || ' part ' || J || '; '); J = J + 1; END
+    INSERT INTO T3 VALUES (:I, :X);
+    I = I + 1;
+  END
+END^
+SET TERM ;^
+COMMIT;
+SQL
+}
+
 gbak_restore_session() { # restores the backup made before it over the database itself
     fbtool gbak -c -rep "$WD/tools.fbk" "$TDSN"
     echo "gbak -c -rep read $(stat -c %s "$WDH/tools.fbk") bytes"
@@ -376,7 +396,7 @@ NAMES=${*:-fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql 
     fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6
     fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak fb3_svc_stats
     fb3_svc_trace fb3_isql_zlib fb4_gbak_backup fb4_gbak_restore fb4_gfix_validate fb4_gfix_sweep
-    fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib}
+    fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib fb4_gbak_restore_blobs}
 for name in $NAMES; do
     case $name in
     fb3_info)
@@ -453,6 +473,13 @@ for name in $NAMES; do
             PICK=2 record "$name" gbak_restore_session
         fi
         INDEPENDENT=1 expect "$name" "Firebird ${TVER%.0}'s gbak (${name#"${TSRV}"_gbak_} over the network, BLR request API$( [ "$name" != fb4_gbak_restore ] || echo "; the rows go in through the batch API, the blobs as op_batch_blob_stream")) on a database of two tables and five rows; every request's messages framed with the formats its op_compile BLR declared; the round trips equal the independent count below"
+        ;;
+    fb4_gbak_restore_blobs)
+        tools_db fb4
+        big_blobs
+        fbtool gbak -b "$TDSN" "$WD/tools.fbk" # not recorded
+        PICK=2 record "$name" gbak_restore_session
+        INDEPENDENT=1 expect "$name" "Firebird 4's gbak restoring the tools database plus eleven 12 KB text blobs: the blob stream fills fbclient's 128 KB buffer, so one op_batch_blob_stream ends inside a segment and the next goes on with it (the decoder carries the statement's stream state); the round trips equal the independent count below"
         ;;
     fb[34]_gfix_validate | fb[34]_gfix_sweep)
         tools_db "${name%%_*}"
