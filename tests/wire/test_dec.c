@@ -2,7 +2,8 @@
 /* test_dec.c - the session decoder's fbw_dec_message_format(): during the callback for an
  * op_execute the format its message was framed with (from its BLR, or the statement's previous
  * one when the BLR is empty), NULL for packets without an input message. The replay of
- * fbwire-pcap decodes captured parameters with it. */
+ * fbwire-pcap decodes captured parameters with it. The batch blob stream state the decoder keeps
+ * per statement from op_batch_create and op_batch_set_bpb on. */
 #include "dec.h"
 #include "fbwire.h"
 
@@ -300,5 +301,80 @@ Test(dec, op_slice_uses_the_sdl_of_its_get_slice)
     cr_assert(strstr(fbw_dec_error(g_dec)->msg, "op_slice: no slice description known for op_slice: "
                                                "SDL not understood at offset 3"),
               "%s", fbw_dec_error(g_dec)->msg);
+    fbw_dec_free(g_dec);
+}
+
+/* ---- op_batch_blob_stream: the stream state of each statement, carried from packet to packet ---- */
+
+static void put_pkt(fbw_buf *out, const fbw_pkt *p)
+{
+    fbw_pkt_ctx ctx = {0};
+    fbw_wr w;
+    fbw_wr_init(&w, out);
+    cr_assert_eq(fbw_pkt_encode(&ctx, &w, p), FBW_OK);
+}
+
+/* A blob stream packet of `length` stream bytes whose wire bytes are `wire` (built by hand from
+ * the xdr_blob_stream layout, docs/protocol/statements.md §6.1). */
+static void put_stream(fbw_buf *out, uint16_t stmt, uint32_t length, const uint8_t *wire, size_t n)
+{
+    fbw_pkt p = {.op = FBW_OP_BATCH_BLOB_STREAM};
+    p.u.bstream.stmt = stmt;
+    p.u.bstream.length = length;
+    p.u.bstream.data.p = wire;
+    p.u.bstream.data.n = n;
+    put_pkt(out, &p);
+}
+
+static void count_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes, uint64_t ts)
+{
+    (void)from_client, (void)bytes, (void)ts;
+    if (p->op == FBW_OP_BATCH_BLOB_STREAM)
+        ++*(int *)arg;
+}
+
+Test(dec, batch_blob_stream_state_runs_on_per_statement)
+{
+    int streams = 0;
+    cr_assert_eq(fbw_dec_new(count_packet, &streams, &g_dec), FBW_OK);
+    fbw_msgfmt f = {cols, 2, 2};
+    fbw_err err;
+    fbw_buf blr, b;
+    fbw_buf_init(&blr);
+    fbw_buf_init(&b);
+    cr_assert_eq(fbw_blr_build(&f, 0, 3, &blr, &err), FBW_OK, "%s", err.msg);
+    fbw_pkt create = {.op = FBW_OP_BATCH_CREATE};
+    create.u.batch_create.stmt = 3;
+    create.u.batch_create.blr.p = blr.data;
+    create.u.batch_create.blr.n = blr.len;
+    create.u.batch_create.msglen = 20;
+    put_pkt(&b, &create);
+    /* a default BPB without isc_bpb_type: blobs without their own BPB are segmented */
+    static const uint8_t bpb[] = {1};
+    fbw_pkt setbpb = {.op = FBW_OP_BATCH_SET_BPB};
+    setbpb.u.batch_bpb.stmt = 3;
+    setbpb.u.batch_bpb.bpb.p = bpb;
+    setbpb.u.batch_bpb.bpb.n = 1;
+    put_pkt(&b, &setbpb);
+    /* packet 1: header (blob of 7, no BPB), segment length 5, then 2 of its bytes: 20 stream bytes */
+    static const uint8_t one[] = {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 5, 'a', 'b'};
+    put_stream(&b, 3, 20, one, sizeof one);
+    /* packet 2: the segment's other 3 bytes and a 1-byte gap: 4 stream bytes; only the state kept
+     * from packet 1 says these are data and not the start of a header */
+    static const uint8_t two[] = {'c', 'd', 'e'};
+    put_stream(&b, 3, 4, two, sizeof two);
+    fbw_xdr_put_u32(&(fbw_wr){&b, FBW_OK}, FBW_OP_PING);
+    cr_assert_eq(fbw_dec_feed(g_dec, 1, b.data, b.len, 0), FBW_OK, "%s", fbw_dec_error(g_dec)->msg);
+    cr_assert_eq(streams, 2);
+
+    /* a statement whose op_batch_create the decoder never saw */
+    fbw_buf_free(&b);
+    fbw_buf_init(&b);
+    put_stream(&b, 9, 20, one, sizeof one);
+    cr_assert_eq(fbw_dec_feed(g_dec, 1, b.data, b.len, 0), FBW_E_UNSUPPORTED);
+    cr_assert(strstr(fbw_dec_error(g_dec)->msg, "no batch known for statement 9"), "%s",
+              fbw_dec_error(g_dec)->msg);
+    fbw_buf_free(&b);
+    fbw_buf_free(&blr);
     fbw_dec_free(g_dec);
 }
