@@ -52,10 +52,14 @@ int be_fbwire_server_error(const fbw_err *e, fbw_err *err)
     return e->code;
 }
 
+int be_fbwire_waited(sbdrv_be_conn *c, int rc, fbw_err *err)
+{
+    return rc ? be_fbwire_fail(c, rc, err) : FBW_OK;
+}
+
 int be_fbwire_wait_all(sbdrv_be_conn *c, fbw_err *err)
 {
-    int rc = fbw_client_wait(c->client);
-    return rc ? be_fbwire_fail(c, rc, err) : FBW_OK;
+    return be_fbwire_waited(c, fbw_client_wait(c->client), err);
 }
 
 /* The usual end of queuing: wait for the replies, or report why the request was not queued. */
@@ -66,8 +70,7 @@ int be_fbwire_wait_queued(sbdrv_be_conn *c, int rc, fbw_err *err)
 
 int be_fbwire_round_trip(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err)
 {
-    int rc = fbw_client_run(c->client, fn, arg);
-    return rc ? be_fbwire_fail(c, rc, err) : FBW_OK;
+    return be_fbwire_waited(c, fbw_client_run(c->client, fn, arg), err);
 }
 
 /* ---- attach and detach ---- */

@@ -58,11 +58,16 @@ void be_fbwire_release_query(sbdrv_be_conn *c);
 int be_fbwire_fail(sbdrv_be_conn *c, int rc, fbw_err *err);
 /* A request's server error becomes the operation's. */
 int be_fbwire_server_error(const fbw_err *e, fbw_err *err);
+/* The end of a call that waited (fbw_client_wait, _run, or a one-request helper such as
+ * fbw_client_prepare / _fetch) and returned rc: FBW_OK, or its failure in err (be_fbwire_fail). */
+int be_fbwire_waited(sbdrv_be_conn *c, int rc, fbw_err *err);
 /* Write everything queued and wait for every reply. */
 int be_fbwire_wait_all(sbdrv_be_conn *c, fbw_err *err);
 /* After queuing with rc: wait for the replies (rc == FBW_OK) or report the queuing failure. */
 int be_fbwire_wait_queued(sbdrv_be_conn *c, int rc, fbw_err *err);
-/* Queue with fn(arg) until it has gone out and been answered (fbw_client_run). */
+/* Queue with fn(arg) until it has gone out and been answered (fbw_client_run): for several
+ * requests in one write; one request is a client helper's call (client.h) ended by
+ * be_fbwire_waited. */
 int be_fbwire_round_trip(sbdrv_be_conn *c, int (*fn)(void *), void *arg, fbw_err *err);
 
 #endif

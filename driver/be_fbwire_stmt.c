@@ -10,19 +10,6 @@
 
 /* ---- statements ---- */
 
-typedef struct prep_call {
-    sbdrv_be_stmt *bs;
-    fbw_tx *tx;
-    const char *sql;
-    size_t len;
-} prep_call;
-
-static int queue_prepare(void *arg)
-{
-    prep_call *p = arg;
-    return fbw_stmt_prepare(p->bs->s, p->tx, p->sql, p->len);
-}
-
 int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_stmt **out,
                           fbw_err *err)
 {
@@ -39,12 +26,12 @@ int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_st
     bs->c = c;
     int shown = (int)(len < sizeof bs->what ? len : sizeof bs->what - 1);
     snprintf(bs->what, sizeof bs->what, "%.*s", shown, sql);
+    fbw_tx *tx = NULL;
     int rc = fbw_stmt_new(c->conn, &bs->s, err);
-    prep_call p = {bs, NULL, sql, len};
     if (rc == FBW_OK)
-        rc = be_fbwire_prepare_tx(c, &p.tx, err);
+        rc = be_fbwire_prepare_tx(c, &tx, err);
     if (rc == FBW_OK)
-        rc = be_fbwire_round_trip(c, queue_prepare, &p, err);
+        rc = be_fbwire_waited(c, fbw_client_prepare(c->client, bs->s, tx, sql, len), err);
     if (rc == FBW_OK && !fbw_stmt_prepared(bs->s))
         rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
     if (rc == FBW_OK) {
@@ -243,13 +230,11 @@ static int queue_execute(void *arg)
     return FBW_OK;
 }
 
-static int queue_fetch(void *arg) { return fbw_stmt_fetch(arg); }
-
 int be_fbwire_fetch_all(sbdrv_be_conn *c, sbdrv_be_stmt *bs, fbw_err *err)
 {
     int rc = FBW_OK;
     while (rc == FBW_OK && !fbw_stmt_eof(bs->s) && fbw_stmt_error(bs->s)->code == FBW_OK)
-        rc = be_fbwire_round_trip(c, queue_fetch, bs->s, err);
+        rc = be_fbwire_waited(c, fbw_client_fetch(c->client, bs->s), err);
     return rc;
 }
 

@@ -81,16 +81,6 @@ static void once_end(rp_step *r, size_t i, const pcaptool_result *rep)
     r->once_result = res;
 }
 
-static int q_immediate2(void *arg)
-{
-    rp_step *r = arg;
-    const pcaptool_step *s = r->s;
-    fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
-    r->rq.imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
-    return fbw_exec_immediate2(r->c, rp_slots_tx(r->sl, s->tx), (const char *)s->data, s->len, &in,
-                               r->rq.vals, &r->rq.imm_out, &r->rq.res2);
-}
-
 /* op_exec_immediate2: the captured input message decoded in the client's format and sent in it;
  * the output row in the client's format, hashed like a fetched row. */
 void rp_do_immediate2(rp_step *r, size_t i)
@@ -100,7 +90,16 @@ void rp_do_immediate2(rp_step *r, size_t i)
         return;
     fbw_err e;
     fbw_err_clear(&e);
-    int rc = rp_run_step(r, q_immediate2, &e);
+    fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
+    r->rq.imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
+    int rc;
+    do
+        rc = fbw_client_complete(r->cl, fbw_exec_immediate2(r->c, rp_slots_tx(r->sl, s->tx),
+                                                            (const char *)s->data, s->len, &in,
+                                                            r->rq.vals, &r->rq.imm_out,
+                                                            &r->rq.res2));
+    while (rc == FBW_WAIT);
+    rc = rp_step_waited(r, rc, &e);
     rp_check(r, i, rc, &e, &r->rq.res2.err, "execute immediate failed");
     if (rc || r->rq.res2.err.code || !s->out_n)
         return;
@@ -126,22 +125,21 @@ void rp_do_immediate2(rp_step *r, size_t i)
 
 /* ---- info requests: the client's items and buffer length on the replayed object ---- */
 
-static int q_info(void *arg)
+/* The object the info request asks about: op and handle (FBW_WAIT while its handle is unknown). */
+static int info_target(rp_step *r, int32_t *op, uint16_t *h)
 {
-    rp_step *r = arg;
     const pcaptool_step *s = r->s;
-    uint16_t h = 0;
-    int32_t op = FBW_OP_INFO_DATABASE;
-    int rc = FBW_OK;
+    *h = 0;
+    *op = FBW_OP_INFO_DATABASE;
     if (s->kind == FBW_STEP_INFO_SQL) {
-        op = FBW_OP_INFO_SQL;
-        rc = fbw_stmt_handle(r->sl->st[s->stmt], &h);
-    } else if (s->kind == FBW_STEP_INFO_TRANSACTION) {
-        op = FBW_OP_INFO_TRANSACTION;
-        rc = fbw_tx_handle(r->sl->tx[s->tx], &h);
+        *op = FBW_OP_INFO_SQL;
+        return fbw_stmt_handle(r->sl->st[s->stmt], h);
     }
-    return rc ? rc
-              : fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->rq.info);
+    if (s->kind == FBW_STEP_INFO_TRANSACTION) {
+        *op = FBW_OP_INFO_TRANSACTION;
+        return fbw_tx_handle(r->sl->tx[s->tx], h);
+    }
+    return FBW_OK;
 }
 
 /* The reply is not compared (ids, page counts and sizes differ between servers); an error is a
@@ -153,7 +151,16 @@ void rp_do_info(rp_step *r, size_t i)
         return;
     fbw_err e;
     fbw_err_clear(&e);
-    int rc = rp_run_step(r, q_info, &e);
+    int rc;
+    do {
+        int32_t op;
+        uint16_t h;
+        rc = info_target(r, &op, &h);
+        if (rc == FBW_OK)
+            rc = fbw_conn_info_request(r->c, op, h, s->data, s->len, s->info_buflen, &r->rq.info);
+        rc = fbw_client_complete(r->cl, rc);
+    } while (rc == FBW_WAIT);
+    rc = rp_step_waited(r, rc, &e);
     rp_check(r, i, rc, &e, &r->rq.info.err, "info request failed");
     /* Records asked for: the affected rows of the statement's execution being measured, when it
      * is the one the capture asked about (owner). The capture's execution may have been handed on
@@ -173,7 +180,9 @@ void rp_do_info(rp_step *r, size_t i)
 
 /* ---- blob reads: the id fetched at the capture's row and column, read as the client did ---- */
 
-static int q_blob_read(void *arg)
+/* The open and the client's acts that went with it in one write, then (called again with a new
+ * act_end) each later write's acts; r->rd remembers how far it got, as a wait may come between. */
+static int queue_blob_acts(void *arg)
 {
     rp_step *r = arg;
     const pcaptool_step *s = r->s;
@@ -203,18 +212,6 @@ static int q_blob_read(void *arg)
         }
     }
     return rc;
-}
-
-static int q_blob_more(void *arg)
-{
-    rp_step *r = arg;
-    return fbw_blob_read(r->rq.blob, r->rd.more_len);
-}
-
-static int q_blob_close(void *arg)
-{
-    rp_step *r = arg;
-    return fbw_blob_close(r->rq.blob);
 }
 
 void rp_do_blob_read(rp_step *r, size_t i)
@@ -250,19 +247,23 @@ void rp_do_blob_read(rp_step *r, size_t i)
     while (r->rd.acts_n < s->nacts && s->acts[r->rd.acts_n].op != FBW_OP_CLOSE_BLOB &&
            s->acts[r->rd.acts_n].op != FBW_OP_CANCEL_BLOB)
         r->rd.acts_n++;
-    int rc = rp_run_step(r, q_blob_read, &e);
+    int rc = rp_run_step(r, queue_blob_acts, &e);
     while (!rc && !fbw_blob_error(r->rq.blob)->code && r->rd.act < r->rd.acts_n) {
         r->rd.act_end = r->rd.act + 1; /* the client waited here: the next write */
         while (r->rd.act_end < r->rd.acts_n && !s->acts[r->rd.act_end].burst)
             r->rd.act_end++;
-        rc = rp_run_step(r, q_blob_read, &e);
+        rc = rp_run_step(r, queue_blob_acts, &e);
     }
     const pcaptool_result *cap = &s->result;
     size_t n = 0;
     /* beyond the client's reads: to the end when it read to the end, else to as many bytes */
     while (!rc && !fbw_blob_error(r->rq.blob)->code && !fbw_blob_eof(r->rq.blob) &&
-           (cap->eof || (fbw_blob_data(r->rq.blob, &n), (int64_t)n < cap->rows)))
-        rc = rp_run_step(r, q_blob_more, &e);
+           (cap->eof || (fbw_blob_data(r->rq.blob, &n), (int64_t)n < cap->rows))) {
+        do
+            rc = fbw_client_complete(r->cl, fbw_blob_read(r->rq.blob, r->rd.more_len));
+        while (rc == FBW_WAIT);
+        rc = rp_step_waited(r, rc, &e);
+    }
     const uint8_t *data = fbw_blob_data(r->rq.blob, &n);
     if (fbw_blob_error(r->rq.blob)->code)
         rp_add_failure(r, i, s, fbw_blob_error(r->rq.blob), "blob read failed");
@@ -281,9 +282,13 @@ void rp_do_blob_read(rp_step *r, size_t i)
     }
     /* closed as the client did: waiting for the reply when it waited, else the close rides with
      * the next request (fbw_blob_free queues it) */
-    if (!rc && r->rd.acts_n < s->nacts && s->acts[r->rd.acts_n].burst &&
-        rp_run_step(r, q_blob_close, &e) != FBW_OK)
-        rp_add_failure(r, i, s, &e, "blob close failed");
+    if (!rc && r->rd.acts_n < s->nacts && s->acts[r->rd.acts_n].burst) {
+        do
+            rc = fbw_client_complete(r->cl, fbw_blob_close(r->rq.blob));
+        while (rc == FBW_WAIT);
+        if (rp_step_waited(r, rc, &e) != FBW_OK)
+            rp_add_failure(r, i, s, &e, "blob close failed");
+    }
     fbw_blob_free(r->rq.blob);
     r->rq.blob = NULL;
 }

@@ -107,7 +107,10 @@ void rp_step_free(rp_step *r);
 
 /* ---- shared by replay_steps.c and replay_ops.c ---- */
 
-/* Run queue(r) and wait (a fatal error breaks the connection; err: the client's error). */
+/* The end of a step's wait that returned rc (a client.h helper, or the fbw_client_complete loop
+ * over one request): rc, the connection broken on a fatal error (err: the client's error). */
+int rp_step_waited(rp_step *r, int rc, fbw_err *err);
+/* Several requests of a step in one write: fbw_client_run over queue(r), ended by rp_step_waited. */
 int rp_run_step(rp_step *r, int (*queue)(void *arg), fbw_err *err);
 /* The step failed if rc is not FBW_OK or obj (the request's own error record) holds an error. */
 void rp_check(rp_step *r, size_t i, int rc, const fbw_err *e, const fbw_err *obj, const char *what);

@@ -17,44 +17,10 @@ void rp_add_failure(rp_step *r, size_t step, const pcaptool_step *s, const fbw_e
     r->failed++;
 }
 
-static int q_prepare(void *arg)
+/* The request that ends the step's transaction, queued. */
+static int queue_end(fbw_tx *t, int kind)
 {
-    rp_step *r = arg;
-    return fbw_stmt_prepare(r->sl->st[r->s->stmt], rp_slots_tx(r->sl, r->s->tx),
-                            (const char *)r->s->data, r->s->len);
-}
-
-static int q_execute(void *arg)
-{
-    rp_step *r = arg;
-    return fbw_stmt_execute(r->sl->st[r->s->stmt], rp_slots_tx(r->sl, r->s->tx), r->rq.vals,
-                            r->s->count_info ? FBW_EXEC_COUNT : 0);
-}
-
-static int q_fetch(void *arg)
-{
-    rp_step *r = arg;
-    return fbw_stmt_fetch(r->sl->st[r->s->stmt]);
-}
-
-static int q_close(void *arg)
-{
-    rp_step *r = arg;
-    return fbw_stmt_close(r->sl->st[r->s->stmt]);
-}
-
-static int q_immediate(void *arg)
-{
-    rp_step *r = arg;
-    return fbw_exec_immediate(r->c, rp_slots_tx(r->sl, r->s->tx), (const char *)r->s->data,
-                              r->s->len, &r->rq.res);
-}
-
-static int q_end(void *arg)
-{
-    rp_step *r = arg;
-    fbw_tx *t = r->sl->tx[r->s->tx];
-    switch (r->s->kind) {
+    switch (kind) {
     case FBW_STEP_COMMIT:
         return fbw_tx_commit(t);
     case FBW_STEP_COMMIT_RETAINING:
@@ -66,12 +32,10 @@ static int q_end(void *arg)
     }
 }
 
-/* Run queue(r) and wait. A fatal error ends the connection's replay (err: the client's error);
- * any other code is fbwire refusing the request, and the object's own error (stmt, tx) says more.
- */
-int rp_run_step(rp_step *r, int (*queue)(void *arg), fbw_err *err)
+/* A fatal error ends the connection's replay (err: the client's error); any other code is fbwire
+ * refusing the request, and the object's own error (stmt, tx) says more. */
+int rp_step_waited(rp_step *r, int rc, fbw_err *err)
 {
-    int rc = fbw_client_run(r->cl, queue, r);
     if (rc == FBW_OK)
         return FBW_OK;
     if (fbw_is_fatal(rc) || fbw_conn_get_state(r->c) == FBW_CS_FAILED) {
@@ -81,6 +45,11 @@ int rp_run_step(rp_step *r, int (*queue)(void *arg), fbw_err *err)
     if (!err->msg[0])
         fbw_err_set(err, rc, "fbwire could not queue the request (%s)", fbw_rc_name(rc));
     return rc;
+}
+
+int rp_run_step(rp_step *r, int (*queue)(void *arg), fbw_err *err)
+{
+    return rp_step_waited(r, fbw_client_run(r->cl, queue, r), err);
 }
 
 /* The step failed if the request could not run or the server refused it: obj is the request's
@@ -114,7 +83,10 @@ static void do_prepare(rp_step *r, size_t i)
         rp_add_failure(r, i, s, &e, "cannot allocate a statement");
         return;
     }
-    int rc = rp_run_step(r, q_prepare, &e);
+    int rc = rp_step_waited(r,
+                            fbw_client_prepare(r->cl, r->sl->st[s->stmt], rp_slots_tx(r->sl, s->tx),
+                                               (const char *)s->data, s->len),
+                            &e);
     rp_check(r, i, rc, &e, fbw_stmt_error(r->sl->st[s->stmt]), "prepare failed");
 }
 
@@ -281,7 +253,10 @@ static void do_execute(rp_step *r, size_t i)
     fbw_stmt *st = r->sl->st[s->stmt];
     r->sl->slot_exec[s->stmt] = i;
     pcaptool_result *res = &r->sl->ex[s->stmt]->rep;
-    int rc = rp_run_step(r, q_execute, &e);
+    int rc = rp_step_waited(r,
+                            fbw_client_execute(r->cl, st, rp_slots_tx(r->sl, s->tx), r->rq.vals,
+                                               s->count_info ? FBW_EXEC_COUNT : 0),
+                            &e);
     rp_check(r, i, rc, &e, fbw_stmt_error(st), "execute failed");
     if (!rc && !fbw_stmt_error(st)->code) {
         if (fbw_stmt_has_cursor(st) || fbw_stmt_output(st)->n > 0)
@@ -304,7 +279,7 @@ static void do_fetch(rp_step *r, size_t i)
     fbw_err_clear(&e);
     while (!fbw_stmt_eof(st) && !fbw_stmt_error(st)->code) {
         fbw_stmt_clear_rows(st);
-        int rc = rp_run_step(r, q_fetch, &e);
+        int rc = rp_step_waited(r, fbw_client_fetch(r->cl, st), &e);
         if (!rc)
             take_rows(r, st, s->stmt);
         if (rc) {
@@ -319,7 +294,9 @@ static void do_fetch(rp_step *r, size_t i)
     fbw_stmt_clear_rows(st);
 }
 
-static int q_blob(void *arg)
+/* Create, write and close in one write (blob.h: the writes address the pending blob); a stage
+ * queued stays queued when a later one has to wait for the create's reply. */
+static int queue_blob_write(void *arg)
 {
     rp_step *r = arg;
     const pcaptool_step *s = r->s;
@@ -363,7 +340,7 @@ static void do_blob(rp_step *r, size_t i)
         return;
     }
     r->rq.blob_stage = 0;
-    int rc = rp_run_step(r, q_blob, &e);
+    int rc = rp_run_step(r, queue_blob_write, &e);
     if (rc == FBW_OK && !fbw_blob_error(r->rq.blob)->code)
         rc = fbw_client_wait(r->cl); /* the close reply: the id is usable once it is in */
     if (fbw_blob_error(r->rq.blob)->code)
@@ -386,11 +363,16 @@ static void do_free(rp_step *r, size_t i)
         r->sl->st[s->stmt] = NULL;
         return;
     }
-    int rc = q_close(r);
+    fbw_stmt *st = r->sl->st[s->stmt];
+    int rc = fbw_stmt_close(st); /* its reply rides with the next request, unless it must wait */
     fbw_err e;
     fbw_err_clear(&e);
-    if (rc == FBW_WAIT)
-        rc = rp_run_step(r, q_close, &e);
+    if (rc == FBW_WAIT) {
+        do
+            rc = fbw_client_complete(r->cl, fbw_stmt_close(st));
+        while (rc == FBW_WAIT);
+        rc = rp_step_waited(r, rc, &e);
+    }
     if (rc)
         rp_add_failure(r, i, s, &e, "close failed");
 }
@@ -418,7 +400,11 @@ static void do_end(rp_step *r, size_t i)
     fbw_tx *t = r->sl->tx[s->tx];
     fbw_err e;
     fbw_err_clear(&e);
-    int rc = rp_run_step(r, q_end, &e);
+    int rc;
+    do
+        rc = fbw_client_complete(r->cl, queue_end(t, s->kind));
+    while (rc == FBW_WAIT);
+    rc = rp_step_waited(r, rc, &e);
     rp_check(r, i, rc, &e, fbw_tx_error(t), "transaction end failed");
 }
 
@@ -431,7 +417,14 @@ static void do_immediate(rp_step *r, size_t i)
     fbw_err e;
     fbw_err_clear(&e);
     memset(&r->rq.res, 0, sizeof r->rq.res);
-    int rc = rp_run_step(r, q_immediate, &e);
+    const pcaptool_step *s = r->s;
+    int rc;
+    do
+        rc = fbw_client_complete(r->cl, fbw_exec_immediate(r->c, rp_slots_tx(r->sl, s->tx),
+                                                           (const char *)s->data, s->len,
+                                                           &r->rq.res));
+    while (rc == FBW_WAIT);
+    rc = rp_step_waited(r, rc, &e);
     rp_check(r, i, rc, &e, &r->rq.res.err, "execute immediate failed");
 }
 
