@@ -140,6 +140,13 @@ add_test(NAME tools_no_hand_json
          COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/no_hand_json.py ${CMAKE_SOURCE_DIR})
 set_tests_properties(tools_no_hand_json PROPERTIES LABELS unit TIMEOUT 60)
 
+# No driver or tool source wraps one library request in a queue callback for fbw_client_run: one
+# request runs through client.h's helpers or the fbw_client_complete loop (tests/tools/
+# no_queue_wrapper.py; it checks itself first on sources it must and must not flag).
+add_test(NAME tools_no_queue_wrapper
+         COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/no_queue_wrapper.py ${CMAKE_SOURCE_DIR})
+set_tests_properties(tools_no_queue_wrapper PROPERTIES LABELS unit TIMEOUT 60)
+
 # Licence: LICENSE is MIT and every tracked source file has an SPDX line (tests/tools/spdx.sh).
 add_test(NAME tools_spdx COMMAND ${CMAKE_CURRENT_LIST_DIR}/spdx.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
