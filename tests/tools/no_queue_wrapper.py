@@ -24,6 +24,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs"))
+import checkmain  # noqa: E402  (the docs checks' command line: usage, self-test first, count)
+
 DIRS = ["driver", "tools"]
 
 # Comments and string or character literals: blanked (newlines kept) before anything is parsed.
@@ -239,34 +242,16 @@ void sort(item *v, size_t n) { qsort(v, n, sizeof *v, by_name); pthread_create(&
 
 
 def self_test():
-    fails = []
-    for k, src in enumerate(BAD):
-        if not check_sources([("bad%d.c" % k, src)]):
-            fails.append("not flagged: BAD[%d]" % k)
+    fails = ["not flagged: BAD[%d]" % k for k, src in enumerate(BAD)
+             if not check_sources([("bad%d.c" % k, src)])]
     for k, src in enumerate(GOOD):
         hits = check_sources([("good%d.c" % k, src)])
         if hits:
-            fails.append("flagged: GOOD[%d] (%s)" % (k, hits))
+            fails.append("flagged: GOOD[%d] %s" % (k, hits))
     for f in fails:
         print("no_queue_wrapper.py self-test: " + f)
     return 1 if fails else 0
 
 
-def main(argv):
-    if argv == ["--self-test"]:
-        return self_test()
-    if len(argv) != 1:
-        print(__doc__)
-        return 2
-    if self_test():  # a checker that cannot flag anything proves nothing
-        return 1
-    hits = check_tree(argv[0])
-    for h in hits:
-        print(h)
-    print("no_queue_wrapper.py: %d queue callbacks wrap one request" % len(hits)
-          if hits else "no_queue_wrapper.py: no single-request queue callback in %s" % ", ".join(DIRS))
-    return 1 if hits else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(checkmain.run(sys.argv, "no_queue_wrapper", __doc__, self_test, check_tree))
