@@ -18,6 +18,8 @@ static const struct {
     int kind;
 } names[] = {
     {"ATTACH_DATABASE", FBW_TRACE_ATTACH},
+    {"CREATE_DATABASE", FBW_TRACE_OTHER},
+    {"DROP_DATABASE", FBW_TRACE_OTHER},
     {"DETACH_DATABASE", FBW_TRACE_DETACH},
     {"START_TRANSACTION", FBW_TRACE_START},
     {"COMMIT_TRANSACTION", FBW_TRACE_COMMIT},
@@ -251,6 +253,13 @@ static int transaction_line(pcaptool_trace_event *e, span s)
     const char *o = s.p + i, *end = s.p + s.n - 1;
     if (o < end && o[0] == ',')
         o += o + 1 < end && o[1] == ' ' ? 2 : 1;
+    if (end - o > 5 && !memcmp(o, "INIT_", 5)) { /* a read consistency restart's first id */
+        span rest = {o, (size_t)(end - o)};
+        size_t k = 5;
+        int64_t init;
+        if (digits(rest, &k, &init) && k + 2 <= rest.n && rest.p[k] == ',')
+            o += k + 2;
+    }
     e->tra_opts = dup_span(o, (size_t)(end - o));
     return e->tra_opts ? 1 : -2;
 }
@@ -322,7 +331,8 @@ static int add_param(pcaptool_trace *t, pcaptool_trace_event *e, const rec *r, s
     memset(pa, 0, sizeof *pa);
     const char *v = comma + 2;
     size_t vn = (size_t)(end - v);
-    if (vn == 6 && !memcmp(v, "<NULL>", 6)) {
+    /* Firebird 3 and later quote it too: "<NULL>" (a text value spelled so reads as NULL) */
+    if ((vn == 6 && !memcmp(v, "<NULL>", 6)) || (vn == 8 && !memcmp(v, "\"<NULL>\"", 8))) {
         pa->is_null = 1;
     } else if (vn >= 2 && v[0] == '"' && v[vn - 1] == '"') {
         pa->text = dup_span(v + 1, vn - 2); /* the server does not escape quotes inside */
@@ -345,7 +355,8 @@ static int body(pcaptool_trace *t, pcaptool_trace_event *e, const rec *r, size_t
     if (i < r->n && starts(r->l[i], "Statement ")) {
         size_t k = 10;
         span s = r->l[i];
-        if (!digits(s, &k, &e->stmt) || k + 1 != s.n || s.p[k] != ':')
+        /* "Statement N:", or "Statement N, <unknown, bug?>:" when the plug-in lost it */
+        if (!digits(s, &k, &e->stmt) || s.p[s.n - 1] != ':' || (k + 1 != s.n && s.p[k] != ','))
             return fail(t, r->first + i, "a statement line without its number");
         i++;
     }

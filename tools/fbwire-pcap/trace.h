@@ -37,7 +37,10 @@ enum pcaptool_trace_kind {
     FBW_TRACE_KINDS
 };
 
-/* One parameter as the trace printed it: "paramN = TYPE, "VALUE"" or "paramN = TYPE, <NULL>". */
+/* One parameter as the trace printed it: "paramN = TYPE, "VALUE"" or "paramN = TYPE, "<NULL>""
+ * (older servers: <NULL> without quotes). The value is as the server formats it: text cut to
+ * max_arg_length with "...", booleans "<true>" and "<false>", timestamps with a 'T', blobs and
+ * arrays their id only. */
 typedef struct pcaptool_trace_param {
     char *type; /* "integer", "varchar(93)", ... */
     char *text; /* the value without its quotes (NUL-terminated), NULL when is_null */

@@ -59,16 +59,16 @@ int pcaptool_trace_tpb(const char *opts, fbw_buf *out, fbw_err *err)
         else if (IS("READ_CONSISTENCY"))
             consistency = 1;
         else if (IS("WAIT"))
-            o.lock_timeout = o.lock_timeout > 0 ? o.lock_timeout : -1;
+            o.lock_timeout = -1;
         else if (IS("NOWAIT"))
             o.lock_timeout = 0;
         else if (IS("READ_ONLY"))
             o.read_only = 1;
         else if (IS("READ_WRITE"))
             o.read_only = 0;
-        else if (n > 13 && !memcmp(b, "LOCK_TIMEOUT ", 13)) {
+        else if (n > 5 && !memcmp(b, "WAIT ", 5)) { /* a lock timeout: "WAIT 5" */
             int v = 0;
-            for (size_t i = 13; i < n; i++) {
+            for (size_t i = 5; i < n; i++) {
                 if (!isdigit((unsigned char)b[i]) || v > 32767)
                     return fbw_err_set(err, FBW_E_BADVALUE, "a lock timeout that is not a number: %.*s",
                                        (int)n, b);
@@ -219,6 +219,37 @@ static idmap *stmt_slot(pcaptool_trace_conn *c, builder *b, const pcaptool_trace
     return m;
 }
 
+/* Why the replay cannot send a parameter the trace printed, or NULL. */
+static const char *param_problem(const pcaptool_trace_param *p)
+{
+    if (!strcmp(p->type, "blob") || !strcmp(p->type, "array") || !strcmp(p->type, "quad"))
+        return "a blob or array parameter: the trace shows its id, never its contents";
+    if (!p->is_null && !strcmp(p->text, "<unknown>"))
+        return "a parameter the trace could not print (<unknown>)";
+    return NULL;
+}
+
+/* The value's text as fbw_value_from_text reads it: the trace's own spellings rewritten. */
+static int param_text(pcaptool_param *d, const pcaptool_trace_param *p)
+{
+    const char *v = p->text;
+    size_t n = p->len;
+    if (!strcmp(p->type, "boolean") && (!strcmp(v, "<true>") || !strcmp(v, "<false>"))) {
+        v = v[1] == 't' ? "TRUE" : "FALSE";
+        n = strlen(v);
+    }
+    d->text = malloc(n + 1);
+    if (!d->text)
+        return -1;
+    memcpy(d->text, v, n);
+    d->text[n] = 0;
+    d->len = n;
+    /* "2024-01-02T03:04:05.0000": the date and the time apart by a blank */
+    if (!strncmp(p->type, "timestamp", 9) && n > 10 && d->text[10] == 'T')
+        d->text[10] = ' ';
+    return 0;
+}
+
 static int set_params(pcaptool_step *s, const pcaptool_trace_event *e)
 {
     if (!e->nparams)
@@ -229,15 +260,43 @@ static int set_params(pcaptool_step *s, const pcaptool_trace_event *e)
     s->nparams = e->nparams;
     for (uint16_t k = 0; k < e->nparams; k++) {
         const pcaptool_trace_param *p = &e->params[k];
+        const char *why = param_problem(p);
+        if (why && !s->problem) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "parameter %u: %s", k + 1u, why);
+            if (!(s->problem = strdup(msg)))
+                return -1;
+        }
         s->params[k].is_null = p->is_null;
-        if (p->is_null)
-            continue;
-        s->params[k].text = malloc(p->len + 1);
-        if (!s->params[k].text)
+        if (!p->is_null && param_text(&s->params[k], p))
             return -1;
-        memcpy(s->params[k].text, p->text, p->len + 1);
-        s->params[k].len = p->len;
     }
+    return 0;
+}
+
+/* A SELECT's cursor read to its end: the fetch step of its execution m->exec. rows: what the
+ * trace says it fetched, -1 unknown (no EXECUTE_STATEMENT_FINISH: a time_threshold above 0 logs
+ * only slow statements). */
+static int fetch_step(pcaptool_trace_conn *c, idmap *m, const pcaptool_trace_event *e, int tx,
+                      int64_t rows)
+{
+    pcaptool_step *x = &c->steps[m->exec - 1];
+    if (rows >= 0) {
+        x->result.rows = rows;
+        x->result.unknown = 1; /* the trace counts rows, it never shows them */
+        x->result.eof = 1;
+    }
+    size_t exec = m->exec;
+    m->exec = 0;
+    size_t i = add_step(c, FBW_STEP_FETCH, e);
+    if (!i)
+        return -1;
+    pcaptool_step *f = &c->steps[i - 1];
+    f->stmt = m->slot;
+    f->tx = tx ? tx : c->steps[exec - 1].tx;
+    f->owner = exec;
+    f->sql_step = m->prepare;
+    f->fetches = 1;
     return 0;
 }
 
@@ -259,6 +318,8 @@ static int exec_start(pcaptool_trace_workload *w, pcaptool_trace_conn *c, builde
     }
     idmap *m = stmt_slot(c, b, e, tx);
     if (!m)
+        return -1;
+    if (m->exec && m->select && fetch_step(c, m, e, 0, -1)) /* its cursor had no finish */
         return -1;
     size_t i = add_step(c, FBW_STEP_EXECUTE, e);
     if (!i)
@@ -283,23 +344,9 @@ static int exec_finish(pcaptool_trace_conn *c, builder *b, const pcaptool_trace_
     idmap *m = find(b->st, b->nst, e->stmt);
     if (!m || !m->exec)
         return 0; /* its start was before the trace (or not a workload statement) */
-    pcaptool_step *x = &c->steps[m->exec - 1];
-    x->t_end = e->ts_ns;
-    if (m->select) {
-        x->result.rows = e->records;
-        x->result.unknown = 1; /* the trace counts rows, it never shows them */
-        x->result.eof = 1;
-        size_t exec = m->exec;
-        size_t i = add_step(c, FBW_STEP_FETCH, e);
-        if (!i)
-            return -1;
-        pcaptool_step *f = &c->steps[i - 1];
-        f->stmt = m->slot;
-        f->tx = tx;
-        f->owner = exec;
-        f->sql_step = m->prepare;
-        f->fetches = 1;
-    }
+    c->steps[m->exec - 1].t_end = e->ts_ns;
+    if (m->select)
+        return fetch_step(c, m, e, tx, e->records);
     m->exec = 0;
     return 0;
 }
@@ -309,6 +356,8 @@ static int free_stmt(pcaptool_trace_conn *c, builder *b, const pcaptool_trace_ev
     idmap *m = e->stmt ? find(b->st, b->nst, e->stmt) : NULL;
     if (!m)
         return 0;
+    if (m->exec && m->select && fetch_step(c, m, e, 0, -1))
+        return -1;
     size_t i = add_step(c, e->kind == FBW_TRACE_FREE ? FBW_STEP_DROP : FBW_STEP_CLOSE, e);
     if (!i)
         return -1;
