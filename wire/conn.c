@@ -963,7 +963,7 @@ int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err)
         o->protocol_min > o->protocol_max)
         return fbw_err_set(err, FBW_E_USAGE, "protocol range %d..%d invalid (allowed %d..%d)",
                            o->protocol_min, o->protocol_max, FBW_PROTOCOL_MIN, FBW_PROTOCOL_MAX);
-    if (!o->database || !*o->database)
+    if (!o->service && (!o->database || !*o->database)) /* a service attach defaults it */
         return fbw_err_set(err, FBW_E_USAGE, "no database given");
     fbw_conn *c = calloc(1, sizeof *c);
     if (!c)
