@@ -217,7 +217,7 @@ int fbw_svc_output_parse(const uint8_t *p, size_t n, uint8_t item, fbw_svc_outpu
             waiting = 1;
         } else if (it.tag == FBW_INFO_TRUNCATED) {
             more = 1;
-        } else {
+        } else if (it.tag != FBW_INFO_SVC_STDIN) { /* fbsvcmgr asks for stdin with every read */
             return fbw_err_set(err, FBW_E_BADVALUE, "service output: unexpected item %u in the reply",
                                (unsigned)it.tag);
         }

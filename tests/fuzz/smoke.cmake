@@ -8,7 +8,7 @@ set(LINK_TOOL_DIR ${CMAKE_SOURCE_DIR}/tools/fbwire-link)
 # fbwire-pcap's reports are JSON built with jansson (tools/fbwire-pcap/jsonout.h): its targets
 # (capture, text) need it, as the program does.
 pkg_check_modules(JANSSON IMPORTED_TARGET jansson)
-foreach(t pkt status conn dsn dec capture fault text)
+foreach(t pkt status conn dsn dec svc capture fault text)
   if((t STREQUAL "capture" OR t STREQUAL "text") AND NOT JANSSON_FOUND)
     continue()
   endif()
