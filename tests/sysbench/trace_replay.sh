@@ -7,29 +7,27 @@
 # no failure, every SELECT's row count the same, and the same final table contents.
 #
 #   tests/sysbench/trace_replay.sh --lib libfbwire-sysbench.so --pcap fbwire-pcap --sql fbwire-sql
-#       [--tracemgr fbtracemgr] [--keep DIR]
+#       [--keep DIR]
 #
-# The trace is recorded with Firebird's own fbtracemgr (the services API; until fbwire's services
-# API records it, issue 27 section 4). 1 table of 1000 rows, 2 threads, 4 s, ids partitioned per
+# The trace is recorded by `fbwire-pcap trace-record` (fbwire's services API, the attachment
+# encrypted) while sysbench runs. 1 table of 1000 rows, 2 threads, 4 s, ids partitioned per
 # thread (oltp_rw_partitioned.lua: results do not depend on how the connections interleave), both
-# copies prepared with --rand-seed=1. Exits 77 without the servers, fbtracemgr or sysbench.
+# copies prepared with --rand-seed=1. Exits 77 without the servers or sysbench.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-lib= pcap= sql= tracemgr=fbtracemgr keep=
+lib= pcap= sql= keep=
 while [ $# -gt 0 ]; do
     case $1 in
     --lib) lib=$2; shift 2 ;;
     --pcap) pcap=$2; shift 2 ;;
     --sql) sql=$2; shift 2 ;;
-    --tracemgr) tracemgr=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    *) echo "usage: $0 --lib SO --pcap BIN --sql BIN [--tracemgr BIN] [--keep DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 --lib SO --pcap BIN --sql BIN [--keep DIR]" >&2; exit 2 ;;
     esac
 done
 state=${FBWIRE_STATE:-/var/tmp/fbwire-state}
 [ -f "$state/servers.env" ] || { echo "skip: no $state/servers.env"; exit 77; }
-command -v "$tracemgr" >/dev/null || { echo "skip: no $tracemgr"; exit 77; }
 command -v sysbench >/dev/null || { echo "skip: no sysbench"; exit 77; }
 set -a; . "$state/servers.env"; set +a
 [ -n "${FBW_FB3S_PORT:-}" ] || { echo "skip: no fb3s in servers.env"; exit 77; }
@@ -65,40 +63,17 @@ sb "$src" prepare oltp_read_write --fbwire-wire-crypt=required --threads=1 --ran
 targets=FB4
 [ -n "${FBW_FB5_PORT:-}" ] && targets="FB4 FB5"
 
-conf=$tmp/trace.conf
-cat >"$conf" <<CONF
-database = %[\\\\/]$name.fdb
-{
-	enabled = true
-	log_connections = true
-	log_transactions = true
-	log_statement_prepare = true
-	log_statement_free = true
-	log_statement_start = true
-	log_statement_finish = true
-	max_sql_length = 65000
-	max_arg_length = 65000
-	max_arg_count = 1000
-	time_threshold = 0
-}
-CONF
-# the login from ISC_USER / ISC_PASSWORD: never on a command line
-svc="$FBW_FB3S_HOST/$FBW_FB3S_PORT:service_mgr"
-"$tracemgr" -se "$svc" -start -name "$name" -config "$conf" >"$tmp/run.trace" 2>"$tmp/tracemgr.err" &
-tm=$!
-id=
-for _ in $(seq 50); do
-    id=$(sed -n 's/^Trace session ID \([0-9]*\) started$/\1/p' "$tmp/run.trace")
-    [ -n "$id" ] && break
-    sleep 0.2
-done
-[ -n "$id" ] || { echo "FAIL: the trace session did not start"; cat "$tmp/tracemgr.err"; exit 1; }
+# recorded through fbwire's services API on an encrypted service attachment (the login from
+# ISC_USER / ISC_PASSWORD: never on a command line)
+"$pcap" trace-record --server "$FBW_FB3S_HOST/$FBW_FB3S_PORT" --database "$name.fdb" \
+    --out "$tmp/run.trace" --wire-crypt required --time 9 2>"$tmp/record.err" &
+rec=$!
+sleep 2
 sb "$src" run "$here/oltp_rw_partitioned.lua" --fbwire-wire-crypt=required --threads=2 --time=4 \
     --rand-seed=7 >"$tmp/sysbench.out"
-sleep 1
-"$tracemgr" -se "$svc" -stop -id "$id" >/dev/null # the session ends: fbtracemgr flushes and exits
-wait "$tm" || true
-grep -q "EXECUTE_STATEMENT_FINISH" "$tmp/run.trace" || { echo "FAIL: the trace holds no statement"; cat "$tmp/tracemgr.err"; exit 1; }
+if ! wait "$rec"; then echo "FAIL: trace-record:"; cat "$tmp/record.err"; exit 1; fi
+cat "$tmp/record.err"
+grep -q "EXECUTE_STATEMENT_FINISH" "$tmp/run.trace" || { echo "FAIL: the trace holds no statement"; exit 1; }
 digest "$src" >"$tmp/fb3s.tsv"
 
 status=0
@@ -109,7 +84,15 @@ for t in $targets; do
         --wire-crypt enabled --pace none >"$tmp/replay-$t.txt" 2>&1; then
         echo "FAIL: the replay onto $t reports a failure:"; tail -40 "$tmp/replay-$t.txt"; status=1
     fi
-    grep -E "^total|replayed" "$tmp/replay-$t.txt" | tail -3
+    grep -E "^total|^results" "$tmp/replay-$t.txt"
+    # every statement the trace saw executed was executed by the replay
+    traced=$(grep -c ") EXECUTE_STATEMENT_START$" "$tmp/run.trace")
+    replayed=$(awk '/^total:/ {t = 1} t && $1 == "execute" {print $2; exit}' "$tmp/replay-$t.txt")
+    if [ "$traced" != "$replayed" ]; then
+        echo "FAIL: $traced executions traced, $replayed replayed on $t"; status=1
+    else
+        echo "ok: all $traced traced executions replayed on $t"
+    fi
     digest "$dst" >"$tmp/$t.tsv"
     if cmp -s "$tmp/fb3s.tsv" "$tmp/$t.tsv"; then
         echo "ok: $t holds the same $(wc -l <"$tmp/$t.tsv") rows as the traced FB3"

@@ -7,6 +7,7 @@
  * (reported), 2 usage or unreadable file. */
 #include "pcaptool.h"
 #include "replay.h"
+#include "trace_record.h"
 #include "trace_replay.h"
 #include "turns.h"
 
@@ -34,6 +35,8 @@ static void usage(FILE *f)
         "       fbwire-pcap replay FILE --list [--port N]... [--connection K] [--json]\n"
         "       fbwire-pcap replay --trace TRACE [--trace-db PATH] (--db DSN ... | --list)\n"
         "       fbwire-pcap turns FILE --port N [--port N]... [--json]\n"
+        "       fbwire-pcap trace-record --server HOST[/PORT] --database PATH --out FILE\n"
+        "                          [--time S] [--user U] [--password P] [--wire-crypt MODE]\n"
         "  FILE        pcap or pcapng (Ethernet, Linux cooked, loopback or raw IP; IPv4/IPv6)\n"
         "  dump        one line per packet: time, connection, direction, op, size, key fields\n"
         "  stats       per connection and total: packets and bytes per op each way, round trips,\n"
@@ -58,6 +61,9 @@ static void usage(FILE *f)
         "              cannot give)\n"
         "  --trace-db PATH   with --trace: only attachments of this database (its path as the\n"
         "              server names it, or its file name)\n"
+        "  trace-record   record a live server's workload (encrypted or not) through Firebird's\n"
+        "              trace API until --time S or Ctrl-C, into FILE for replay --trace\n"
+        "              (fbwire-pcap trace-record --help)\n"
         "  turns       any protocol (no decoding): per connection to --port, turnarounds (server\n"
         "              bytes after client bytes, as stats counts round trips) and bytes each way\n"
         "  --db DSN    replay into this database (host[/port]:path) instead of the captured one\n"
@@ -312,6 +318,8 @@ int main(int argc, char **argv)
     }
     if (argc >= 2 && !strcmp(argv[1], "turns"))
         return pcaptool_turns_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "trace-record"))
+        return pcaptool_trace_record_main(argc - 1, argv + 1);
     if (argc < 2 || mode_of(argv[1]) < 0) {
         usage(stderr);
         return 2;
