@@ -395,7 +395,7 @@ static void write_report(pcaptool_replay *rp, const rp_report *m)
 /* The report model of the connections ci[0, count) and what ran, written as text or JSON;
  * 1 when anything went wrong. */
 static int report(pcaptool_replay *rp, const pcaptool_report_conn *ci, size_t count,
-                  const char *truncated)
+                  const char *truncated, int from_trace)
 {
     int bad = 0;
     rp_report m;
@@ -408,6 +408,9 @@ static int report(pcaptool_replay *rp, const pcaptool_report_conn *ci, size_t co
     m.list = rp->o.list;
     m.database = rp->o.dsn;
     m.truncated = truncated;
+    m.from_trace = from_trace;
+    if (from_trace && rp->sh.f)
+        pcaptool_fpstats_no_capture_rt(rp->sh.f);
     fbw_stats_reset(&m.t.capture);
     fbw_stats_reset(&m.t.replay);
     for (size_t i = 0; i < count; i++) {
@@ -477,7 +480,7 @@ int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r,
         for (size_t i = 0; i < rp->n; i++)
             bad |= rp->c[i].src.w.nomem;
     }
-    bad |= report(rp, ci, count, sum->truncated[0] ? sum->truncated : NULL);
+    bad |= report(rp, ci, count, sum->truncated[0] ? sum->truncated : NULL, 0);
     free(ci);
     free(why);
     return bad;
@@ -549,7 +552,7 @@ int pcaptool_replay_trace(pcaptool_replay *rp, pcaptool_trace_workload *tw)
     }
     if (!rp->o.list)
         replay_all(rp, trace_queues, 1);
-    int bad = report(rp, ci, count, NULL);
+    int bad = report(rp, ci, count, NULL, 1);
     free(ci);
     free(name);
     free(none);
