@@ -161,6 +161,8 @@ Test(trace, garbage_unknown_event_and_bad_lines)
                  "-------------------------------------------------------------------------------\n"
                  "select 1 from rdb$database where 1 = ?\n\nparam0 = integer, 5\n\n",
                  "a parameter value neither quoted nor <NULL>", 0);
+    expect_error(HDR("COMMIT_TRANSACTION") ATT "\t\t(TRA_9, WAIT)\n\t\t(TRA_9, WAIT)\n\n",
+                 "a second transaction line in one record", 0);
     expect_error("2026-13-06T02:11:47.2980 (3208:0x7f4034a03940) ATTACH_DATABASE\n\n",
                  "not a trace event header", 0);
 }

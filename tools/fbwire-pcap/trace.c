@@ -441,6 +441,10 @@ static int record(pcaptool_trace *t, const rec *r)
     for (; i < r->n && rc == FBW_OK; i++) {
         span l = r->l[i];
         if (l.n >= 2 && l.p[0] == '\t' && l.p[1] == '\t') {
+            if (e.tra_opts) {
+                rc = fail(t, r->first + i, "a second transaction line in one record");
+                break;
+            }
             int k = transaction_line(&e, l);
             if (k < 0)
                 rc = k == -2 ? FBW_E_NOMEM : fail(t, r->first + i, "a transaction line without TRA_n");
