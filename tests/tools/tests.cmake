@@ -4,8 +4,8 @@
 # against small servers the tests write themselves (label "unit"), and against the test servers
 # (label "integ"). Set in tests/CMakeLists.txt: FBW_DEBIAN_PYTHON3.
 
-# fbwire-sql's splitter and output formats (tests/tools/test_<module>.c).
-foreach(module split format)
+# fbwire-sql's splitter, output formats and SHOW DATABASE's header lines (tests/tools/test_<module>.c).
+foreach(module split format dbheader)
   set(exe tools_test_${module})
   add_executable(${exe} ${CMAKE_CURRENT_LIST_DIR}/test_${module}.c
                         ${CMAKE_SOURCE_DIR}/tools/fbwire-sql/${module}.c)
