@@ -279,3 +279,58 @@ Test(svc, misuse_fb3, .timeout = 60)
     fbw_buf_free(&b);
     cr_assert_eq(fbw_client_close(cl), FBW_OK);
 }
+
+/* The sans-I/O requests (svc.h) queue like any other: a start and two queries written together
+ * cost one round trip, and each answer lands in its own record. */
+static void queued_together(fbw_server_id id)
+{
+    fbw_servers s;
+    fbw_servers_require(&s);
+    fbw_client *cl = svc_open(&s, id, NULL);
+    fbw_conn *c = fbw_client_conn(cl);
+    fbw_spb spb;
+    fbw_spb_init(&spb, FBW_SVC_ACTION_DB_STATS);
+    fbw_spb_add_str(&spb, FBW_SPB_DBNAME, s.srv[id].db);
+    fbw_spb_add_int(&spb, FBW_SPB_OPTIONS, FBW_SPB_STS_HDR_PAGES);
+    static const uint8_t version[] = {FBW_INFO_SVC_SERVER_VERSION, FBW_INFO_SVC_VERSION, FBW_INFO_END};
+    static const uint8_t line[] = {FBW_INFO_SVC_LINE};
+    uint8_t wait[FBW_SVC_TIMEOUT_ITEMS_LEN];
+    size_t nwait = fbw_svc_timeout_items(wait, 2);
+    fbw_info_result q1, q2;
+    fbw_buf_init(&q1.data);
+    fbw_buf_init(&q2.data);
+    fbw_svc_result st;
+    uint64_t rt0 = fbw_conn_stats(c)->round_trips;
+    cr_assert_eq(fbw_svc_query(c, NULL, 0, version, sizeof version, 512, &q1), FBW_OK, "%s", q1.err.msg);
+    cr_assert_eq(fbw_svc_start(c, &spb, &st), FBW_OK, "%s", st.err.msg);
+    cr_assert_eq(fbw_svc_query(c, wait, nwait, line, sizeof line, 4096, &q2), FBW_OK, "%s", q2.err.msg);
+    cr_assert_eq(fbw_conn_outstanding(c), 3);
+    cr_assert_eq(fbw_client_wait(cl), FBW_OK, "%s", fbw_client_error(cl)->msg);
+    cr_expect_eq(fbw_conn_stats(c)->round_trips - rt0, 1, "three requests, one round trip");
+    cr_assert(q1.done && st.done && q2.done);
+    cr_assert_eq(st.err.code, FBW_OK, "%s", st.err.msg);
+    fbw_svc_reader r;
+    fbw_svc_item it;
+    fbw_err err;
+    fbw_svc_reader_init(&r, q1.data.data, q1.data.len);
+    cr_assert_eq(fbw_svc_next(&r, &it, &err), FBW_OK, "%s", err.msg);
+    cr_expect_eq(it.tag, FBW_INFO_SVC_SERVER_VERSION);
+    cr_assert_eq(fbw_svc_next(&r, &it, &err), FBW_OK, "%s", err.msg);
+    cr_expect_eq(it.tag, FBW_INFO_SVC_VERSION);
+    cr_expect_eq(it.kind, FBW_SVC_ITEM_INT);
+    cr_expect_eq(it.value, 2, "the service manager's version: %u", (unsigned)it.value);
+    cr_expect_eq(fbw_svc_next(&r, &it, &err), FBW_AGAIN);
+    fbw_svc_output o;
+    const uint8_t *t;
+    size_t n;
+    cr_assert_eq(fbw_svc_output_parse(q2.data.data, q2.data.len, FBW_INFO_SVC_LINE, &o, &t, &n, &err),
+                 FBW_OK, "%s", err.msg);
+    cr_expect_eq(o, FBW_SVC_OUT_DATA, "the report's first line");
+    fbw_spb_free(&spb);
+    fbw_buf_free(&q1.data);
+    fbw_buf_free(&q2.data);
+    cr_assert_eq(fbw_client_close(cl), FBW_OK); /* the rest of the report is dropped with the detach */
+}
+
+Test(svc, queued_together_fb3, .timeout = 60) { queued_together(FBW_SRV_FB3); }
+Test(svc, queued_together_fb4, .timeout = 60) { queued_together(FBW_SRV_FB4); }
