@@ -174,7 +174,7 @@ if(TARGET fbwire-pcap AND TARGET fbwire-sql)
   add_test(NAME sysbench_trace_replay COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_replay.sh
            --lib ${SB_LIB} --pcap $<TARGET_FILE:fbwire-pcap> --sql $<TARGET_FILE:fbwire-sql>)
   set_tests_properties(sysbench_trace_replay PROPERTIES LABELS sysbench TIMEOUT 300
-                       SKIP_RETURN_CODE 77 RESOURCE_LOCK fbwire_xreplay)
+                       SKIP_RETURN_CODE 77 RESOURCE_LOCK "fbwire_xreplay;fbwire_stock_servers")
 endif()
 
 # The blob workload (lua/oltp_blob.lua): blob cells checked through fbwire and fbclient on FB3 and

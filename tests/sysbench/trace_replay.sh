@@ -3,7 +3,8 @@
 # trace_replay.sh - issue 27 section 5: a sysbench oltp_read_write run on the stock FB3 instance
 # (fb3s: the package's firebird.conf, WireCrypt = Required; the driver requires crypt too, so no
 # capture of it could be read) recorded through Firebird's trace API, then replayed by
-# `fbwire-pcap replay --trace` onto a copy on FB4 (and FB5 when registered): every step replayed,
+# `fbwire-pcap replay --trace` onto a copy on FB4 (paced by the trace's timing) and FB5 when
+# registered (as fast as possible): every step replayed,
 # no failure, every SELECT's row count the same, and the same final table contents.
 #
 #   tests/sysbench/trace_replay.sh --lib libfbwire-sysbench.so --pcap fbwire-pcap --sql fbwire-sql
@@ -76,15 +77,31 @@ cat "$tmp/record.err"
 grep -q "EXECUTE_STATEMENT_FINISH" "$tmp/run.trace" || { echo "FAIL: the trace holds no statement"; exit 1; }
 digest "$src" >"$tmp/fb3s.tsv"
 
+# Ctrl-C (SIGINT) ends a recording without --time: the session is stopped on the server and read
+# to its end, exit status 0
+"$pcap" trace-record --server "$FBW_FB3S_HOST/$FBW_FB3S_PORT" --database "$name.fdb" \
+    --out "$tmp/int.trace" --wire-crypt required 2>"$tmp/int.err" &
+rec=$!
+sleep 2
+"$sql" --wire-crypt required "$src" "SELECT COUNT(*) FROM sbtest1;" >/dev/null
+sleep 1
+kill -INT "$rec"
+if ! wait "$rec"; then echo "FAIL: trace-record after Ctrl-C:"; cat "$tmp/int.err"; exit 1; fi
+grep -q "SELECT COUNT" "$tmp/int.trace" || { echo "FAIL: the interrupted recording lacks the query"; exit 1; }
+echo "ok: Ctrl-C ended the recording cleanly"
+
 status=0
 for t in $targets; do
     dst=$(fresh "$t")
     sb "$dst" prepare oltp_read_write --fbwire-wire-crypt=enabled --threads=1 --rand-seed=1 >/dev/null
+    # FB4 paced by the trace's timestamps, FB5 as fast as it goes
+    pace=original
+    [ "$t" = FB4 ] || pace=none
     if ! "$pcap" replay --trace "$tmp/run.trace" --trace-db "$name.fdb" --db "$dst" \
-        --wire-crypt enabled --pace none >"$tmp/replay-$t.txt" 2>&1; then
+        --wire-crypt enabled --pace "$pace" >"$tmp/replay-$t.txt" 2>&1; then
         echo "FAIL: the replay onto $t reports a failure:"; tail -40 "$tmp/replay-$t.txt"; status=1
     fi
-    grep -E "^total|^results" "$tmp/replay-$t.txt"
+    grep -E "^total|^results|^wall time" "$tmp/replay-$t.txt"
     # every statement the trace saw executed was executed by the replay
     traced=$(grep -c ") EXECUTE_STATEMENT_START$" "$tmp/run.trace")
     replayed=$(awk '/^total:/ {t = 1} t && $1 == "execute" {print $2; exit}' "$tmp/replay-$t.txt")

@@ -5,6 +5,7 @@
  * /srv/fb/). Also: the same text fed in pieces, cut short, with garbage or an unknown event. */
 #include <criterion/criterion.h>
 #include "trace.h"
+#include "trace_record.h"
 #include "trace_workload.h"
 
 #include <stdio.h>
@@ -260,4 +261,26 @@ Test(trace, tpb_options)
     cr_assert_eq(pcaptool_trace_tpb("CONCURRENCY | SOMETHING_NEW", &b, &e), FBW_E_BADVALUE);
     cr_assert(strstr(e.msg, "SOMETHING_NEW"));
     fbw_buf_free(&b);
+}
+
+/* trace-record's configuration: the file name matched in any directory, every statement event
+ * on with no time threshold; names its pattern would misread refused. */
+Test(trace, record_config)
+{
+    char cfg[1200];
+    cr_assert_eq(pcaptool_trace_config("/data/sales_2024.fdb", cfg, sizeof cfg), 0);
+    cr_assert(strstr(cfg, "database = %[\\\\/]sales_2024.fdb\n"), "%s", cfg);
+    const char *on[] = {"log_connections", "log_transactions", "log_statement_prepare",
+                        "log_statement_free", "log_statement_start", "log_statement_finish"};
+    for (size_t i = 0; i < sizeof on / sizeof on[0]; i++) {
+        char want[80];
+        snprintf(want, sizeof want, "\t%s = true\n", on[i]);
+        cr_assert(strstr(cfg, want), "%s missing", on[i]);
+    }
+    cr_assert(strstr(cfg, "\ttime_threshold = 0\n"));
+    cr_assert_eq(pcaptool_trace_config("sales.fdb", cfg, sizeof cfg), 0);
+    cr_assert(strstr(cfg, "]sales.fdb\n"));
+    cr_assert_eq(pcaptool_trace_config("/data/a%b.fdb", cfg, sizeof cfg), -1);
+    cr_assert_eq(pcaptool_trace_config("/data/", cfg, sizeof cfg), -1);
+    cr_assert_eq(pcaptool_trace_config("sales.fdb", cfg, 40), -1);
 }
