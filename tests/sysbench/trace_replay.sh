@@ -44,22 +44,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# fresh database NAME on server PREFIX (FB3S, FB4, FB5): its DSN on stdout
+# a fresh database on server PREFIX (FB3S, FB4, FB5), named $name or $2: its DSN in $dsn (not
+# in a subshell: the cleanup list must see it)
 fresh() {
     eval "host=\$FBW_$1_HOST port=\$FBW_$1_PORT dir=\$FBW_DBDIR_$1 hdir=\${FBW_DBDIR_$1_HOST:-\$FBW_DBDIR_$1}"
-    dsn="$host/$port:$dir/$name.fdb"
-    dbs="$dbs $hdir/$name.fdb"
+    db=${2:-$name}
+    dsn="$host/$port:$dir/$db.fdb"
+    dbs="$dbs $hdir/$db.fdb"
     "$sql" --create --page-size 8192 --wire-crypt enabled "$dsn" >/dev/null
-    echo "$dsn"
 }
 sb() { # DSN COMMAND [options]
-    dsn=$1 cmd=$2; shift 2
-    "$repo/tools/fbwire-sysbench" "$@" --db-driver=fbwire --fbwire-db="$dsn" --tables=1 \
+    sbdsn=$1 cmd=$2; shift 2
+    "$repo/tools/fbwire-sysbench" "$@" --db-driver=fbwire --fbwire-db="$sbdsn" --tables=1 \
         --table-size=1000 "$cmd"
 }
 digest() { "$sql" --wire-crypt enabled --tsv "$1" "SELECT id, k, c, pad FROM sbtest1 ORDER BY id;"; }
 
-src=$(fresh FB3S)
+fresh FB3S
+src=$dsn
 sb "$src" prepare oltp_read_write --fbwire-wire-crypt=required --threads=1 --rand-seed=1 >/dev/null
 targets=FB4
 [ -n "${FBW_FB5_PORT:-}" ] && targets="FB4 FB5"
@@ -92,7 +94,8 @@ echo "ok: Ctrl-C ended the recording cleanly"
 
 status=0
 for t in $targets; do
-    dst=$(fresh "$t")
+    fresh "$t"
+    dst=$dsn
     sb "$dst" prepare oltp_read_write --fbwire-wire-crypt=enabled --threads=1 --rand-seed=1 >/dev/null
     # FB4 paced by the trace's timestamps, FB5 as fast as it goes
     pace=original
@@ -117,4 +120,21 @@ for t in $targets; do
         echo "FAIL: $t's table differs from the traced FB3's"; status=1
     fi
 done
+# the JSON report of a trace's replay follows the replay schema, the trace's figures null (never 0)
+fresh FB4 "${name}_json"
+dst=$dsn
+sb "$dst" prepare oltp_read_write --fbwire-wire-crypt=enabled --threads=1 --rand-seed=1 >/dev/null
+"$pcap" replay --trace "$tmp/run.trace" --trace-db "$name.fdb" --db "$dst" --wire-crypt enabled \
+    --pace none --json >"$tmp/replay.json" 2>"$tmp/replay-json.err" || status=1
+python3 - "$tmp/replay.json" "$repo/docs/fbwire-pcap-replay.schema.json" <<'PY' || status=1
+import json, sys
+import jsonschema  # Debian's python3-jsonschema, as xreplay.py uses
+doc = json.load(open(sys.argv[1]))
+jsonschema.validate(doc, json.load(open(sys.argv[2])))
+assert all(c["capture"] is None and c["ratio"] is None for c in doc["connections"]), \
+    "a trace's figures must be null"
+assert doc["total"]["capture"] is None and doc["total"]["failed"] == 0
+assert all(s["capture"]["round_trips"] is None for s in doc["load"]["statements"])
+print("ok: the --json report of the trace's replay follows the schema")
+PY
 exit $status
