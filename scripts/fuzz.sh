@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # fuzz.sh - build the libFuzzer targets with clang (ASan + UBSan) and run each for N seconds.
 #
-#   scripts/fuzz.sh [seconds] [target...]     default 60 s per target; targets: pkt status conn dsn dec capture fault text
+#   scripts/fuzz.sh [seconds] [target...]     default 60 s per target; targets: pkt status conn dsn dec svc capture fault text
 #
 # Seeds are read from tests/fuzz/corpus/fuzz_<target>/ (never written); the corpus libFuzzer grows lives in
 # $BUILD/corpus/<target>/ and crash inputs land in $BUILD/crashes/<target>/ (turn each into a unit test).
@@ -18,7 +18,7 @@ BUILD=${FBWIRE_FUZZ_BUILD:-$REPO/build-fuzz}
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(pkt status conn dsn dec capture fault text)
+[ ${#targets[@]} -eq 0 ] && targets=(pkt status conn dsn dec svc capture fault text)
 
 CC=clang cmake -S "$REPO" -B "$BUILD" -DFBWIRE_FUZZ=ON -DFBWIRE_SANITIZE=ON -DFBWIRE_BUILD_TESTS=ON >/dev/null
 cmake --build "$BUILD" -j"${FBWIRE_JOBS:-2}" --target "${targets[@]/#/fuzz_}"

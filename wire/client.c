@@ -46,6 +46,7 @@ void fbw_client_opts_init(fbw_client_opts *o)
 
 fbw_conn *fbw_client_conn(fbw_client *cl) { return cl->conn; }
 int fbw_client_fd(const fbw_client *cl) { return cl->sock.fd; }
+int fbw_client_timeout_ms(const fbw_client *cl) { return cl->timeout_ms; }
 const fbw_err *fbw_client_error(const fbw_client *cl) { return &cl->err; }
 
 /* The first record of list[0..n) that holds an error, NULL when none does. */
@@ -447,7 +448,7 @@ static int establish(fbw_client *cl, const char *dsn, const fbw_client_opts *o)
     fbw_conn_opts co = o->conn;
     char host[256], user[256];
     default_identity(&co, host, sizeof host, user, sizeof user);
-    co.database = d.path;
+    co.database = o->conn.service ? NULL : d.path; /* a service attach names "service_mgr" */
     rc = fbw_conn_new(&co, &cl->conn, &cl->err);
     if (rc == FBW_OK)
         rc = fbw_conn_start(cl->conn);

@@ -68,6 +68,9 @@ FBW_API fbw_conn *fbw_client_conn(fbw_client *cl);
 /* The connected socket (for socket options and finding the server's process); -1 when closed. */
 FBW_API int fbw_client_fd(const fbw_client *cl);
 FBW_API const fbw_err *fbw_client_error(const fbw_client *cl);
+/* Internal (svcclient.c checks a service query's wait against it): the client's timeout_ms, the
+ * longest a wait for the server may last (< 0: none). Not exported. */
+int fbw_client_timeout_ms(const fbw_client *cl);
 /* The error of a call that queued requests on st and/or tx (NULL for an object not involved) and
  * waited for them through cl (fbw_client_run, _wait, _wait_until), rc being what it returned: the
  * rule of docs/library.md "Errors" in one place. rc not FBW_OK: the first that holds an error of

@@ -478,7 +478,37 @@ static int start_compression(fbw_conn *c)
 
 /* ---- attach ---- */
 
-static int send_attach(fbw_conn *c, const uint8_t *auth_data, size_t auth_len, int with_plugin)
+/* A service attach (fbw_conn_opts.service) ends the same handshake with op_service_attach: an SPB
+ * carrying the login and the authentication clumplets under the SPB's own tag numbers, nothing of a
+ * database's (charset, dialect, time zone). The file name is the service's, "service_mgr". */
+static int build_spb(fbw_conn *c, const uint8_t *auth_data, size_t auth_len, int with_plugin,
+                     fbw_buf *out)
+{
+    fbw_dpb d;
+    fbw_dpb_init(&d);
+    fbw_dpb_add_flag(&d, FBW_SPB_UTF8_FILENAME);
+    if (c->o.user && *c->o.user)
+        fbw_dpb_add_str(&d, FBW_SPB_USER_NAME, c->o.user);
+    fbw_dpb_add_int(&d, FBW_SPB_PROCESS_ID, c->o.process_id);
+    fbw_dpb_add_str(&d, FBW_SPB_PROCESS_NAME, opt(c->o.process_name, "fbwire"));
+    fbw_dpb_add_str(&d, FBW_SPB_CLIENT_VERSION, "fbwire 0.1");
+    if (c->o.role && *c->o.role)
+        fbw_dpb_add_str(&d, FBW_SPB_SQL_ROLE_NAME, c->o.role);
+    if (auth_len && c->info.protocol < 13) {
+        fbw_dpb_add_bytes(&d, FBW_SPB_PASSWORD_ENC, auth_data, auth_len);
+    } else if (auth_len || with_plugin) {
+        fbw_dpb_add_str(&d, FBW_SPB_AUTH_PLUGIN_NAME, c->info.auth_plugin);
+        if (!c->auth_list_sent)
+            fbw_dpb_add_str(&d, FBW_SPB_AUTH_PLUGIN_LIST, c->auth_list_text);
+        fbw_dpb_add_bytes(&d, FBW_SPB_SPECIFIC_AUTH_DATA, auth_data, auth_len);
+    }
+    int rc = fbw_spb_attach_build(&d, out);
+    fbw_dpb_free(&d);
+    return rc;
+}
+
+static int build_dpb(fbw_conn *c, const uint8_t *auth_data, size_t auth_len, int with_plugin,
+                     fbw_buf *out)
 {
     fbw_dpb d;
     fbw_dpb_init(&d);
@@ -508,13 +538,22 @@ static int send_attach(fbw_conn *c, const uint8_t *auth_data, size_t auth_len, i
             fbw_dpb_add_str(&d, FBW_DPB_AUTH_PLUGIN_LIST, c->auth_list_text);
         fbw_dpb_add_bytes(&d, FBW_DPB_SPECIFIC_AUTH_DATA, auth_data, auth_len);
     }
+    int rc = fbw_dpb_build(&d, out);
+    fbw_dpb_free(&d);
+    return rc;
+}
+
+static int send_attach(fbw_conn *c, const uint8_t *auth_data, size_t auth_len, int with_plugin)
+{
     fbw_buf dpb;
     fbw_buf_init(&dpb);
-    int rc = fbw_dpb_build(&d, &dpb);
-    fbw_dpb_free(&d);
+    int rc = c->o.service ? build_spb(c, auth_data, auth_len, with_plugin, &dpb)
+                          : build_dpb(c, auth_data, auth_len, with_plugin, &dpb);
     if (rc == FBW_OK) {
-        fbw_pkt p = {.op = c->o.create ? FBW_OP_CREATE : FBW_OP_ATTACH};
-        p.u.atch.file = view_str(c->o.database);
+        fbw_pkt p = {.op = c->o.service  ? FBW_OP_SERVICE_ATTACH
+                           : c->o.create ? FBW_OP_CREATE
+                                         : FBW_OP_ATTACH};
+        p.u.atch.file = view_str(c->o.service ? opt(c->o.database, "service_mgr") : c->o.database);
         p.u.atch.dpb = view(dpb.data, dpb.len);
         rc = send_pkt(c, &p);
     }
@@ -819,7 +858,7 @@ int fbw_conn_drop_database(fbw_conn *c)
 
 int fbw_conn_detach(fbw_conn *c)
 {
-    fbw_pkt p = {.op = FBW_OP_DETACH};
+    fbw_pkt p = {.op = c->o.service ? FBW_OP_SERVICE_DETACH : FBW_OP_DETACH};
     p.u.rlse.object = c->info.db_handle;
     return fbw_conn_request(c, &p, on_detach_reply, NULL);
 }
@@ -881,11 +920,18 @@ int fbw_conn_info_request(fbw_conn *c, int32_t op, uint16_t object, const uint8_
     p.u.info.object = op == FBW_OP_INFO_DATABASE ? c->info.db_handle : object;
     p.u.info.items = view(items, n);
     p.u.info.buffer_length = buffer_length;
+    return fbw_conn_info_packet(c, &p, res);
+}
+
+int fbw_conn_info_packet(fbw_conn *c, const fbw_pkt *p, fbw_info_result *res)
+{
     res->done = 0;
     fbw_buf_reset(&res->data);
     fbw_err_clear(&res->err);
-    return fbw_conn_request(c, &p, on_info_reply, res);
+    return fbw_conn_request(c, p, on_info_reply, res);
 }
+
+int fbw_conn_is_service(const fbw_conn *c) { return c->o.service; }
 
 int fbw_conn_cancel(fbw_conn *c, int kind)
 {
@@ -917,7 +963,7 @@ int fbw_conn_new(const fbw_conn_opts *o, fbw_conn **out, fbw_err *err)
         o->protocol_min > o->protocol_max)
         return fbw_err_set(err, FBW_E_USAGE, "protocol range %d..%d invalid (allowed %d..%d)",
                            o->protocol_min, o->protocol_max, FBW_PROTOCOL_MIN, FBW_PROTOCOL_MAX);
-    if (!o->database || !*o->database)
+    if (!o->service && (!o->database || !*o->database)) /* a service attach defaults it */
         return fbw_err_set(err, FBW_E_USAGE, "no database given");
     fbw_conn *c = calloc(1, sizeof *c);
     if (!c)

@@ -29,6 +29,8 @@ typedef struct fbw_conn_opts {
     int protocol_min, protocol_max; /* offered range, default 10..19 */
     int lazy;                 /* offer ptype_lazy_send (default 1); 0 offers ptype_batch_send */
     int create;               /* op_create instead of op_attach */
+    int service;              /* attach to the service manager (svc.h): op_service_attach with an SPB;
+                               * database: the service's name, "service_mgr" when NULL */
     int page_size;            /* create: 0 = server default */
     const char *charset;      /* connection charset, default "UTF8" */
     int dialect;              /* default 3 */
@@ -110,7 +112,7 @@ FBW_API int fbw_conn_fail(fbw_conn *c, const fbw_err *why);
  * op_ping so the server flushes them. Returns 1 when there is something to wait for. */
 FBW_API int fbw_conn_before_wait(fbw_conn *c);
 
-/* Queue op_detach (+ op_disconnect after its reply). */
+/* Queue op_detach (op_service_detach on a service attachment) (+ op_disconnect after its reply). */
 FBW_API int fbw_conn_detach(fbw_conn *c);
 /* Queue op_drop_database: the attached database is deleted and the attachment ends (+ op_disconnect).
  * isc_drdb_completed_with_errs still means the file is gone (fbclient treats it so); any other

@@ -6,7 +6,8 @@
  * buf.h, err.h (base). The packet layout (pkt.h) and the request queue the objects put packets on
  * (request.h) are internal (docs/library.md: what is public and why). stats.h is the
  * round-trip accounting every connection carries; status.h turns server status vectors into fbw_err.
- * pipe.h (pipeline mode) sits on stmt.h, blob.h and tx.h and waits through the client's callback. */
+ * pipe.h (pipeline mode) sits on stmt.h, blob.h and tx.h and waits through the client's callback.
+ * svc.h (the services API: start, query, output) sits on conn.h; svcclient.h runs it on client.h. */
 #ifndef FBWIRE_H
 #define FBWIRE_H
 
@@ -22,6 +23,8 @@
 #include "stats.h"
 #include "status.h"
 #include "stmt.h"
+#include "svc.h"
+#include "svcclient.h"
 #include "tx.h"
 #include "value.h"
 

@@ -44,16 +44,17 @@ void fbw_dpb_add_int(fbw_dpb *d, uint8_t tag, int32_t v)
 
 void fbw_dpb_add_flag(fbw_dpb *d, uint8_t tag) { fbw_dpb_add_bytes(d, tag, "", 0); }
 
-int fbw_dpb_build(const fbw_dpb *d, fbw_buf *out)
+static int any_wide(const fbw_dpb *d)
 {
-    if (d->rc)
-        return d->rc;
-    int wide = 0;
     for (int i = 0; i < d->n; i++)
         if (d->item[i].len > 255)
-            wide = 1;
-    uint8_t version = wide ? FBW_DPB_VERSION2 : FBW_DPB_VERSION1;
-    int rc = fbw_buf_append(out, &version, 1);
+            return 1;
+    return 0;
+}
+
+/* The clumplets after the header: 1-byte lengths, or 4-byte ones when wide. */
+static int put_items(const fbw_dpb *d, int wide, fbw_buf *out, int rc)
+{
     for (int i = 0; i < d->n && rc == FBW_OK; i++) {
         const fbw_pb_item *it = &d->item[i];
         uint8_t hdr[5] = {it->tag, (uint8_t)it->len, (uint8_t)(it->len >> 8), (uint8_t)(it->len >> 16),
@@ -63,6 +64,25 @@ int fbw_dpb_build(const fbw_dpb *d, fbw_buf *out)
             rc = fbw_buf_append(out, d->data.data + it->off, it->len);
     }
     return rc;
+}
+
+int fbw_dpb_build(const fbw_dpb *d, fbw_buf *out)
+{
+    if (d->rc)
+        return d->rc;
+    int wide = any_wide(d);
+    uint8_t version = wide ? FBW_DPB_VERSION2 : FBW_DPB_VERSION1;
+    return put_items(d, wide, out, fbw_buf_append(out, &version, 1));
+}
+
+int fbw_spb_attach_build(const fbw_dpb *d, fbw_buf *out)
+{
+    if (d->rc)
+        return d->rc;
+    int wide = any_wide(d);
+    static const uint8_t v2[] = {FBW_SPB_VERSION, FBW_SPB_CURRENT_VERSION}, v3[] = {FBW_SPB_VERSION3};
+    int rc = wide ? fbw_buf_append(out, v3, sizeof v3) : fbw_buf_append(out, v2, sizeof v2);
+    return put_items(d, wide, out, rc);
 }
 
 int fbw_pb_put_clumplet(fbw_buf *out, uint8_t tag, const void *p, size_t n)

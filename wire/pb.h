@@ -20,6 +20,17 @@ enum {
     FBW_DPB_AUTH_PLUGIN_NAME = 86, FBW_DPB_CONFIG = 87, FBW_DPB_SESSION_TIME_ZONE = 91,
 };
 
+/* Service attach SPB tags (consts_pub.h isc_spb_*): the same login as a DPB, other numbers for the
+ * rest. The SPB opens with isc_spb_version, isc_spb_current_version (2, 2), or isc_spb_version3 (3)
+ * whose clumplets have 4-byte lengths. */
+enum {
+    FBW_SPB_VERSION = 2, FBW_SPB_CURRENT_VERSION = 2, FBW_SPB_VERSION3 = 3,
+    FBW_SPB_USER_NAME = 28, FBW_SPB_PASSWORD_ENC = 30, FBW_SPB_SQL_ROLE_NAME = 60,
+    FBW_SPB_PROCESS_ID = 110, FBW_SPB_SPECIFIC_AUTH_DATA = 111, FBW_SPB_PROCESS_NAME = 112,
+    FBW_SPB_AUTH_PLUGIN_NAME = 116, FBW_SPB_AUTH_PLUGIN_LIST = 117, FBW_SPB_UTF8_FILENAME = 118,
+    FBW_SPB_CLIENT_VERSION = 119,
+};
+
 /* op_connect user identification tags (src/remote/protocol.h CNCT_*) */
 enum {
     FBW_CNCT_USER = 1, FBW_CNCT_HOST = 4, FBW_CNCT_USER_VERIFICATION = 6, FBW_CNCT_SPECIFIC_DATA = 7,
@@ -49,6 +60,10 @@ void fbw_dpb_add_int(fbw_dpb *d, uint8_t tag, int32_t v);
 void fbw_dpb_add_flag(fbw_dpb *d, uint8_t tag);
 /* Serialize: version 1 if every value fits 255 bytes, else version 2 (4-byte lengths for all). */
 int fbw_dpb_build(const fbw_dpb *d, fbw_buf *out);
+
+/* Serialize the items as a service attach SPB: version 2 (<tag><len:1>) when every value fits 255
+ * bytes, else version 3 (<tag><len:4>), as fbclient's ClumpletWriter does for SpbAttach. */
+int fbw_spb_attach_build(const fbw_dpb *d, fbw_buf *out);
 
 /* Untagged clumplets <tag><len:1><data> for op_connect; values over 255 bytes fail (FBW_E_USAGE). */
 int fbw_pb_put_clumplet(fbw_buf *out, uint8_t tag, const void *p, size_t n);

@@ -30,6 +30,11 @@ int fbw_conn_request_owned(fbw_conn *c, const fbw_pkt *req, fbw_reply_fn fn, voi
 /* stmt.c: both of the above (op_exec_immediate2's output row, its record on the heap). */
 int fbw_conn_request_rows_owned(fbw_conn *c, const fbw_pkt *req, const fbw_msgfmt *fmt,
                                 fbw_reply_fn fn, void *arg);
+/* An info packet (op_info_*, op_service_info) queued with the reply handler of
+ * fbw_conn_info_request: res is reset, then filled when the answer comes (svc.c shares it). */
+int fbw_conn_info_packet(fbw_conn *c, const fbw_pkt *p, fbw_info_result *res);
+/* Whether the connection was opened as a service attachment (fbw_conn_opts.service). */
+int fbw_conn_is_service(const fbw_conn *c);
 /* Requests that make the server allocate an object id (op_transaction, op_allocate_statement, blob
  * open/create) call this when queued; it returns the new allocation count. A lazy-send server maps
  * handle 0xFFFF to the most recent allocation, so a handle is usable as 0xFFFF while the count still

@@ -166,6 +166,17 @@ if(TARGET fbwire-pcap AND TARGET fbwire-link AND TARGET fbwire-sql AND TARGET fb
   endforeach()
 endif()
 
+# Issue 27 section 5: sysbench oltp_read_write on the stock FB3 (WireCrypt = Required, the driver
+# requiring it too) recorded by `fbwire-pcap trace-record` through the services API, replayed by
+# `fbwire-pcap replay --trace` onto FB4 (and FB5 when registered): every traced execution replayed,
+# none failed, every SELECT's row count the same, the same final table (about 30 s).
+if(TARGET fbwire-pcap AND TARGET fbwire-sql)
+  add_test(NAME sysbench_trace_replay COMMAND ${CMAKE_CURRENT_LIST_DIR}/trace_replay.sh
+           --lib ${SB_LIB} --pcap $<TARGET_FILE:fbwire-pcap> --sql $<TARGET_FILE:fbwire-sql>)
+  set_tests_properties(sysbench_trace_replay PROPERTIES LABELS sysbench TIMEOUT 300
+                       SKIP_RETURN_CODE 77 RESOURCE_LOCK "fbwire_xreplay;fbwire_stock_servers")
+endif()
+
 # The blob workload (lua/oltp_blob.lua): blob cells checked through fbwire and fbclient on FB3 and
 # FB4, and fbwire's round trips per range SELECT with its blobs (2) and per INSERT (1).
 add_test(NAME sysbench_blob COMMAND ${CMAKE_CURRENT_LIST_DIR}/blob.sh --lib ${SB_LIB})

@@ -9,7 +9,8 @@ reported and not run, an unknown backslash command refused in one line, `-i -` o
 ending at the first Ctrl-D, and statement timeouts: on FB4 --statement-timeout and SET STATEMENT
 TIMEOUT (units as Firebird's) end the long cross join with Firebird's timeout error naming the
 statement and the limit, the session going on, SHOW DATABASE and --info showing the setting; on FB3
-both are refused naming the protocol (the option at connect, the command with the session going on).
+both are refused naming the protocol (the option at connect, the command with the session going on);
+SHOW DATABASE's header page (page size, ODS, next transaction) from the services API.
 
     fbwire-sql-pty.py PATH/TO/fbwire-sql
 
@@ -232,9 +233,31 @@ def server(name, tmp):
         if FAILS:
             print(t.tail())
 
+        header_page(name, dsn, env)
         timeouts(name, dsn, env)
     finally:
         batch(dsn, "drop table %s;" % table)
+
+
+def header_page(name, dsn, env):
+    """6. SHOW DATABASE's header page through the services API (db_stats -h on a service attachment
+    to the same server with the same login), after the connection's lines."""
+    t = Term([dsn], env)
+    t.expect(r"SQL> ")
+    t.send("show database;\r")
+    check(t.expect(r"wait_ms: [0-9.]+\r?\nheader_flags: \d+") is not None,
+          "%s: SHOW DATABASE goes on with the header page" % name)
+    m = t.expect(r"header_page_size: (\d+)")
+    check(m is not None and int(m.group(1)) in (4096, 8192, 16384, 32768),
+          "%s: the header's page size" % name)
+    m = t.expect(r"header_ods_version: (\d+)\.\d+")
+    want = {"FB3": 12, "FB4": 13}[name] if not ENV.get("FBW_TARGET") else None
+    check(m is not None and (want is None or int(m.group(1)) >= want),
+          "%s: the header's ODS version" % name)
+    check(t.expect(r"header_next_transaction: \d+") is not None, "%s: next transaction" % name)
+    check(t.expect(r"SQL> ") is not None, "%s: the prompt after SHOW DATABASE" % name)
+    t.send("exit;\r")
+    check(t.wait_exit() and os.WEXITSTATUS(t.status) == 0, "%s: exit 0 after SHOW DATABASE" % name)
 
 
 def timeouts(name, dsn, env):

@@ -4,8 +4,8 @@
 # against small servers the tests write themselves (label "unit"), and against the test servers
 # (label "integ"). Set in tests/CMakeLists.txt: FBW_DEBIAN_PYTHON3.
 
-# fbwire-sql's splitter and output formats (tests/tools/test_<module>.c).
-foreach(module split format)
+# fbwire-sql's splitter, output formats and SHOW DATABASE's header lines (tests/tools/test_<module>.c).
+foreach(module split format dbheader)
   set(exe tools_test_${module})
   add_executable(${exe} ${CMAKE_CURRENT_LIST_DIR}/test_${module}.c
                         ${CMAKE_SOURCE_DIR}/tools/fbwire-sql/${module}.c)
@@ -51,6 +51,20 @@ if(TARGET fbwire-pcap AND JANSSON_FOUND)
                         PkgConfig::PCAP m)
   add_test(NAME tools_test_replay COMMAND tools_test_replay)
   set_tests_properties(tools_test_replay PROPERTIES LABELS unit TIMEOUT 120)
+endif()
+# The Firebird trace parser and its workload (tools/fbwire-pcap/trace.c, trace_workload.c) on
+# real fbtracemgr output from FB3 and FB4 (tests/tools/trace/).
+if(TARGET fbwire-pcap)
+  add_executable(tools_test_trace ${CMAKE_CURRENT_LIST_DIR}/test_trace.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/trace.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/trace_workload.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/trace_record.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/workload.c)
+  target_include_directories(tools_test_trace PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
+  target_compile_definitions(tools_test_trace PRIVATE TRACE_DIR="${CMAKE_CURRENT_LIST_DIR}/trace")
+  target_link_libraries(tools_test_trace PRIVATE fbwire_testsupport)
+  add_test(NAME tools_test_trace COMMAND tools_test_trace)
+  set_tests_properties(tools_test_trace PROPERTIES LABELS unit TIMEOUT 120)
 endif()
 # The streaming replay's step queue (tools/fbwire-pcap/stepq.c).
 if(TARGET fbwire-pcap)

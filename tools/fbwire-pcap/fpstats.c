@@ -40,7 +40,13 @@ typedef struct group {
 struct pcaptool_fpstats {
     group *g;
     size_t n, cap;
+    int cap_rt_unknown; /* the workload came from a trace: it has no round trips */
 };
+
+void pcaptool_fpstats_no_capture_rt(pcaptool_fpstats *f)
+{
+    f->cap_rt_unknown = 1;
+}
 
 /* A number that begins with its decimal point (.5): the tokenizer reads '.' and 5 apart. */
 static int leading_point(const char *sql, const fbw_tok *t, size_t n, int after_name)
@@ -278,7 +284,10 @@ void pcaptool_fpstats_text(pcaptool_fpstats *f, fbw_buf *b, size_t limit)
             fbw_buf_printf(b, " %6.2f", r50 / c50);
         else
             fbw_buf_printf(b, " %6s", "-");
-        fbw_buf_printf(b, " %6.2f", (double)g->cap_rt / (double)g->count);
+        if (f->cap_rt_unknown)
+            fbw_buf_printf(b, " %6s", "-");
+        else
+            fbw_buf_printf(b, " %6.2f", (double)g->cap_rt / (double)g->count);
         if (g->replayed)
             fbw_buf_printf(b, " %6.2f", (double)g->rep_rt / (double)g->replayed);
         else
@@ -303,7 +312,7 @@ static json_t *ms_json(double v)
     return v < 0 ? json_null() : pcaptool_json_fixed(v, 6);
 }
 
-static json_t *group_json(const group *g)
+static json_t *group_json(const group *g, int cap_rt_unknown)
 {
     double c50 = pct(&g->cap, g->count, 50), r50 = pct(&g->rep, g->replayed, 50);
     json_t *rep_rt =
@@ -314,7 +323,9 @@ static json_t *group_json(const group *g)
                      pcaptool_json_bytes(g->key, g->len, 0), "count", (json_int_t)g->count,
                      "replayed", (json_int_t)g->replayed, "capture", "p50_ms", ms_json(c50),
                      "p95_ms", ms_json(pct(&g->cap, g->count, 95)), "round_trips",
-                     pcaptool_json_fixed((double)g->cap_rt / (double)g->count, 4), "replay",
+                     cap_rt_unknown ? json_null()
+                                    : pcaptool_json_fixed((double)g->cap_rt / (double)g->count, 4),
+                     "replay",
                      "p50_ms", ms_json(r50), "p95_ms", ms_json(pct(&g->rep, g->replayed, 95)),
                      "round_trips", rep_rt, "ratio", ratio, "results", "compared",
                      (json_int_t)g->compared, "matched", (json_int_t)g->matched);
@@ -325,7 +336,7 @@ json_t *pcaptool_fpstats_json(pcaptool_fpstats *f)
     prepare(f);
     json_t *a = json_array();
     for (size_t i = 0; a && i < f->n; i++) {
-        json_t *g = group_json(&f->g[i]);
+        json_t *g = group_json(&f->g[i], f->cap_rt_unknown);
         if (!g || json_array_append_new(a, g)) {
             json_decref(a);
             a = NULL;

@@ -36,6 +36,9 @@ int pcaptool_fpstats_add(pcaptool_fpstats *f, const char *key, size_t len,
                          const pcaptool_fp_exec *e);
 /* The table, slowest first (replay time in total, else capture time); at most `limit` rows
  * (0: all) and a line saying how many were left out. */
+/* The workload came from a trace (no round trips): the capture's round trips are shown as
+ * unknown ("-", null), never as 0. */
+void pcaptool_fpstats_no_capture_rt(pcaptool_fpstats *f);
 void pcaptool_fpstats_text(pcaptool_fpstats *f, fbw_buf *b, size_t limit);
 /* A JSON array of every group, slowest first (docs/fbwire-pcap-replay.schema.json): a new
  * reference, NULL when out of memory. */

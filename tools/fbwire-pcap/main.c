@@ -7,6 +7,8 @@
  * (reported), 2 usage or unreadable file. */
 #include "pcaptool.h"
 #include "replay.h"
+#include "trace_record.h"
+#include "trace_replay.h"
 #include "turns.h"
 
 #include "conn.h"
@@ -31,7 +33,10 @@ static void usage(FILE *f)
         "                          [--connections N] [--results compare|ignore] [--progress]\n"
         "                          [--json]\n"
         "       fbwire-pcap replay FILE --list [--port N]... [--connection K] [--json]\n"
+        "       fbwire-pcap replay --trace TRACE [--trace-db PATH] (--db DSN ... | --list)\n"
         "       fbwire-pcap turns FILE --port N [--port N]... [--json]\n"
+        "       fbwire-pcap trace-record --server HOST[/PORT] --database PATH --out FILE\n"
+        "                          [--time S] [--user U] [--password P] [--wire-crypt MODE]\n"
         "  FILE        pcap or pcapng (Ethernet, Linux cooked, loopback or raw IP; IPv4/IPv6)\n"
         "  dump        one line per packet: time, connection, direction, op, size, key fields\n"
         "  stats       per connection and total: packets and bytes per op each way, round trips,\n"
@@ -50,6 +55,15 @@ static void usage(FILE *f)
         "              sending blob ids the capture did not create. Encrypted or\n"
         "              undecodable connections are not replayed (an error says why).\n"
         "              docs/fbwire-pcap.md has the details\n"
+        "  --trace     FILE is the text of a Firebird trace session (fbtracemgr's output): its\n"
+        "              attachments' statements, parameters and transactions are replayed as\n"
+        "              above; SELECT row counts compared (docs/fbwire-pcap.md: what a trace\n"
+        "              cannot give)\n"
+        "  --trace-db PATH   with --trace: only attachments of this database (its path as the\n"
+        "              server names it, or its file name)\n"
+        "  trace-record   record a live server's workload (encrypted or not) through Firebird's\n"
+        "              trace API until --time S or Ctrl-C, into FILE for replay --trace\n"
+        "              (fbwire-pcap trace-record --help)\n"
         "  turns       any protocol (no decoding): per connection to --port, turnarounds (server\n"
         "              bytes after client bytes, as stats counts round trips) and bytes each way\n"
         "  --db DSN    replay into this database (host[/port]:path) instead of the captured one\n"
@@ -215,7 +229,7 @@ static int parse_wire_crypt(const char *s, int *out)
 
 enum {
     O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT,
-    O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS, O_ROWFORMAT
+    O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS, O_ROWFORMAT, O_TRACE, O_TRACEDB
 };
 
 static int parse_replay_opt(int ch, const char *arg, pcaptool_replay_opts *po)
@@ -287,6 +301,8 @@ int main(int argc, char **argv)
                                              {"results", required_argument, 0, O_RESULTS},
                                              {"row-format", required_argument, 0, O_ROWFORMAT},
                                              {"progress", no_argument, 0, O_PROGRESS},
+                                             {"trace", no_argument, 0, O_TRACE},
+                                             {"trace-db", required_argument, 0, O_TRACEDB},
                                              {0, 0, 0, 0}};
     uint16_t ports[MAX_PORTS] = {DEFAULT_PORT};
     size_t nports = 1;
@@ -294,13 +310,16 @@ int main(int argc, char **argv)
     pcaptool_replay_opts po = {
         .wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1, .row_format = FBW_REPLAY_ROWS_CAPTURED};
     int replay_opts = 0;
-    const char *keylog = NULL;
+    const char *keylog = NULL, *trace_db = NULL;
+    int trace = 0;
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         usage(stdout);
         return 0;
     }
     if (argc >= 2 && !strcmp(argv[1], "turns"))
         return pcaptool_turns_main(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "trace-record"))
+        return pcaptool_trace_record_main(argc - 1, argv + 1);
     if (argc < 2 || mode_of(argv[1]) < 0) {
         usage(stderr);
         return 2;
@@ -355,6 +374,14 @@ int main(int argc, char **argv)
         case O_KEYLOG:
             keylog = optarg;
             break;
+        case O_TRACE:
+            trace = 1;
+            replay_opts = 1;
+            break;
+        case O_TRACEDB:
+            trace_db = optarg;
+            replay_opts = 1;
+            break;
         case O_PACE: case O_SPEED: case O_CONNECTIONS: case O_RESULTS: case O_PROGRESS: case O_ROWFORMAT:
             if (parse_replay_opt(ch, optarg, &po))
                 return 2;
@@ -372,6 +399,15 @@ int main(int argc, char **argv)
         (ro.trips && ro.mode == FBW_REPORT_QUIET)) {
         usage(stderr);
         return 2;
+    }
+    if (trace_db && !trace) {
+        fprintf(stderr, "fbwire-pcap: --trace-db goes with --trace\n");
+        return 2;
+    }
+    if (trace) {
+        po.json = ro.json;
+        po.out = ro.out;
+        return pcaptool_trace_replay_file(argv[optind], trace_db, &po);
     }
     if (ro.mode == FBW_REPORT_QUIET)
         return run_replay(argv[optind], &ro, ports, nports, &po, keylog);

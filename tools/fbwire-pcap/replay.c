@@ -15,6 +15,7 @@
 #include "replay_report.h"
 #include "replay_threads.h"
 #include "stream.h"
+#include "trace_workload.h"
 #include "workload.h"
 
 #include <stdio.h>
@@ -237,10 +238,12 @@ static int plan_jobs(pcaptool_replay *rp)
     for (size_t j = captured; captured && j < (size_t)rp->o.connections; j++)
         if (add_copy(rp, rp->sh.jobs[j % captured], (int)(j / captured)))
             return -1;
-    return plan_stream(rp);
+    return 0;
 }
 
-static void replay_all(pcaptool_replay *rp)
+/* Run every job; from_trace: their queues are filled already (no reader). */
+static void replay_all(pcaptool_replay *rp, int (*plan_steps)(pcaptool_replay *rp),
+                       int from_trace)
 {
     rp_conn_opts *o = &rp->sh.o;
     o->dsn = rp->o.dsn;
@@ -254,10 +257,11 @@ static void replay_all(pcaptool_replay *rp)
     o->results_ignore = rp->o.results_ignore;
     o->keep_all_diffs = rp->o.json;
     rp->sh.f = pcaptool_fpstats_new();
-    if (!rp->sh.f || plan_jobs(rp))
+    if (!rp->sh.f || plan_jobs(rp) || plan_steps(rp))
         atomic_store(&rp->sh.nomem, 1);
     else
-        rp->wall_ns = rp_threads_run(&rp->sh, &rp->st, rp->o.progress || isatty(2));
+        rp->wall_ns =
+            rp_threads_run(&rp->sh, from_trace ? NULL : &rp->st, rp->o.progress || isatty(2));
 }
 
 /* ---- the report model ---- */
@@ -388,44 +392,25 @@ static void write_report(pcaptool_replay *rp, const rp_report *m)
     (void)pcaptool_json_print(doc, rp->o.out);
 }
 
-int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r,
-                           const pcaptool_cap_summary *sum)
+/* The report model of the connections ci[0, count) and what ran, written as text or JSON;
+ * 1 when anything went wrong. */
+static int report(pcaptool_replay *rp, const pcaptool_report_conn *ci, size_t count,
+                  const char *truncated, int from_trace)
 {
-    size_t count = pcaptool_report_count(r);
-    pcaptool_report_conn *ci = calloc(count ? count : 1, sizeof *ci);
-    char (*why)[400] = calloc(count ? count : 1, sizeof *why);
+    int bad = 0;
     rp_report m;
     memset(&m, 0, sizeof m);
     m.conns = calloc(count ? count : 1, sizeof *m.conns);
-    if (!ci || !why || !m.conns) {
-        free(ci);
-        free(why);
-        free(m.conns);
+    if (!m.conns) {
         fprintf(stderr, "fbwire-pcap: out of memory\n");
         return 1;
     }
-    int bad = 0;
-    /* which connections run: decoded to their end and not only listed */
-    for (size_t i = 0; i < count; i++) {
-        pcaptool_report_conn_info(r, i, &ci[i]);
-        check_truncation(why[i], sizeof why[i], &ci[i], sum);
-        if (rp->o.connection && ci[i].id != rp->o.connection)
-            continue;
-        rconn *c = conn_at(rp, ci[i].id);
-        if (!c)
-            break;
-        c->job.id = ci[i].id;
-        c->run = !rp->o.list && !ci[i].problem;
-        bad |= c->w.nomem;
-    }
-    if (!rp->o.list) {
-        replay_all(rp);
-        for (size_t i = 0; i < rp->n; i++)
-            bad |= rp->c[i].src.w.nomem;
-    }
     m.list = rp->o.list;
     m.database = rp->o.dsn;
-    m.truncated = sum->truncated[0] ? sum->truncated : NULL;
+    m.truncated = truncated;
+    m.from_trace = from_trace;
+    if (from_trace && rp->sh.f)
+        pcaptool_fpstats_no_capture_rt(rp->sh.f);
     fbw_stats_reset(&m.t.capture);
     fbw_stats_reset(&m.t.replay);
     for (size_t i = 0; i < count; i++) {
@@ -459,9 +444,117 @@ int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r,
     write_report(rp, &m);
     free(copies);
     free(m.conns);
-    free(ci);
-    free(why);
     if (atomic_load(&rp->sh.nomem))
         fprintf(stderr, "fbwire-pcap: out of memory: the replay report is incomplete\n");
     return bad || atomic_load(&rp->sh.nomem) ? 1 : 0;
+}
+
+int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r,
+                           const pcaptool_cap_summary *sum)
+{
+    size_t count = pcaptool_report_count(r);
+    pcaptool_report_conn *ci = calloc(count ? count : 1, sizeof *ci);
+    char (*why)[400] = calloc(count ? count : 1, sizeof *why);
+    if (!ci || !why) {
+        free(ci);
+        free(why);
+        fprintf(stderr, "fbwire-pcap: out of memory\n");
+        return 1;
+    }
+    int bad = 0;
+    /* which connections run: decoded to their end and not only listed */
+    for (size_t i = 0; i < count; i++) {
+        pcaptool_report_conn_info(r, i, &ci[i]);
+        check_truncation(why[i], sizeof why[i], &ci[i], sum);
+        if (rp->o.connection && ci[i].id != rp->o.connection)
+            continue;
+        rconn *c = conn_at(rp, ci[i].id);
+        if (!c)
+            break;
+        c->job.id = ci[i].id;
+        c->run = !rp->o.list && !ci[i].problem;
+        bad |= c->w.nomem;
+    }
+    if (!rp->o.list) {
+        replay_all(rp, plan_stream, 0);
+        for (size_t i = 0; i < rp->n; i++)
+            bad |= rp->c[i].src.w.nomem;
+    }
+    bad |= report(rp, ci, count, sum->truncated[0] ? sum->truncated : NULL, 0);
+    free(ci);
+    free(why);
+    return bad;
+}
+
+/* ---- a trace's workload ---- */
+
+/* Every job's queue gets its connection's steps (shared by its copies), then its end. */
+static int trace_queues(pcaptool_replay *rp)
+{
+    for (size_t i = 0; i < rp->n; i++) {
+        rconn *c = &rp->c[i];
+        int refs = 0;
+        for (size_t k = 0; k < rp->sh.njobs; k++)
+            refs += rp->sh.jobs[k]->id == (int)i + 1;
+        for (size_t k = 0; k < c->w.n; k++) {
+            pcaptool_qstep *x = refs ? pcaptool_qstep_new(&c->w.steps[k], k + 1, refs) : NULL;
+            if (refs && !x) {
+                memset(&c->w.steps[k], 0, sizeof c->w.steps[k]);
+                return -1;
+            }
+            if (!refs)
+                continue; /* not replayed (--connection): freed with the workload */
+            memset(&c->w.steps[k], 0, sizeof c->w.steps[k]); /* the queues own it now */
+            for (size_t j = 0; j < rp->sh.njobs; j++)
+                if (rp->sh.jobs[j]->id == (int)i + 1)
+                    (void)pcaptool_stepq_push(&rp->sh.jobs[j]->q, x, 0, 1);
+        }
+        if (refs)
+            c->w.n = 0; /* what is left is zeroed steps */
+    }
+    for (size_t j = 0; j < rp->sh.njobs; j++)
+        pcaptool_stepq_close(&rp->sh.jobs[j]->q, rp->c[rp->sh.jobs[j]->id - 1].t_detach);
+    return 0;
+}
+
+int pcaptool_replay_trace(pcaptool_replay *rp, pcaptool_trace_workload *tw)
+{
+    size_t count = tw->n;
+    pcaptool_report_conn *ci = calloc(count ? count : 1, sizeof *ci);
+    char (*name)[2][300] = calloc(count ? count : 1, sizeof *name);
+    fbw_stats *none = calloc(count ? count : 1, sizeof *none);
+    if (!ci || !name || !none || (count && !conn_at(rp, (int)count))) {
+        free(ci);
+        free(name);
+        free(none);
+        fprintf(stderr, "fbwire-pcap: out of memory\n");
+        return 1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        pcaptool_trace_conn *t = &tw->c[i];
+        rconn *c = &rp->c[i];
+        snprintf(name[i][0], sizeof name[i][0], "ATT_%lld %s%s%s", (long long)t->att,
+                 t->remote ? t->remote : "?", t->process ? " " : "", t->process ? t->process : "");
+        snprintf(name[i][1], sizeof name[i][1], "%s", t->db ? t->db : "?");
+        fbw_stats_reset(&none[i]); /* a trace has no packets: its figures are unknown */
+        ci[i] = (pcaptool_report_conn){.id = (int)i + 1, .client = name[i][0],
+                                       .server = name[i][1], .stats = &none[i]};
+        /* the steps move into the workload (--list) or the queues */
+        c->w.steps = t->steps;
+        c->w.n = c->w.cap = t->n;
+        t->steps = NULL;
+        t->n = t->cap = 0;
+        c->job.id = (int)i + 1;
+        c->job.t_first = t->t_first;
+        c->job.t_last = t->t_last;
+        c->t_detach = t->t_detach;
+        c->run = !rp->o.list && (!rp->o.connection || rp->o.connection == (int)i + 1);
+    }
+    if (!rp->o.list)
+        replay_all(rp, trace_queues, 1);
+    int bad = report(rp, ci, count, NULL, 1);
+    free(ci);
+    free(name);
+    free(none);
+    return bad;
 }

@@ -60,4 +60,11 @@ void pcaptool_replay_source(pcaptool_replay *rp, const char *file, const pcaptoo
 int pcaptool_replay_finish(pcaptool_replay *rp, const pcaptool_report *r,
                            const pcaptool_cap_summary *sum);
 
+/* `replay --trace`: run the workload of a Firebird trace (trace_workload.h) instead of a capture's:
+ * every traced attachment a connection, its steps queued at once (they are taken from tw, which
+ * keeps only their count); then the same report, each connection named by its attachment.
+ * Returns the exit status, as pcaptool_replay_finish. */
+struct pcaptool_trace_workload;
+int pcaptool_replay_trace(pcaptool_replay *rp, struct pcaptool_trace_workload *tw);
+
 #endif

@@ -210,10 +210,10 @@ static json_t *conn_json(const rp_report *m, const rp_conn_report *c)
         set(&o, "error", pcaptool_json_str(c->error));
         set(&o, "failures", failures_json(c->tally));
         set(&o, "replay", c->replayed ? stats_json(c->replay) : json_null());
-        set(&o, "ratio", ratio_json(ci->stats, c->replay, c->replayed));
+        set(&o, "ratio", m->from_trace ? json_null() : ratio_json(ci->stats, c->replay, c->replayed));
         set(&o, "late_replies", json_integer(JI(c->late)));
     }
-    set(&o, "capture", stats_json(ci->stats));
+    set(&o, "capture", m->from_trace ? json_null() : stats_json(ci->stats));
     set(&o, "step_counts", kinds_json(c->kinds));
     set(&o, "blr_requests", requests_json(c));
     set(&o, "not_replayed", not_replayed_json(c->not_replayed));
@@ -237,10 +237,11 @@ static json_t *totals_json(const rp_report *m)
     const rp_totals *t = &m->t;
     json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:o}", "connections", JI(t->conns), "replayed",
                           JI(t->replayed), "steps", JI(t->steps), "failed", JI(t->failed),
-                          "capture", stats_json(&t->capture));
+                          "capture", m->from_trace ? json_null() : stats_json(&t->capture));
     if (!m->list) {
         set(&o, "replay", stats_json(&t->replay));
-        set(&o, "ratio", ratio_json(&t->capture, &t->replay, t->replayed > 0));
+        set(&o, "ratio", m->from_trace ? json_null()
+                                       : ratio_json(&t->capture, &t->replay, t->replayed > 0));
     }
     set(&o, "step_counts", kinds_json(t->kinds));
     return o;

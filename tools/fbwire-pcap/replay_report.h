@@ -64,6 +64,8 @@ typedef struct rp_report {
     rp_conn_report *copies;
     size_t ncopies;
     int has_load; /* the replay ran: copies and load are reported */
+    int from_trace; /* the workload came from a Firebird trace: no packets, round trips or bytes
+                     * (the capture's figures are unknown, never 0) */
     rp_totals t;
     rp_load load;
 } rp_report;

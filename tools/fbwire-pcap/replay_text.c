@@ -155,28 +155,40 @@ static void not_replayed_text(fbw_buf *b, const uint64_t *not_replayed)
 
 /* ---- figures ---- */
 
-static void ratio_text(fbw_buf *b, const char *name, uint64_t cap, uint64_t rep, int replayed)
+static void ratio_text(fbw_buf *b, const char *name, const uint64_t *cap, uint64_t rep,
+                       int replayed)
 {
-    putf(b, "%-18s %12" PRIu64, name, cap);
+    if (!cap) { /* a trace's workload: nothing to compare with */
+        putf(b, "%-18s %12s", name, "n/a");
+        if (replayed)
+            putf(b, " %12" PRIu64 "       -\n", rep);
+        else
+            put(b, "            -       -\n");
+        return;
+    }
+    putf(b, "%-18s %12" PRIu64, name, *cap);
     if (!replayed) {
         put(b, "            -       -\n");
         return;
     }
     putf(b, " %12" PRIu64, rep);
-    if (cap)
-        putf(b, " %7.2f\n", (double)rep / (double)cap);
+    if (*cap)
+        putf(b, " %7.2f\n", (double)rep / (double)*cap);
     else
         put(b, "       -\n");
 }
 
+/* cap NULL: a trace's workload, whose figures are not known. */
 static void figures_text(fbw_buf *b, const fbw_stats *cap, const fbw_stats *rep, int replayed)
 {
-    putf(b, "%-18s %12s %12s %7s\n", "", "capture", "fbwire", "ratio");
-    ratio_text(b, "round_trips", cap->round_trips, rep->round_trips, replayed);
-    ratio_text(b, "packets_sent", cap->packets_sent, rep->packets_sent, replayed);
-    ratio_text(b, "packets_received", cap->packets_received, rep->packets_received, replayed);
-    ratio_text(b, "bytes_sent", cap->bytes_sent, rep->bytes_sent, replayed);
-    ratio_text(b, "bytes_received", cap->bytes_received, rep->bytes_received, replayed);
+    putf(b, "%-18s %12s %12s %7s\n", "", cap ? "capture" : "trace", "fbwire", "ratio");
+    ratio_text(b, "round_trips", cap ? &cap->round_trips : NULL, rep->round_trips, replayed);
+    ratio_text(b, "packets_sent", cap ? &cap->packets_sent : NULL, rep->packets_sent, replayed);
+    ratio_text(b, "packets_received", cap ? &cap->packets_received : NULL, rep->packets_received,
+               replayed);
+    ratio_text(b, "bytes_sent", cap ? &cap->bytes_sent : NULL, rep->bytes_sent, replayed);
+    ratio_text(b, "bytes_received", cap ? &cap->bytes_received : NULL, rep->bytes_received,
+               replayed);
 }
 
 /* Steps per kind; after a replay also how many failed and the round trips fbwire spent on them. */
@@ -286,7 +298,7 @@ static void conn_replay_text(const rp_report *m, fbw_buf *b, const rp_conn_repor
              "note: %" PRIu64 " replies came after their step was handed on to the replay "
              "(streaming window): not in the capture's results, so not compared\n",
              c->late);
-    figures_text(b, c->ci->stats, c->replay, c->replayed);
+    figures_text(b, m->from_trace ? NULL : c->ci->stats, c->replay, c->replayed);
     kinds_text(b, c->kinds, c->replayed);
 }
 
@@ -325,7 +337,7 @@ static void totals_text(const rp_report *m, fbw_buf *b)
     putf(b, "\ntotal: %zu connection%s, %zu replayed, %" PRIu64 " steps, %" PRIu64 " failed\n",
          t->conns, t->conns == 1 ? "" : "s", t->replayed, t->steps, t->failed);
     if (!m->list)
-        figures_text(b, &t->capture, &t->replay, t->replayed > 0);
+        figures_text(b, m->from_trace ? NULL : &t->capture, &t->replay, t->replayed > 0);
     kinds_text(b, t->kinds, t->replayed > 0);
 }
 

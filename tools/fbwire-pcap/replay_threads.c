@@ -43,8 +43,8 @@ uint64_t rp_threads_run(rp_shared *sh, pcaptool_stream *st, int progress)
 {
     sh->start_ns = rp_now_ns();
     size_t started = start_jobs(sh);
-    int reading = pcaptool_stream_start(st) == FBW_OK;
-    if (!reading) {
+    int reading = st && pcaptool_stream_start(st) == FBW_OK;
+    if (st && !reading) {
         atomic_store(&sh->nomem, 1);
         for (size_t k = 0; k < sh->njobs; k++)
             pcaptool_stepq_close(&sh->jobs[k]->q, 0);
@@ -62,9 +62,9 @@ uint64_t rp_threads_run(rp_shared *sh, pcaptool_stream *st, int progress)
     uint64_t wall = rp_now_ns() - sh->start_ns;
     if (reading)
         pcaptool_stream_join(st);
-    if (atomic_load(&st->nomem) || (reading && st->status != FBW_OK))
+    if (st && (atomic_load(&st->nomem) || (reading && st->status != FBW_OK)))
         atomic_store(&sh->nomem, 1);
-    if (st->forced) /* not an error: the docs ("Streaming") say when and why */
+    if (st && st->forced) /* not an error: the docs ("Streaming") say when and why */
         fprintf(stderr,
                 "fbwire-pcap: replay: %llu steps queued past a full queue (a replay connection "
                 "was stuck while another waited for the reader)\n",

@@ -11,8 +11,9 @@
 
 /* Start a thread per job of sh and the reader st, wait for all of them, and return the replay's
  * wall time in ns (sh->start_ns is when it began). A job whose thread cannot start is marked not
- * run and its queue abandoned; a reader that cannot start or fails sets sh->nomem. progress:
- * print the progress line every second. */
+ * run and its queue abandoned; a reader that cannot start or fails sets sh->nomem. st NULL: the
+ * queues hold every step already (a trace's workload, replay.c). progress: print the progress
+ * line every second. */
 uint64_t rp_threads_run(rp_shared *sh, pcaptool_stream *st, int progress);
 
 #endif

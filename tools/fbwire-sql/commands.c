@@ -6,6 +6,8 @@
  * DECFLOAT), so every server version answers the same query. */
 #include "commands.h"
 
+#include "dbheader.h"
+
 #include <string.h>
 
 static int is_space(char c)
@@ -76,6 +78,9 @@ static int show_database(sqltool_session *se, unsigned line)
         return rc;
     }
     sqltool_cmd_print_info(cl, stdout);
+    const sqltool_session_opts *o = sqltool_session_options(se);
+    if (o->dsn && o->client)
+        sqltool_dbheader_print(o->dsn, o->client, stdout); /* best effort: says when unavailable */
     fflush(stdout);
     return FBW_OK;
 }

@@ -328,7 +328,10 @@ static int run_sql(const args *a)
         fbw_buf_free(&script);
         return 1;
     }
-    if (sqltool_session_new(cl, &a->session, stdout, stderr, &se) != FBW_OK) {
+    sqltool_session_opts so = a->session;
+    so.dsn = a->dsn; /* SHOW DATABASE's service attachment: same server, same login */
+    so.client = &a->client;
+    if (sqltool_session_new(cl, &so, stdout, stderr, &se) != FBW_OK) {
         fprintf(stderr, "fbwire-sql: out of memory\n");
         fbw_client_close(cl);
         fbw_buf_free(&script);

@@ -680,6 +680,8 @@ fbw_client *sqltool_session_client(sqltool_session *s)
     return s->cl;
 }
 
+const sqltool_session_opts *sqltool_session_options(const sqltool_session *s) { return &s->o; }
+
 /* The transaction autocommit started for a statement that did not come: nothing ran in it. */
 static int idle_tx(const sqltool_session *s)
 {

@@ -18,6 +18,10 @@ typedef struct sqltool_session_opts {
     int stats;      /* print the accounting per statement and in total */
     int autocommit; /* each statement in its own transaction, committed after it */
     fbw_tx_opts tx; /* isolation and lock timeout of the transactions the session starts */
+    /* Where the session is connected and how (SHOW DATABASE attaches to the same server's service
+     * manager with them, dbheader.h); NULL: no header page. Must outlive the session. */
+    const char *dsn;
+    const fbw_client_opts *client;
 } sqltool_session_opts;
 
 typedef struct sqltool_session sqltool_session;
@@ -46,6 +50,7 @@ int sqltool_session_count(sqltool_session *s, const char *sql, size_t len, unsig
 /* SET STATS ON / OFF: the accounting of each following statement (and the totals at the end). */
 void sqltool_session_set_stats(sqltool_session *s, int on);
 fbw_client *sqltool_session_client(sqltool_session *s);
+const sqltool_session_opts *sqltool_session_options(const sqltool_session *s);
 
 /* Report a failure found before the server was asked (a splitter error), counted as a failed
  * statement. */
