@@ -27,7 +27,11 @@ static int q_prepare(void *arg)
 static int q_execute(void *arg)
 {
     rp_step *r = arg;
-    return fbw_stmt_execute(r->sl->st[r->s->stmt], rp_slots_tx(r->sl, r->s->tx), r->rq.vals,
+    fbw_stmt *st = r->sl->st[r->s->stmt];
+    /* negative: --inline-blob-size captured, what this captured execute asked for */
+    fbw_stmt_set_inline_blob_size(st, r->inline_blob_size < 0 ? (int32_t)r->s->inline_blob_size
+                                                              : r->inline_blob_size);
+    return fbw_stmt_execute(st, rp_slots_tx(r->sl, r->s->tx), r->rq.vals,
                             r->s->count_info ? FBW_EXEC_COUNT : 0);
 }
 
