@@ -10,6 +10,43 @@
 
 /* ---- statements ---- */
 
+/* Longest text a BLOB parameter takes: the largest VARCHAR in bytes. */
+#define BLOB_TEXT_MAX 32765u
+
+/* BLOB parameters are bound as VARCHAR: the client chooses the input message's format and the
+ * server turns a string assigned to a blob into a new blob, as it does for a literal. So a text
+ * value reaches a BLOB column with no op_create_blob2 and no extra round trip, in the pipelined
+ * path too (the fbclient baseline sends every text value as SQL_TEXT, which the server converts
+ * the same way: be_fbclient_bind_params). Text longer than BLOB_TEXT_MAX is refused by bind_one's
+ * length check (22001). */
+static int blob_params_as_text(sbdrv_be_stmt *bs, fbw_err *err)
+{
+    const fbw_msgfmt *in = fbw_stmt_input(bs->s);
+    int blobs = 0;
+    for (uint16_t i = 0; i < in->n; i++)
+        blobs |= in->cols[i].type == FBW_SQL_BLOB;
+    if (!blobs)
+        return FBW_OK;
+    fbw_col *cols = malloc(in->n * sizeof *cols);
+    if (!cols)
+        return fbw_err_set(err, FBW_E_NOMEM, "fbwire: out of memory");
+    memcpy(cols, in->cols, in->n * sizeof *cols);
+    for (uint16_t i = 0; i < in->n; i++) {
+        if (cols[i].type != FBW_SQL_BLOB)
+            continue;
+        cols[i].type = FBW_SQL_VARYING;
+        cols[i].length = BLOB_TEXT_MAX;
+        cols[i].scale = 0;
+        cols[i].subtype = 0;
+        if (in->cols[i].subtype != 1)
+            cols[i].charset = FBW_CS_OCTETS; /* binary blob: the bytes as they are */
+    }
+    fbw_msgfmt f = {cols, in->n, in->n};
+    int rc = fbw_stmt_set_input(bs->s, &f);
+    free(cols);
+    return rc ? be_fbwire_server_error(fbw_stmt_error(bs->s), err) : FBW_OK;
+}
+
 int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_stmt **out,
                           fbw_err *err)
 {
@@ -34,6 +71,8 @@ int be_fbwire_prepare(sbdrv_be_conn *c, const char *sql, size_t len, sbdrv_be_st
         rc = be_fbwire_waited(c, fbw_client_prepare(c->client, bs->s, tx, sql, len), err);
     if (rc == FBW_OK && !fbw_stmt_prepared(bs->s))
         rc = be_fbwire_server_error(fbw_stmt_error(bs->s), err);
+    if (rc == FBW_OK)
+        rc = blob_params_as_text(bs, err);
     if (rc == FBW_OK) {
         bs->nparams = fbw_stmt_input(bs->s)->n;
         size_t n = bs->nparams ? bs->nparams : 1;

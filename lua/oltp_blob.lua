@@ -8,7 +8,8 @@
 --
 -- The same SQL runs through every driver; only the blob column's type differs (BLOB SUB_TYPE
 -- TEXT on Firebird, TEXT on PostgreSQL and MariaDB/MySQL). The INSERTs carry their text as a
--- literal, so no driver needs a blob parameter and a Firebird server makes the blob itself. Rows
+-- literal, as they always have, so results stay comparable (fbwire and fbclient also bind text to
+-- a blob parameter: docs/sysbench.md "Bind types"); the server makes the blob itself. Rows
 -- inserted by the run get ids above --table_size: the SELECT ranges never see them, so every
 -- run reads the same data. --blob_check=on checks every blob read (length within bounds, only
 -- the characters written): a driver that returns a marker or an id instead of the text fails.

@@ -24,7 +24,7 @@
 #          fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak
 #          fb3_svc_stats fb3_svc_trace fb3_isql_zlib fb4_gbak_backup fb4_gbak_restore
 #          fb4_gfix_validate fb4_gfix_sweep fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib
-#          fb4_gbak_restore_blobs
+#          fb4_gbak_restore_blobs fb5_blob_inline fb5_blob_batch fb3_blob
 #
 # The fb3_gbak_*, fb3_gfix_*, fb3_svc_* and fb3_isql_zlib captures are Firebird's own tools
 # (Debian's firebird3.0-utils: gbak, gfix, fbsvcmgr, isql-fb; client WireCrypt = Disabled) on a
@@ -76,10 +76,13 @@ PRIVATE_DB=fbwire_pcap.fdb
 db_fb3=$FBW_DBDIR_FB3/$PRIVATE_DB
 db_fb4=$FBW_DBDIR_FB4/$PRIVATE_DB
 db_fb3l=$FBW_DBDIR_FB3L/$PRIVATE_DB
+db_fb5=${FBW_DBDIR_FB5:+$FBW_DBDIR_FB5/$PRIVATE_DB}
 
 # The server a capture talks to: HOST PORT DB (set by use).
-use() { # fb3 | fb4 | fb4v6 | fb3l
+use() { # fb3 | fb4 | fb4v6 | fb3l | fb5
     case $1 in
+    fb5) [ -n "$db_fb5" ] || { echo "record.sh: fb5 is not registered (servers.env)" >&2; exit 2; }
+        HOST=127.0.0.2 PORT=$FBW_FB5_PORT DB=$db_fb5 ;;
     fb3) HOST=127.0.0.1 PORT=$FBW_FB3_PORT DB=$db_fb3 ;;   # fb3 listens on 127.0.0.1 only
     fb4) HOST=127.0.0.2 PORT=$FBW_FB4_PORT DB=$db_fb4 ;;
     fb4v6) HOST=::1 PORT=$FBW_FB4_PORT DB=$db_fb4 ;;
@@ -504,6 +507,26 @@ for name in $NAMES; do
         tools_db "${name%%_*}"
         record "$name" isql_zlib_session
         INDEPENDENT=1 expect "$name" "isql-fb (fbclient $TVER) with client WireCompression = true: two SELECTs over zlib-compressed streams; the round trips equal the independent count below"
+        ;;
+    fb5_blob_inline | fb5_blob_batch)
+        # The blob session (pcap/session.c --blobs) on Firebird 5 (protocol 19): the captured
+        # connection is the second one (the first makes the table). inline: the executes ask for
+        # fbclient's 65535 bytes, every blob comes as op_inline_blob before its row; batch: they
+        # ask for none, the blobs are read through a batch (every open and read in one write).
+        use fb5
+        ISC_PASSWORD=$FBW_PASSWORD "$TMP/session" --blobs --cleanup "$DSN" >/dev/null 2>&1 || true
+        size=65535; [ "$name" = fb5_blob_inline ] || size=0
+        record "$name" fbwire_session --blobs --inline-blob-size "$size"
+        expect "$name" "pcap/session.c --blobs --inline-blob-size $size on Firebird 5 (protocol 19), the second of its connections; the per-step live round trips below sum to the decoded total; tests/wire/test_captured.c feeds these server bytes to the library (no socket)"
+        ;;
+    fb3_blob)
+        # The same blob session on Firebird 3 (no inline blobs below protocol 19): the blobs read
+        # through a batch; its replay must ask a Firebird 5 target for no inline blobs
+        # (tests/integ/test_pcap_replay_inline.c).
+        use fb3
+        ISC_PASSWORD=$FBW_PASSWORD "$TMP/session" --blobs --cleanup "$DSN" >/dev/null 2>&1 || true
+        record "$name" fbwire_session --blobs
+        expect "$name" "pcap/session.c --blobs on Firebird 3, the second of its connections: every blob read through one batch (op_open_blob2, op_info_blob, op_get_segment x5 in one write); the per-step live round trips below sum to the decoded total"
         ;;
     *)
         echo "record.sh: unknown capture $name" >&2

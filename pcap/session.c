@@ -4,8 +4,15 @@
  * trips each step cost as the live client counted them, so the capture can be checked against it.
  *
  * usage: session DSN [--compress] [--protocol-max N] [--auth LIST] [--user U] [--crypt PLUGIN]
- *                    [--cleanup]
+ *                    [--cleanup] [--blobs [--inline-blob-size N]]
  * --cleanup only drops the table a failed earlier run left behind (not part of any capture).
+ * --blobs is the blob session instead: a first connection creates FBW_PCAP_BLOB and fills it (six
+ * rows, blob N = "blob N: " and N * 300 bytes of "abcdefghij" repeated, row 6 NULL); a second one,
+ * the one captured, starts a transaction, selects the six rows, reads their blobs as a batch
+ * (blobset.h: inline ones need no request), commits, drops the table and detaches. With
+ * --inline-blob-size N its executes ask for inline blobs of at most N bytes (default fbclient's
+ * 65535; 0 asks for none, so every blob is read through the batch). tests/wire/test_captured.c
+ * replays the captured replies of that second connection.
  * The password comes from $ISC_PASSWORD (never from the command line, never printed). Wire crypt is
  * disabled so the capture stays readable, unless --crypt requires that plugin: then the session's
  * key goes to the key log $FBWIRE_KEYLOGFILE names (wire/keylog.h), so fbwire-pcap --keylog can
@@ -26,6 +33,15 @@ static const char *const insert_sql =
 static const char *const select_sql = "SELECT ID, NAME, AMOUNT FROM FBW_PCAP ORDER BY ID";
 static const char *const update_sql = "UPDATE FBW_PCAP SET AMOUNT = AMOUNT + 1 WHERE ID <= 50";
 static const char *const drop_sql = "DROP TABLE FBW_PCAP";
+static const char *const blob_create_sql = "CREATE TABLE FBW_PCAP_BLOB (ID INTEGER NOT NULL "
+                                           "PRIMARY KEY, B BLOB SUB_TYPE TEXT)";
+static const char *const blob_insert_sql =
+    "INSERT INTO FBW_PCAP_BLOB (ID, B) "
+    "WITH RECURSIVE R (N) AS (SELECT 1 FROM RDB$DATABASE UNION ALL SELECT N + 1 FROM R WHERE N < 6) "
+    "SELECT N, CASE WHEN N = 6 THEN NULL ELSE 'blob ' || N || ': ' || RPAD('', N * 300, "
+    "'abcdefghij') END FROM R";
+static const char *const blob_select_sql = "SELECT ID, B FROM FBW_PCAP_BLOB ORDER BY ID";
+static const char *const blob_drop_sql = "DROP TABLE FBW_PCAP_BLOB";
 
 typedef struct run {
     fbw_client *cl;
@@ -110,6 +126,107 @@ static int dml(run *r, const char *sql, const char *what)
     return 0;
 }
 
+/* The rows session after its create: start, insert, select, update, commit, drop. */
+static int run_rows(run *r)
+{
+    /* Wait for the start: fbw_stmt_prepare sends tr=0 while a transaction is still starting, and
+     * the server refuses to prepare DML without one (seen in this very capture; reported). */
+    if (fbw_client_complete(r->cl, fbw_tx_start(r->tx, &r->to)) || fbw_tx_error(r->tx)->code)
+        return fail(r, "start", fbw_tx_error(r->tx)->code ? fbw_tx_error(r->tx)
+                                                          : fbw_client_error(r->cl));
+    step(r, "start");
+    if (dml(r, insert_sql, "insert") || dml(r, select_sql, "select") ||
+        dml(r, update_sql, "update"))
+        return 1;
+    if (fbw_client_commit(r->cl, r->tx) || fbw_tx_error(r->tx)->code)
+        return fail(r, "commit", fbw_tx_error(r->tx)->code ? fbw_tx_error(r->tx)
+                                                          : fbw_client_error(r->cl));
+    step(r, "commit");
+    if (ddl(r, drop_sql, "drop"))
+        return 1;
+    return 0;
+}
+
+/* The blob session's SELECT: every fetched batch's blobs read together (inline ones need no
+ * request), each printed as its length and whether it came inline. */
+static int blob_select(run *r)
+{
+    fbw_err e;
+    fbw_blobset *bs = NULL;
+    r->sql = blob_select_sql;
+    if (fbw_stmt_new(r->c, &r->s, &e) || fbw_blobset_new(r->c, 0, &bs, &e))
+        return fail(r, "select", &e);
+    int rc = fbw_client_prepare(r->cl, r->s, r->tx, r->sql, strlen(r->sql));
+    if (rc == FBW_OK && !fbw_stmt_error(r->s)->code)
+        rc = fbw_client_execute(r->cl, r->s, r->tx, NULL, 0);
+    step(r, "select");
+    while (rc == FBW_OK && !fbw_stmt_error(r->s)->code) {
+        size_t added = 0, n = fbw_stmt_row_count(r->s);
+        if (fbw_blobset_add_rows(bs, r->s, r->tx, 0, &added, &e))
+            return fail(r, "blobs", &e);
+        if (added && (rc = fbw_client_read_blobs(r->cl, bs)) != FBW_OK)
+            break;
+        if (fbw_blobset_error(bs)->code)
+            return fail(r, "blobs", fbw_blobset_error(bs));
+        for (size_t i = 0; i < n; i++) {
+            size_t len = 0;
+            if (fbw_blobset_cell(bs, i, 1, &len))
+                printf("row %zu   blob bytes=%zu\n", i + 1, len);
+            else
+                printf("row %zu   blob NULL\n", i + 1);
+        }
+        printf("blobs    count=%zu inline=%zu ", added, fbw_blobset_inline_count(bs));
+        step(r, "");
+        fbw_blobset_reset(bs); /* the closes ride along with the next request */
+        if (fbw_stmt_eof(r->s))
+            break;
+        fbw_stmt_clear_rows(r->s);
+        rc = fbw_client_fetch(r->cl, r->s);
+        step(r, "fetch");
+    }
+    if (rc || fbw_stmt_error(r->s)->code)
+        return fail(r, "select", rc ? fbw_client_error(r->cl) : fbw_stmt_error(r->s));
+    fbw_blobset_free(bs);
+    fbw_stmt_free(r->s);
+    r->s = NULL;
+    return 0;
+}
+
+/* --blobs: the table is made and filled by a first connection (not the captured one). */
+static int blob_setup(const char *dsn, const fbw_client_opts *o)
+{
+    run r;
+    memset(&r, 0, sizeof r);
+    fbw_err e;
+    if (fbw_client_connect(dsn, o, &r.cl, &e))
+        return fail(&r, "connect", &e);
+    r.c = fbw_client_conn(r.cl);
+    if (fbw_tx_new(r.c, &r.tx, &e))
+        return fail(&r, "transaction", &e);
+    fbw_tx_opts_init(&r.to);
+    printf("setup connection (not captured):\n");
+    if (ddl(&r, blob_create_sql, "create") || ddl(&r, blob_insert_sql, "insert"))
+        return 1;
+    fbw_tx_free(r.tx);
+    fbw_client_close(r.cl);
+    return 0;
+}
+
+static int blob_session(run *r)
+{
+    if (fbw_client_complete(r->cl, fbw_tx_start(r->tx, &r->to)) || fbw_tx_error(r->tx)->code)
+        return fail(r, "start", fbw_tx_error(r->tx)->code ? fbw_tx_error(r->tx)
+                                                           : fbw_client_error(r->cl));
+    step(r, "start");
+    if (blob_select(r))
+        return 1;
+    if (fbw_client_commit(r->cl, r->tx) || fbw_tx_error(r->tx)->code)
+        return fail(r, "commit", fbw_tx_error(r->tx)->code ? fbw_tx_error(r->tx)
+                                                           : fbw_client_error(r->cl));
+    step(r, "commit");
+    return ddl(r, blob_drop_sql, "drop");
+}
+
 int main(int argc, char **argv)
 {
     fbw_client_opts o;
@@ -117,7 +234,7 @@ int main(int argc, char **argv)
     o.conn.user = "SYSDBA";
     o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED;
     const char *dsn = NULL;
-    int cleanup = 0;
+    int cleanup = 0, blobs = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--compress"))
             o.conn.compress = 1;
@@ -132,12 +249,16 @@ int main(int argc, char **argv)
             o.conn.crypt_list = argv[++i];
         } else if (!strcmp(argv[i], "--cleanup"))
             cleanup = 1;
+        else if (!strcmp(argv[i], "--blobs"))
+            blobs = 1;
+        else if (!strcmp(argv[i], "--inline-blob-size") && i + 1 < argc)
+            o.conn.inline_blob_size = atoi(argv[++i]);
         else if (!dsn && argv[i][0] != '-')
             dsn = argv[i];
         else {
             fprintf(stderr,
                     "usage: session DSN [--compress] [--protocol-max N] [--auth LIST] [--user U] "
-                    "[--cleanup]\n");
+                    "[--crypt PLUGIN] [--cleanup] [--blobs [--inline-blob-size N]]\n");
             return 2;
         }
     }
@@ -145,6 +266,8 @@ int main(int argc, char **argv)
         return 2;
     if (o.conn.protocol_min > o.conn.protocol_max)
         o.conn.protocol_min = o.conn.protocol_max;
+    if (blobs && !cleanup && blob_setup(dsn, &o))
+        return 1;
     run r;
     memset(&r, 0, sizeof r);
     fbw_err e;
@@ -158,7 +281,7 @@ int main(int argc, char **argv)
         return fail(&r, "transaction", &e);
     fbw_tx_opts_init(&r.to);
     if (cleanup) {
-        r.sql = drop_sql;
+        r.sql = blobs ? blob_drop_sql : drop_sql;
         memset(&r.res, 0, sizeof r.res);
         if (fbw_tx_start(r.tx, &r.to) == FBW_OK && exec_immediate(&r) == FBW_OK)
             fbw_client_commit(r.cl, r.tx);
@@ -167,23 +290,12 @@ int main(int argc, char **argv)
         fbw_client_close(r.cl);
         return 0;
     }
-    if (ddl(&r, create_sql, "create"))
+    if (blobs) {
+        if (blob_session(&r))
+            return 1;
+    } else if (ddl(&r, create_sql, "create") || run_rows(&r)) {
         return 1;
-    /* Wait for the start: fbw_stmt_prepare sends tr=0 while a transaction is still starting, and
-     * the server refuses to prepare DML without one (seen in this very capture; reported). */
-    if (fbw_client_complete(r.cl, fbw_tx_start(r.tx, &r.to)) || fbw_tx_error(r.tx)->code)
-        return fail(&r, "start", fbw_tx_error(r.tx)->code ? fbw_tx_error(r.tx)
-                                                          : fbw_client_error(r.cl));
-    step(&r, "start");
-    if (dml(&r, insert_sql, "insert") || dml(&r, select_sql, "select") ||
-        dml(&r, update_sql, "update"))
-        return 1;
-    if (fbw_client_commit(r.cl, r.tx) || fbw_tx_error(r.tx)->code)
-        return fail(&r, "commit", fbw_tx_error(r.tx)->code ? fbw_tx_error(r.tx)
-                                                          : fbw_client_error(r.cl));
-    step(&r, "commit");
-    if (ddl(&r, drop_sql, "drop"))
-        return 1;
+    }
     if (fbw_conn_detach(r.c) || fbw_client_wait(r.cl))
         return fail(&r, "detach", fbw_client_error(r.cl));
     step(&r, "detach");

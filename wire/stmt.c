@@ -63,6 +63,7 @@ struct fbw_stmt {
     uint64_t cursor_tx_gen;
     uint32_t fetch_size;
     uint32_t timeout_ms;    /* fbw_stmt_set_timeout; 0: the connection's */
+    int32_t inline_size;    /* fbw_stmt_set_inline_blob_size; negative: the connection's */
 
     fbw_buf rows;           /* raw messages back to back */
     fbw_buf row_offs;       /* size_t offsets into rows, one per row, plus the end */
@@ -135,6 +136,7 @@ int fbw_stmt_new(fbw_conn *c, fbw_stmt **out, fbw_err *err)
         return fbw_err_set(err, FBW_E_NOMEM, "out of memory");
     s->conn = c;
     s->row_format = fbw_conn_row_format(c);
+    s->inline_size = -1;
     fbw_err_clear(&s->err);
     reset_describe(s);
     *out = s;
@@ -739,6 +741,18 @@ int fbw_stmt_set_output(fbw_stmt *s, const fbw_msgfmt *f)
 void fbw_stmt_set_row_format(fbw_stmt *s, int format) { s->row_format = format; }
 void fbw_stmt_set_timeout(fbw_stmt *s, uint32_t ms) { s->timeout_ms = ms; }
 uint32_t fbw_stmt_timeout(const fbw_stmt *s) { return s->timeout_ms; }
+void fbw_stmt_set_inline_blob_size(fbw_stmt *s, int32_t size) { s->inline_size = size < 0 ? -1 : size; }
+int32_t fbw_stmt_inline_blob_size(const fbw_stmt *s) { return s->inline_size; }
+
+/* What op_execute asks for: the statement's size, else the connection's; none below protocol 19. */
+static uint32_t exec_inline_size(const fbw_stmt *s)
+{
+    if (s->inline_size < 0)
+        return fbw_conn_inline_size(s->conn);
+    if (fbw_conn_get_info(s->conn)->protocol < 19)
+        return 0;
+    return s->inline_size > 65535 ? 65535u : (uint32_t)s->inline_size;
+}
 int fbw_stmt_compact(const fbw_stmt *s) { return s->compact_in || s->compact_out; }
 
 int fbw_stmt_execute(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsigned flags)
@@ -785,7 +799,7 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     p.u.sqldata.blr.n = s->in_blr.len;
     p.u.sqldata.messages = s->in.n > 0;
     p.u.sqldata.msg = msg;
-    p.u.sqldata.inline_blob_size = fbw_conn_inline_size(s->conn);
+    p.u.sqldata.inline_blob_size = exec_inline_size(s);
     p.u.sqldata.timeout = timeout; /* encoded from protocol 16 on (pkt.c) */
     if (p.op == FBW_OP_EXECUTE2) {
         p.u.sqldata.out_blr.p = s->out_blr.data;

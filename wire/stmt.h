@@ -67,6 +67,12 @@ FBW_API int fbw_stmt_execute_unprepared(fbw_stmt *s, fbw_tx *tx, unsigned flags)
  * (docs/library.md "Statement timeouts"). */
 FBW_API void fbw_stmt_set_timeout(fbw_stmt *s, uint32_t ms);
 FBW_API uint32_t fbw_stmt_timeout(const fbw_stmt *s);
+/* Protocol 19 (Firebird 5.0.3+): the inline blob size this statement's executes ask for instead of
+ * the connection's inline_blob_size (conn.h), as fbclient's IStatement::setMaxInlineBlobSize: 0 asks
+ * for none, above 65535 is 65535, negative (the default) takes the connection's again. Below
+ * protocol 19 nothing is asked. fbwire-pcap replay sets the size each captured execute asked for. */
+FBW_API void fbw_stmt_set_inline_blob_size(fbw_stmt *s, int32_t size);
+FBW_API int32_t fbw_stmt_inline_blob_size(const fbw_stmt *s); /* -1: the connection's */
 /* Queue the next batch of rows (nothing if at end of cursor or none is open). */
 FBW_API int fbw_stmt_fetch(fbw_stmt *s);
 /* Queue DSQL_close for an open cursor; its reply is deferred and ignored (not needed after the

@@ -9,10 +9,10 @@
 -- books for each statement (read from the connection's result struct after every call), NULLs,
 -- CHAR padding, prepare + bind of every bind type (the Lua bind_create types and, through
 -- db_bind_param directly, the C types the legacy API and other callers use), values with quote
--- characters (inlined under --db-ps-mode=disable), transactions, error paths (fatal errors as
--- strings, ignorable ones as restart-event tables, the connection usable afterwards), the bulk
--- insert layer (every flushed row accounted, a failing multi-row INSERT leaves nothing),
--- con:reconnect() and a killed attachment. It prints "EXPECT read=.. write=.. other=..
+-- characters (inlined under --db-ps-mode=disable), text bound to BLOB parameters, transactions,
+-- error paths (fatal errors as strings, ignorable ones as restart-event tables, the connection
+-- usable afterwards), the bulk insert layer (every flushed row accounted, a failing multi-row
+-- INSERT leaves nothing), con:reconnect() and a killed attachment. It prints "EXPECT read=.. write=.. other=..
 -- errors=.. reconnects=.." (what sysbench's report must show) and "API OK" at the end;
 -- tests/sysbench/run-workloads.sh compares the two. Any failed check raises an error.
 
@@ -288,6 +288,48 @@ local function binds(con)
    st:close()
 end
 
+-- Text bound to BLOB parameters: fbwire binds them as VARCHAR, which the server turns into a
+-- blob (no op_create_blob2, no extra round trip), fbclient as SQL_TEXT, likewise; autocommit and
+-- inside a transaction (pipelined by fbwire), text and binary blobs, read back whole.
+local function blob_binds(con)
+   q(con, "RECREATE TABLE fbw_blobs (id INTEGER NOT NULL PRIMARY KEY, doc BLOB SUB_TYPE TEXT, " ..
+          "bin BLOB SUB_TYPE BINARY)", CNT.OTHER, 0)
+   local st = con:prepare("INSERT INTO fbw_blobs (id, doc, bin) VALUES (?, ?, ?)")
+   local pid = st:bind_create(T.INT)
+   local pdoc = st:bind_create(T.VARCHAR, 32765)
+   local pbin = st:bind_create(T.VARCHAR, 100)
+   st:bind_param(pid, pdoc, pbin)
+   local long = string.rep("0123456789", 3000) -- 30000 bytes: more than one segment's worth
+   pid:set(1)
+   pdoc:set(long)
+   pbin:set("bytes")
+   exec(con, st, CNT.WRITE, 1, nil, "text into BLOB parameters")
+   pid:set(2)
+   pdoc:set(nil)
+   pbin:set("")
+   exec(con, st, CNT.WRITE, 1, nil, "NULL and empty text into BLOB parameters")
+   local b, c = con:prepare("BEGIN"), con:prepare("COMMIT")
+   exec(con, b, CNT.OTHER, 0, nil, "BEGIN")
+   for i = 3, 5 do
+      pid:set(i)
+      pdoc:set("in a transaction " .. i)
+      pbin:set(nil)
+      exec(con, st, CNT.WRITE, nil, nil, "text into a BLOB parameter in a transaction")
+   end
+   exec(con, c, CNT.OTHER, 0, nil, "COMMIT")
+   b:close()
+   c:close()
+   st:close()
+   local r = row_of(con, "SELECT doc, bin FROM fbw_blobs WHERE id = 1", 2)
+   eq(r[1], long, "30000 bytes of text through a BLOB parameter")
+   eq(r[2], "bytes", "text into a binary BLOB parameter")
+   eq(count_rows(con, "fbw_blobs", "id = 2 AND doc IS NULL AND OCTET_LENGTH(bin) = 0"), "1",
+      "NULL and empty text into BLOB parameters")
+   eq(row_of(con, "SELECT doc FROM fbw_blobs WHERE id = 4", 1)[1], "in a transaction 4",
+      "text into a BLOB parameter in a transaction")
+   eq(count_rows(con, "fbw_blobs", "bin IS NULL"), "3", "NULL binary blobs in a transaction")
+end
+
 local function transactions(con)
    local b, c, r = con:prepare("BEGIN"), con:prepare("COMMIT"), con:prepare("ROLLBACK")
    exec(con, b, CNT.OTHER, 0, nil, "BEGIN")
@@ -507,7 +549,7 @@ local function reconnects(drv, con)
 end
 
 local function cleanup_tables(con)
-   for _, t in ipairs({ "fbw_api", "fbw_types", "fbw_bulk" }) do
+   for _, t in ipairs({ "fbw_api", "fbw_types", "fbw_bulk", "fbw_blobs" }) do
       q(con, "DROP TABLE IF EXISTS " .. t, CNT.OTHER, 0)
    end
 end
@@ -518,6 +560,7 @@ function event()
    local con = drv:connect()
    results(con)
    binds(con)
+   blob_binds(con)
    transactions(con)
    prepared_in_transaction(con)
    errors(con)

@@ -178,6 +178,7 @@ if(TARGET fbwire-pcap AND TARGET fbwire-sql)
 endif()
 
 # The blob workload (lua/oltp_blob.lua): blob cells checked through fbwire and fbclient on FB3 and
-# FB4, and fbwire's round trips per range SELECT with its blobs (2) and per INSERT (1).
-add_test(NAME sysbench_blob COMMAND ${CMAKE_CURRENT_LIST_DIR}/blob.sh --lib ${SB_LIB})
+# FB4, and fbwire's round trips per range SELECT with its blobs (2; 1 on Firebird 5.0.3+, blobs
+# inline) and per INSERT (1); sysbench_blob@fb5 runs it with fb5 in fb4's place.
+fbw_server_test(sysbench_blob ${CMAKE_CURRENT_LIST_DIR}/blob.sh --lib ${SB_LIB})
 set_tests_properties(sysbench_blob PROPERTIES LABELS sysbench TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -982,26 +982,6 @@ Test(conn, inline_blob_is_not_a_reply)
     srv_free(&s);
 }
 
-/* An inline blob whose segment list runs past its end is a protocol error naming the packet. */
-Test(conn, inline_blob_bad_segments_fail)
-{
-    srv s;
-    srv_init(&s);
-    fbw_conn *c = ready(&s, FBW_PTYPE_LAZY_SEND);
-    seen a = {0};
-    fbw_pkt tr = {.op = FBW_OP_TRANSACTION};
-    cr_assert_eq(fbw_conn_request(c, &tr, record_reply, &a), FBW_OK);
-    drain(c, &s);
-    fbw_pkt ib = {.op = FBW_OP_INLINE_BLOB};
-    ib.u.inline_blob.tr = 7;
-    ib.u.inline_blob.data = B("\x20\x00short", 7);
-    cr_assert_eq(send_pkt(c, &s, &ib, 19), FBW_E_PROTO);
-    cr_assert_eq(fbw_conn_get_state(c), FBW_CS_FAILED);
-    cr_assert(strstr(fbw_conn_error(c)->msg, "op_inline_blob"), "%s", fbw_conn_error(c)->msg);
-    fbw_conn_free(c);
-    srv_free(&s);
-}
-
 /* ---- a statement timeout on a server below protocol 16 is refused, never dropped ---- */
 
 static void timeout_after_accept(uint16_t version, int refused)

@@ -344,3 +344,40 @@ Test(stmt, timeout_travels_in_op_execute)
     fbw_stmt_free(st);
     fbw_script_close(&s);
 }
+
+/* The inline blob size op_execute asks for: the statement's own (fbw_stmt_set_inline_blob_size)
+ * over the connection's, capped at 65535, negative back to the connection's; none below 19. */
+static uint32_t asked(fbw_script *s, fbw_stmt *st, fbw_tx *tx, int32_t size)
+{
+    fbw_stmt_set_inline_blob_size(st, size);
+    fbw_value p = {.type = FBW_SQL_LONG};
+    cr_assert_eq(fbw_stmt_execute(st, tx, &p, 0), FBW_OK);
+    fbw_script_wait_ok(s);
+    fbw_stmt_close(st);
+    return s->inline_size;
+}
+
+Test(stmt, inline_blob_size_per_statement)
+{
+    fbw_script s;
+    fbw_script_open_at(&s, 19, 4000);
+    fbw_tx *tx;
+    fbw_script_start(&s, &tx, 0);
+    fbw_stmt *st = fbw_script_prepare(&s, tx, "select v from t where id = ?");
+    cr_assert_eq(fbw_stmt_inline_blob_size(st), -1);
+    cr_assert_eq(asked(&s, st, tx, -1), 4000, "the connection's");
+    cr_assert_eq(asked(&s, st, tx, 0), 0);
+    cr_assert_eq(asked(&s, st, tx, 1000), 1000);
+    cr_assert_eq(asked(&s, st, tx, 70000), 65535);
+    cr_assert_eq(asked(&s, st, tx, -7), 4000);
+    cr_assert_eq(fbw_stmt_inline_blob_size(st), -1);
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+
+    fbw_script_open_at(&s, 18, 4000);
+    fbw_script_start(&s, &tx, 0);
+    st = fbw_script_prepare(&s, tx, "select v from t where id = ?");
+    cr_assert_eq(asked(&s, st, tx, 1000), 0, "protocol 18 has no inline blobs");
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}

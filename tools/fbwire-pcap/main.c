@@ -81,6 +81,9 @@ static void usage(FILE *f)
         "              ignore: do not compare\n"
         "  --row-format F   captured (default): rows asked for in the format the captured client\n"
         "              asked for; compact or described: the library's formats (wire/msg.h)\n"
+        "  --inline-blob-size N   captured (default): each execution asks for the inline blobs\n"
+        "              (Firebird 5.0.3+) its captured op_execute asked for, none when the captured\n"
+        "              client did not ask (Firebird 3/4); N (0-65535): that size for every one\n"
         "  --progress  a progress line on stderr (default when stderr is a terminal)\n"
         "  --port N    follow only port 3050 and port N (repeatable); without it every TCP\n"
         "              connection is followed and Firebird ones are recognised by content (an\n"
@@ -229,7 +232,8 @@ static int parse_wire_crypt(const char *s, int *out)
 
 enum {
     O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT,
-    O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS, O_ROWFORMAT, O_TRACE, O_TRACEDB
+    O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS, O_ROWFORMAT, O_TRACE, O_TRACEDB,
+    O_INLINE
 };
 
 static int parse_replay_opt(int ch, const char *arg, pcaptool_replay_opts *po)
@@ -276,6 +280,20 @@ static int parse_replay_opt(int ch, const char *arg, pcaptool_replay_opts *po)
             return 0;
         fprintf(stderr, "fbwire-pcap: --row-format takes captured, compact or described\n");
         return -1;
+    case O_INLINE: {
+        if (!strcmp(arg, "captured")) {
+            po->inline_blob_size = FBW_REPLAY_INLINE_CAPTURED;
+            return 0;
+        }
+        long v = strtol(arg, &end, 10);
+        if (errno || *end || end == arg || v < 0 || v > 65535) {
+            fprintf(stderr, "fbwire-pcap: --inline-blob-size takes captured or a number from 0 "
+                            "to 65535\n");
+            return -1;
+        }
+        po->inline_blob_size = (int32_t)v;
+        return 0;
+    }
     default:
         po->progress = 1;
         return 0;
@@ -300,6 +318,7 @@ int main(int argc, char **argv)
                                              {"connections", required_argument, 0, O_CONNECTIONS},
                                              {"results", required_argument, 0, O_RESULTS},
                                              {"row-format", required_argument, 0, O_ROWFORMAT},
+                                             {"inline-blob-size", required_argument, 0, O_INLINE},
                                              {"progress", no_argument, 0, O_PROGRESS},
                                              {"trace", no_argument, 0, O_TRACE},
                                              {"trace-db", required_argument, 0, O_TRACEDB},
@@ -308,7 +327,8 @@ int main(int argc, char **argv)
     size_t nports = 1;
     pcaptool_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
     pcaptool_replay_opts po = {
-        .wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1, .row_format = FBW_REPLAY_ROWS_CAPTURED};
+        .wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1, .row_format = FBW_REPLAY_ROWS_CAPTURED,
+        .inline_blob_size = FBW_REPLAY_INLINE_CAPTURED};
     int replay_opts = 0;
     const char *keylog = NULL, *trace_db = NULL;
     int trace = 0;
@@ -383,6 +403,7 @@ int main(int argc, char **argv)
             replay_opts = 1;
             break;
         case O_PACE: case O_SPEED: case O_CONNECTIONS: case O_RESULTS: case O_PROGRESS: case O_ROWFORMAT:
+        case O_INLINE:
             if (parse_replay_opt(ch, optarg, &po))
                 return 2;
             replay_opts = 1;

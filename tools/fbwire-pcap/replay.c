@@ -255,6 +255,7 @@ static void replay_all(pcaptool_replay *rp, int (*plan_steps)(pcaptool_replay *r
     o->pace_none = rp->o.pace_none;
     o->speed = rp->o.speed;
     o->results_ignore = rp->o.results_ignore;
+    o->inline_blob_size = rp->o.inline_blob_size;
     o->keep_all_diffs = rp->o.json;
     rp->sh.f = pcaptool_fpstats_new();
     if (!rp->sh.f || plan_jobs(rp) || plan_steps(rp))

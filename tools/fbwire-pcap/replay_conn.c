@@ -303,6 +303,9 @@ void rp_job_replay(rp_job *j)
     o.conn.wire_crypt = sh->o.wire_crypt;
     if (!sh->o.rows_captured)
         o.conn.row_format = sh->o.row_format;
+    /* the executes set their own (replay_steps.c); the rest (execute immediate) asks for none,
+     * unless a size was given for all */
+    o.conn.inline_blob_size = sh->o.inline_blob_size < 0 ? 0 : sh->o.inline_blob_size;
     j->tally.keep_all_diffs = sh->o.keep_all_diffs;
     runner r;
     memset(&r, 0, sizeof r);
@@ -312,6 +315,7 @@ void rp_job_replay(rp_job *j)
     r.x.tally = &j->tally;
     r.x.rows_captured = sh->o.rows_captured;
     r.x.results_ignore = sh->o.results_ignore;
+    r.x.inline_blob_size = sh->o.inline_blob_size;
     fbw_err err;
     fbw_err_clear(&err);
     if (fbw_client_connect(sh->o.dsn, &o, &r.x.cl, &err)) {

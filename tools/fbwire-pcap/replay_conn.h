@@ -31,6 +31,7 @@ typedef struct rp_conn_opts {
     int pace_none;
     double speed;
     int results_ignore;
+    int32_t inline_blob_size; /* FBW_REPLAY_INLINE_CAPTURED or the size every execute asks for */
     int keep_all_diffs; /* JSON report: every difference */
 } rp_conn_opts;
 

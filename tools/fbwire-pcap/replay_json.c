@@ -55,6 +55,7 @@ static void step_detail(json_t **o, const pcaptool_step *s)
         set(o, "sql", pcaptool_json_bytes(s->data, s->len, 0));
     } else if (s->kind == FBW_STEP_EXECUTE) {
         set(o, "params", params_json(s));
+        set(o, "inline_blob_size", json_integer(JI(s->inline_blob_size))); /* 0: none */
     } else if (s->kind == FBW_STEP_FETCH) {
         set(o, "op_fetch", json_integer(JI(s->fetches)));
     } else if (s->kind == FBW_STEP_BLOB) {

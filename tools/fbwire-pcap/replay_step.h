@@ -77,6 +77,7 @@ typedef struct rp_step {
     rp_tally *tally;
     int rows_captured;      /* --row-format captured: ask for rows as the captured client did */
     int results_ignore;     /* --results ignore */
+    int32_t inline_blob_size; /* --inline-blob-size (FBW_REPLAY_INLINE_CAPTURED: each step's) */
     const pcaptool_step *s; /* the step being run (its tx the small number) */
     size_t step;            /* ... its index (1-based) */
     int step_ok;            /* ... ran without failure so far */

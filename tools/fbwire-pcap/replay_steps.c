@@ -253,6 +253,9 @@ static void do_execute(rp_step *r, size_t i)
     fbw_stmt *st = r->sl->st[s->stmt];
     r->sl->slot_exec[s->stmt] = i;
     pcaptool_result *res = &r->sl->ex[s->stmt]->rep;
+    /* negative: --inline-blob-size captured, what this captured execute asked for */
+    fbw_stmt_set_inline_blob_size(st, r->inline_blob_size < 0 ? (int32_t)s->inline_blob_size
+                                                              : r->inline_blob_size);
     int rc = rp_step_waited(r,
                             fbw_client_execute(r->cl, st, rp_slots_tx(r->sl, s->tx), r->rq.vals,
                                                s->count_info ? FBW_EXEC_COUNT : 0),

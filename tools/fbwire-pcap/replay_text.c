@@ -77,6 +77,8 @@ static void step_detail(fbw_buf *b, const pcaptool_step *s)
         quote(b, s->data, s->len);
         break;
     case FBW_STEP_EXECUTE:
+        if (s->inline_blob_size) /* asked for inline blobs (protocol 19) */
+            putf(b, " inline_blob_size=%" PRIu32, s->inline_blob_size);
         if (s->nparams)
             params_text(b, s);
         break;

@@ -338,6 +338,8 @@ static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
         e_num(e, "stmt", p->u.sqldata.stmt);
         e_num(e, "tr", p->u.sqldata.tr);
         e_num(e, "messages", p->u.sqldata.messages);
+        if (fbw_dec_protocol(pc->dec) >= 19) /* the inline blobs it asks for (0: none) */
+            e_num(e, "inline_blob_size", p->u.sqldata.inline_blob_size);
         break;
     case FBW_OP_FETCH:
     case FBW_OP_FETCH_SCROLL:

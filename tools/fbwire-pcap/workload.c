@@ -459,6 +459,7 @@ static void on_execute(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
         return;
     step_stmt(w, s, p->u.sqldata.stmt);
     step_tx(w, s, p->u.sqldata.tr);
+    s->inline_blob_size = p->u.sqldata.inline_blob_size; /* decoded from protocol 19 on */
     if (p->u.sqldata.messages)
         take_params(w, s, d, p->u.sqldata.msg);
     if (s->stmt) {

@@ -80,6 +80,8 @@ typedef struct pcaptool_step {
     pcaptool_param *params;
     uint16_t nparams;
     uint32_t fetches; /* op_fetch packets this fetch step stands for */
+    uint32_t inline_blob_size; /* execute: the inline blobs its op_execute asked for (0: none, or
+                                * below protocol 19) */
     char *problem;    /* why the step cannot be replayed as captured, else NULL */
     /* the client's own message: its format (from its BLR) and raw bytes, bound as sent */
     fbw_col *msg_cols;
