@@ -7,13 +7,17 @@
  * position is the last row the server sent); the record count is NROWS and does not move the
  * cursor. This runs where the fb4 slot speaks protocol 18 (the @fb5 twin); on Firebird 3 and 4 every
  * scroll call is refused before anything is sent, with an error naming the protocol, and the
- * cursor goes on forward. */
+ * cursor goes on forward. Under tcpdump, fbwire-pcap dump shows each scroll fetch with its move and
+ * position, its one-row answer and the op_info_cursor; on FB4 the capture holds none of them. */
 #include <criterion/criterion.h>
 
+#include "capture.h"
+#include "run_tool.h"
 #include "sqlt.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NROWS 37
 
@@ -232,4 +236,96 @@ Test(scroll, refused_on_fb3, .timeout = 60)
     make_table(&t, FBW_SRV_FB3);
     refused(&t, fbw_servers_protocol_max(&t.q.srv, FBW_SRV_FB3));
     drop_table(&t);
+}
+
+/* The same session under tcpdump (root), read back with fbwire-pcap dump: on protocol 18 every
+ * move is an op_fetch_scroll line naming it, answered with one row; on FB4 the refused calls left
+ * no trace on the wire. */
+Test(scroll, fbwire_pcap_dump_shows_the_moves, .timeout = 120)
+{
+    if (geteuid() != 0)
+        cr_skip_test("tcpdump on lo needs root");
+    scroll t;
+    memset(&t, 0, sizeof t);
+    fbw_servers_require(&t.q.srv);
+    const fbw_server *v = &t.q.srv.srv[FBW_SRV_FB4];
+    char dir[256], file[400], filter[128], errlog[400], port[16];
+    cr_assert_eq(fbw_capture_dir("scroll", dir, sizeof dir), 0);
+    snprintf(file, sizeof file, "%s/scroll.pcap", dir);
+    snprintf(errlog, sizeof errlog, "%s/tcpdump.err", dir);
+    /* 127.0.0.2 keeps other tests' traffic out of the capture */
+    snprintf(filter, sizeof filter, "host 127.0.0.2 and tcp port %d", v->port);
+    snprintf(port, sizeof port, "%d", v->port);
+    pid_t td = fbw_tcpdump_start(file, filter, errlog);
+    cr_assert_neq(td, -1, "cannot start tcpdump");
+
+    fbw_client_opts o;
+    fbw_servers_client_opts(&t.q.srv, &o);
+    o.conn.wire_crypt = FBW_WIRE_CRYPT_DISABLED; /* the dump reads the packets */
+    char dsn[1400];
+    snprintf(dsn, sizeof dsn, "127.0.0.2/%d:%s", v->port, v->db);
+    fbw_err err;
+    cr_assert_eq(fbw_client_connect(dsn, &o, &t.q.cl, &err), FBW_OK, "%s: %s", dsn, err.msg);
+    t.q.c = fbw_client_conn(t.q.cl);
+    t.q.id = FBW_SRV_FB4;
+    fbw_sqlt_tx_start_ok(&t.q, &t.q.tx, NULL);
+    t.st = fbw_sqlt_prepare_ok(&t.q, t.q.tx, "select rdb$relation_id from rdb$relations "
+                                              "order by rdb$relation_id");
+    int scrolls = fbw_servers_protocol_max(&t.q.srv, FBW_SRV_FB4) >= FBW_PROTOCOL_FETCH_SCROLL;
+    int64_t count = -1;
+    if (scrolls) {
+        cr_assert_eq(fbw_stmt_set_scrollable(t.st, 1), FBW_OK);
+        cr_assert_eq(fbw_client_execute(t.q.cl, t.st, t.q.tx, NULL, FBW_EXEC_NO_FETCH), FBW_OK);
+        cr_assert_eq(fbw_client_fetch_scroll(t.q.cl, t.st, FBW_FETCH_LAST, 0), FBW_OK);
+        cr_assert_eq(fbw_client_fetch_scroll(t.q.cl, t.st, FBW_FETCH_ABSOLUTE, -3), FBW_OK);
+        cr_assert_eq(fbw_client_fetch_scroll(t.q.cl, t.st, FBW_FETCH_RELATIVE, 2), FBW_OK);
+        cr_assert_eq(fbw_client_fetch_scroll(t.q.cl, t.st, FBW_FETCH_PRIOR, 0), FBW_OK);
+        cr_assert_eq(fbw_client_count_cursor(t.q.cl, t.st, &count), FBW_OK);
+        cr_assert_gt(count, 3);
+    } else {
+        cr_assert_eq(fbw_client_execute(t.q.cl, t.st, t.q.tx, NULL, 0), FBW_OK);
+        cr_assert_eq(fbw_stmt_set_scrollable(t.st, 1), FBW_E_UNSUPPORTED);
+        cr_assert_eq(fbw_client_fetch_scroll(t.q.cl, t.st, FBW_FETCH_LAST, 0), FBW_E_UNSUPPORTED);
+        cr_assert_eq(fbw_client_count_cursor(t.q.cl, t.st, &count), FBW_E_UNSUPPORTED);
+    }
+    fbw_stmt_free(t.st);
+    fbw_sqlt_close(&t.q);
+    fbw_tcpdump_stop(td);
+
+    const char *argv[] = {"dump", "--port", port, file, NULL};
+    fbw_run r = fbw_run_tool(FBWIRE_BINARY_DIR "/tools/fbwire-pcap", argv, NULL, 1 << 20);
+    cr_assert_eq(r.status, 0, "dump failed: %s", r.err);
+    static const char *const moves[] = {"fetch=\"last\" batch=1", "fetch=\"absolute\" pos=-3 batch=1",
+                                        "fetch=\"relative\" pos=2 batch=1",
+                                        "fetch=\"prior\" batch=1"};
+    if (scrolls) {
+        cr_expect(strstr(r.out, "op_execute") && strstr(r.out, "cursor=\"scrollable\""),
+                  "the execute names its scrollable cursor:\n%s", r.out);
+        const char *at = r.out;
+        for (size_t i = 0; i < sizeof moves / sizeof moves[0] && at; i++) {
+            at = strstr(at, "C>S op_fetch_scroll");
+            const char *eol = at ? strchr(at, '\n') : NULL;
+            cr_assert(at && eol, "move %zu missing:\n%s", i, r.out);
+            cr_expect(strstr(at, moves[i]) && strstr(at, moves[i]) < eol, "move %zu: %.*s", i,
+                      (int)(eol - at), at);
+            const char *reply = strstr(eol, "S>C op_fetch_response");
+            cr_assert(reply, "move %zu: no answer", i);
+            const char *end = strstr(reply, "rows=");
+            cr_expect(end && strncmp(end, "rows=1\n", 7) == 0, "move %zu: one row per move", i);
+            at = eol;
+        }
+        cr_expect(strstr(r.out, "C>S op_info_cursor"), "the record count request:\n%s", r.out);
+    } else {
+        cr_expect(strstr(r.out, "op_execute"), "the capture holds the session:\n%s", r.out);
+        cr_expect(!strstr(r.out, "op_fetch_scroll") && !strstr(r.out, "op_info_cursor") &&
+                      !strstr(r.out, "scrollable"),
+                  "a refused call sent nothing:\n%s", r.out);
+    }
+    printf("%s: fbwire-pcap dump: %s\n", fbw_server_name(FBW_SRV_FB4),
+           scrolls ? "4 op_fetch_scroll with their moves, one row each, op_info_cursor"
+                   : "no scroll packet after the refused calls");
+    fbw_run_free(&r);
+    unlink(file);
+    unlink(errlog);
+    rmdir(dir);
 }
