@@ -557,6 +557,26 @@ int fbw_client_fetch(fbw_client *cl, fbw_stmt *st)
     return rc;
 }
 
+int fbw_client_fetch_scroll(fbw_client *cl, fbw_stmt *st, int op, int32_t pos)
+{
+    int rc;
+    fbw_stmt_clear_rows(st);
+    do
+        rc = fbw_client_complete(cl, fbw_stmt_fetch_scroll(st, op, pos));
+    while (rc == FBW_WAIT);
+    return rc;
+}
+
+int fbw_client_count_cursor(fbw_client *cl, fbw_stmt *st, int64_t *count)
+{
+    int rc;
+    do
+        rc = fbw_client_complete(cl, fbw_stmt_count_cursor(st));
+    while (rc == FBW_WAIT);
+    *count = fbw_stmt_cursor_count(st);
+    return rc;
+}
+
 int fbw_client_commit(fbw_client *cl, fbw_tx *tx)
 {
     int rc;

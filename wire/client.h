@@ -48,6 +48,14 @@ FBW_API int fbw_client_prepare(fbw_client *cl, fbw_stmt *st, fbw_tx *tx, const c
 FBW_API int fbw_client_execute(fbw_client *cl, fbw_stmt *st, fbw_tx *tx, const fbw_value *params,
                                unsigned flags);
 FBW_API int fbw_client_fetch(fbw_client *cl, fbw_stmt *st);
+/* Scrollable cursors (stmt.h): clear st's buffered rows, move and fetch (fbw_stmt_fetch_scroll),
+ * wait. Afterwards the row is fbw_stmt_row(st, 0) when fbw_stmt_row_count(st) is 1; 0 rows and
+ * fbw_stmt_eof: the move went past either end. A refusal (protocol, forward-only cursor) returns
+ * its code before anything is sent; a server error is in fbw_stmt_error. */
+FBW_API int fbw_client_fetch_scroll(fbw_client *cl, fbw_stmt *st, int op, int32_t pos);
+/* fbw_stmt_count_cursor and wait: *count gets fbw_stmt_cursor_count (-1 if the server failed the
+ * request: its error in fbw_stmt_error). */
+FBW_API int fbw_client_count_cursor(fbw_client *cl, fbw_stmt *st, int64_t *count);
 FBW_API int fbw_client_commit(fbw_client *cl, fbw_tx *tx);
 FBW_API int fbw_client_rollback(fbw_client *cl, fbw_tx *tx);
 /* The same loop over queue(arg), for several requests that are to share one write: queue may

@@ -239,3 +239,31 @@ int fbw_info_records(const uint8_t *p, size_t n, uint64_t *affected, uint64_t *s
         return fbw_err_set(err, FBW_E_BADVALUE, "records info: truncated reply");
     return FBW_OK;
 }
+
+int fbw_info_cursor_count(const uint8_t *p, size_t n, int64_t *count, fbw_err *err)
+{
+    fbw_rd r;
+    fbw_rd_init(&r, p, n, FBW_E_BADVALUE);
+    while (r.rc == FBW_OK && fbw_rd_left(&r) > 0) {
+        uint8_t item = get_u8(&r);
+        if (item == FBW_INFO_END || item == FBW_INFO_TRUNCATED)
+            break;
+        fbw_bytes v = get_value(&r);
+        if (r.rc)
+            break;
+        if (item == FBW_INFO_ERROR)
+            return fbw_err_set(err, FBW_E_BADVALUE,
+                               "cursor info: the server refused the item (error %lld)",
+                               (long long)le_int(v));
+        if (item == FBW_INFO_CURSOR_RECORD_COUNT) {
+            if (v.n == 0 || v.n > 8)
+                return fbw_err_set(err, FBW_E_BADVALUE, "cursor info: record count of %zu bytes",
+                                   v.n);
+            *count = le_int(v);
+            return FBW_OK;
+        }
+    }
+    if (r.rc)
+        return fbw_err_set(err, FBW_E_BADVALUE, "cursor info: truncated reply");
+    return fbw_err_set(err, FBW_E_BADVALUE, "cursor info: no record count in the reply");
+}

@@ -18,6 +18,7 @@ enum {
     FBW_INFO_SQL_RECORDS = 23, FBW_INFO_SQL_STMT_FLAGS = 27,
     FBW_INFO_REQ_SELECT_COUNT = 13, FBW_INFO_REQ_INSERT_COUNT = 14, FBW_INFO_REQ_UPDATE_COUNT = 15,
     FBW_INFO_REQ_DELETE_COUNT = 16,
+    FBW_INFO_CURSOR_RECORD_COUNT = 10, /* op_info_cursor (IResultSet::INF_RECORD_COUNT, P18) */
 };
 
 /* Statement types (isc_info_sql_stmt_*) and flags */
@@ -69,5 +70,9 @@ int fbw_describe_parse(fbw_describe *d, const uint8_t *p, size_t n, int *truncat
 /* Internal (stmt.c, fbwire-pcap), not exported: isc_info_sql_records reply: inserted + updated +
  * deleted rows (selected rows in *selected). A program reads them with fbw_stmt_affected. */
 int fbw_info_records(const uint8_t *p, size_t n, uint64_t *affected, uint64_t *selected, fbw_err *err);
+/* Internal (stmt.c), not exported: the op_info_cursor reply to FBW_INFO_CURSOR_RECORD_COUNT: the
+ * rows of the result set (-1 for a cursor that is not scrollable). FBW_E_BADVALUE when the item is
+ * missing, truncated or answered with isc_info_error (message says which). */
+int fbw_info_cursor_count(const uint8_t *p, size_t n, int64_t *count, fbw_err *err);
 
 #endif

@@ -15,6 +15,7 @@
 #define PREPARE_BUFFER 64384 /* what fbclient asks for (MAX_MEDIUM_BLOCK_SIZE) */
 #define DSQL_CLOSE 1
 #define DSQL_DROP 2
+#define CURSOR_SCROLLABLE 1 /* IStatement::CURSOR_TYPE_SCROLLABLE in op_execute's cursor flags */
 
 enum { ALLOC_NONE, ALLOC_PENDING, ALLOC_DONE };
 
@@ -64,6 +65,9 @@ struct fbw_stmt {
     uint32_t fetch_size;
     uint32_t timeout_ms;    /* fbw_stmt_set_timeout; 0: the connection's */
     int32_t inline_size;    /* fbw_stmt_set_inline_blob_size; negative: the connection's */
+    int scrollable;         /* fbw_stmt_set_scrollable: open later cursors scrollable */
+    int cursor_scroll;      /* the open cursor was opened scrollable */
+    int64_t cursor_count;   /* fbw_stmt_count_cursor's answer; -1 none */
 
     fbw_buf rows;           /* raw messages back to back */
     fbw_buf row_offs;       /* size_t offsets into rows, one per row, plus the end */
@@ -137,6 +141,7 @@ int fbw_stmt_new(fbw_conn *c, fbw_stmt **out, fbw_err *err)
     s->conn = c;
     s->row_format = fbw_conn_row_format(c);
     s->inline_size = -1;
+    s->cursor_count = -1;
     fbw_err_clear(&s->err);
     reset_describe(s);
     *out = s;
@@ -164,9 +169,16 @@ static int settle(fbw_stmt *s, int rc) { return fbw_pending_settle(&s->pend, rc,
 /* The format rows travel in: the one the fetch BLR asked for. */
 static const fbw_msgfmt *rows_fmt(const fbw_stmt *s) { return s->compact_out ? &s->wire_out : &s->out; }
 
+/* The row format a request's answer carries rows in, if any. */
+static const fbw_msgfmt *answer_rows(const fbw_stmt *s, const fbw_pkt *p)
+{
+    int rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_FETCH_SCROLL || p->op == FBW_OP_EXECUTE2;
+    return rows ? rows_fmt(s) : NULL;
+}
+
 static int request(fbw_stmt *s, const fbw_pkt *p, fbw_reply_fn fn)
 {
-    const fbw_msgfmt *rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2 ? rows_fmt(s) : NULL;
+    const fbw_msgfmt *rows = answer_rows(s, p);
     return fbw_pending_track(&s->pend, fbw_conn_request_rows(s->conn, p, rows, fn, s));
 }
 
@@ -174,7 +186,7 @@ static int request(fbw_stmt *s, const fbw_pkt *p, fbw_reply_fn fn)
 static int request_exec(exec_rec *x, const fbw_pkt *p, fbw_reply_fn fn)
 {
     fbw_stmt *s = x->s;
-    const fbw_msgfmt *rows = p->op == FBW_OP_FETCH || p->op == FBW_OP_EXECUTE2 ? rows_fmt(s) : NULL;
+    const fbw_msgfmt *rows = answer_rows(s, p);
     int rc = fbw_pending_track(&s->pend, fbw_conn_request_rows(s->conn, p, rows, fn, x));
     if (rc == FBW_OK) {
         x->pending++;
@@ -548,6 +560,8 @@ static int on_fetch(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
     (void)c;
     if (r->op == FBW_OP_FETCH_RESPONSE) {
         if (r->u.sqldata.messages) {
+            if (x == s->last)
+                s->eof = 0; /* a scroll fetch found a row after an earlier one found none */
             int rc = take_row(x, r->u.sqldata.msg);
             return rc ? settle_exec(x, rc) : FBW_AGAIN;
         }
@@ -618,29 +632,137 @@ static uint32_t fetch_size(const fbw_stmt *s)
     return n < 10 ? 10 : n;
 }
 
-static int queue_fetch(fbw_stmt *s, int with_blr)
+/* op_fetch (f->op FBW_OP_FETCH: a forward batch) or op_fetch_scroll (f's op and position set). */
+static int queue_fetch(fbw_stmt *s, fbw_pkt *f, uint16_t messages)
 {
     uint16_t h;
     int rc = stmt_handle_decoded(s, &h);
     if (rc)
         return rc;
-    fbw_pkt f = {.op = FBW_OP_FETCH};
-    f.u.sqldata.stmt = h;
-    if (with_blr) {
-        s->fetch_blr = 0;
-        f.u.sqldata.blr.p = s->out_blr.data;
-        f.u.sqldata.blr.n = s->out_blr.len;
+    f->u.sqldata.stmt = h;
+    if (s->fetch_blr) { /* the first fetch after execute names the row format (delayed format) */
+        f->u.sqldata.blr.p = s->out_blr.data;
+        f->u.sqldata.blr.n = s->out_blr.len;
     }
-    f.u.sqldata.messages = (uint16_t)(fetch_size(s) > 0xFFFF ? 0xFFFF : fetch_size(s));
-    return request_exec(s->last, &f, on_fetch);
+    f->u.sqldata.messages = messages;
+    rc = request_exec(s->last, f, on_fetch);
+    if (rc == FBW_OK)
+        s->fetch_blr = 0;
+    return rc;
+}
+
+static int queue_batch(fbw_stmt *s)
+{
+    fbw_pkt f = {.op = FBW_OP_FETCH};
+    return queue_fetch(s, &f, (uint16_t)(fetch_size(s) > 0xFFFF ? 0xFFFF : fetch_size(s)));
 }
 
 int fbw_stmt_fetch(fbw_stmt *s)
 {
     if (!s->cursor_open || s->eof || !s->last)
         return FBW_OK;
-    return queue_fetch(s, s->fetch_blr);
+    return queue_batch(s);
 }
+
+/* ---- scrollable cursors ---- */
+
+static int scroll_supported(fbw_stmt *s, const char *what)
+{
+    int proto = fbw_conn_get_info(s->conn)->protocol;
+    if (proto >= FBW_PROTOCOL_FETCH_SCROLL)
+        return FBW_OK;
+    return fbw_err_set(&s->err, FBW_E_UNSUPPORTED,
+                       "%s needs protocol %d (Firebird 5 or later); this connection speaks "
+                       "protocol %d: nothing was sent",
+                       what, FBW_PROTOCOL_FETCH_SCROLL, proto);
+}
+
+int fbw_stmt_set_scrollable(fbw_stmt *s, int on)
+{
+    if (on) {
+        int rc = scroll_supported(s, "a scrollable cursor");
+        if (rc)
+            return rc;
+    }
+    s->scrollable = on != 0;
+    return FBW_OK;
+}
+
+int fbw_stmt_scrollable(const fbw_stmt *s) { return s->scrollable; }
+
+/* What every scroll request needs: the protocol, an open cursor, opened scrollable. */
+static int scroll_ready(fbw_stmt *s, const char *what)
+{
+    int rc = scroll_supported(s, what);
+    if (rc)
+        return rc;
+    if (!s->cursor_open || !s->last)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "%s: the statement has no open cursor", what);
+    if (!s->cursor_scroll)
+        return fbw_err_set(&s->err, FBW_E_USAGE,
+                           "%s: the cursor is forward-only (fbw_stmt_set_scrollable before "
+                           "execute opens a scrollable one)",
+                           what);
+    return FBW_OK;
+}
+
+static const char *fetch_op_name(int op)
+{
+    static const char *const names[] = {"FETCH NEXT", "FETCH PRIOR",    "FETCH FIRST",
+                                        "FETCH LAST", "FETCH ABSOLUTE", "FETCH RELATIVE"};
+    return op >= 0 && op <= FBW_FETCH_RELATIVE ? names[op] : "a scroll fetch";
+}
+
+int fbw_stmt_fetch_scroll(fbw_stmt *s, int op, int32_t pos)
+{
+    int rc = scroll_ready(s, fetch_op_name(op));
+    if (rc)
+        return rc;
+    if (op < FBW_FETCH_NEXT || op > FBW_FETCH_RELATIVE)
+        return fbw_err_set(&s->err, FBW_E_USAGE, "unknown scroll fetch op %d", op);
+    fbw_pkt f = {.op = FBW_OP_FETCH_SCROLL};
+    f.u.sqldata.fetch_op = (uint16_t)op;
+    f.u.sqldata.fetch_pos = op == FBW_FETCH_ABSOLUTE || op == FBW_FETCH_RELATIVE ? pos : 0;
+    fbw_err_clear(&s->err);
+    rc = queue_fetch(s, &f, 1);
+    if (rc == FBW_OK)
+        s->eof = 0; /* until the answer says the move found no row */
+    return rc;
+}
+
+static int on_cursor_info(void *arg, fbw_conn *c, const fbw_pkt *r, fbw_err *err)
+{
+    exec_rec *x = arg;
+    fbw_stmt *s = x->s;
+    (void)c;
+    int rc = expect_response(r, err, "op_info_cursor");
+    if (rc == FBW_OK && x == s->last &&
+        fbw_status_decode(r->u.resp.status, &s->err, NULL) == FBW_OK &&
+        fbw_info_cursor_count(r->u.resp.data.p, r->u.resp.data.n, &s->cursor_count, &s->err))
+        s->cursor_count = -1; /* a reply without the count fails the request, not the connection */
+    return settle_exec(x, rc);
+}
+
+int fbw_stmt_count_cursor(fbw_stmt *s)
+{
+    static const uint8_t items[] = {FBW_INFO_CURSOR_RECORD_COUNT, FBW_INFO_END};
+    int rc = scroll_ready(s, "the cursor's record count");
+    uint16_t h;
+    if (rc == FBW_OK)
+        rc = stmt_handle_decoded(s, &h);
+    if (rc)
+        return rc;
+    fbw_pkt q = {.op = FBW_OP_INFO_CURSOR};
+    q.u.info.object = h;
+    q.u.info.items.p = items;
+    q.u.info.items.n = sizeof items;
+    q.u.info.buffer_length = 32;
+    s->cursor_count = -1;
+    fbw_err_clear(&s->err);
+    return request_exec(s->last, &q, on_cursor_info);
+}
+
+int64_t fbw_stmt_cursor_count(const fbw_stmt *s) { return s->cursor_count; }
 
 void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows) { s->fetch_size = rows; }
 
@@ -767,6 +889,9 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
         return fbw_err_set(&s->err, FBW_E_USAGE, "statement is not prepared");
     uint32_t timeout;
     int rc = exec_timeout(s, &timeout);
+    int cursor = fbw_stmt_has_cursor(s);
+    if (rc == FBW_OK && cursor && s->scrollable) /* the protocol may differ from when it was set */
+        rc = scroll_supported(s, "a scrollable cursor");
     if (rc)
         return rc;
     uint16_t tr = 0, h;
@@ -791,7 +916,6 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     rc = encode_params(s, params, &msg);
     if (rc)
         return rc;
-    int cursor = fbw_stmt_has_cursor(s);
     fbw_pkt p = {.op = !cursor && s->out.n > 0 ? FBW_OP_EXECUTE2 : FBW_OP_EXECUTE};
     p.u.sqldata.stmt = h;
     p.u.sqldata.tr = tr;
@@ -801,6 +925,7 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
     p.u.sqldata.msg = msg;
     p.u.sqldata.inline_blob_size = exec_inline_size(s);
     p.u.sqldata.timeout = timeout; /* encoded from protocol 16 on (pkt.c) */
+    p.u.sqldata.cursor_flags = cursor && s->scrollable ? CURSOR_SCROLLABLE : 0; /* from 18 on */
     if (p.op == FBW_OP_EXECUTE2) {
         p.u.sqldata.out_blr.p = s->out_blr.data;
         p.u.sqldata.out_blr.n = s->out_blr.len;
@@ -818,9 +943,11 @@ int fbw_stmt_execute_out(fbw_stmt *s, fbw_tx *tx, const fbw_value *params, unsig
         s->cursor_open = 1;
         s->cursor_tx = tx;
         s->cursor_tx_gen = tx ? fbw_tx_generation(tx) : 0;
+        s->cursor_scroll = s->scrollable;
+        s->cursor_count = -1;
         s->fetch_blr = 1;
         if (!(flags & FBW_EXEC_NO_FETCH))
-            rc = queue_fetch(s, 1);
+            rc = queue_batch(s);
     } else {
         s->eof = 1;
     }

@@ -81,6 +81,39 @@ FBW_API int fbw_stmt_close(fbw_stmt *s);
 /* Rows per op_fetch; 0 = fbclient's rule: min(1000, 1 MiB / row length), at least 10. */
 FBW_API void fbw_stmt_set_fetch_size(fbw_stmt *s, uint32_t rows);
 
+/* Scrollable cursors (protocol 18+, Firebird 5; docs/library.md "Scrollable cursors").
+ * fbw_stmt_set_scrollable(s, 1) before fbw_stmt_execute opens every later cursor of s scrollable
+ * (CURSOR_TYPE_SCROLLABLE in op_execute's cursor flags); 0, the default, opens forward-only ones.
+ * On a connection below protocol 18 it is refused: FBW_E_UNSUPPORTED, naming the protocol, in
+ * fbw_stmt_error; nothing changes. Forward batches (fbw_stmt_fetch, the first fetch execute queues)
+ * work on a scrollable cursor as on any other. */
+#define FBW_PROTOCOL_FETCH_SCROLL 18
+FBW_API int fbw_stmt_set_scrollable(fbw_stmt *s, int on);
+FBW_API int fbw_stmt_scrollable(const fbw_stmt *s);
+/* Where a scroll fetch moves (P_FETCH of Firebird's protocol; the values travel as they are). */
+enum fbw_fetch_op {
+    FBW_FETCH_NEXT = 0,
+    FBW_FETCH_PRIOR = 1,
+    FBW_FETCH_FIRST = 2,
+    FBW_FETCH_LAST = 3,
+    FBW_FETCH_ABSOLUTE = 4, /* pos: 1 the first row, -1 the last, 0 before the first */
+    FBW_FETCH_RELATIVE = 5  /* pos rows from the current one; 0 fetches it again */
+};
+/* Queue op_fetch_scroll: move the open scrollable cursor (op, pos as above; pos is ignored by NEXT,
+ * PRIOR, FIRST and LAST) and fetch the one row there. The row is appended to the buffered rows
+ * (clear them first to find it at 0); a move past either end buffers no row and sets
+ * fbw_stmt_eof, the cursor stays open and can move back. The cursor's position is the last row
+ * the server sent: after a forward batch of 10 rows, PRIOR gives the 9th. Refused before anything
+ * is queued, in fbw_stmt_error: FBW_E_UNSUPPORTED below protocol 18; FBW_E_USAGE with no open
+ * cursor, a cursor opened forward-only, or an unknown op. */
+FBW_API int fbw_stmt_fetch_scroll(fbw_stmt *s, int op, int32_t pos);
+/* Queue op_info_cursor for the number of rows in the open scrollable cursor's result set
+ * (INF_RECORD_COUNT: the server reads the whole result set to count it). Once answered,
+ * fbw_stmt_cursor_count gives it; -1 before, or when the request failed (the server's error in
+ * fbw_stmt_error). Refused as fbw_stmt_fetch_scroll is. The count does not move the cursor. */
+FBW_API int fbw_stmt_count_cursor(fbw_stmt *s);
+FBW_API int64_t fbw_stmt_cursor_count(const fbw_stmt *s);
+
 /* Bind the parameters in another format than the statement describes, as a client may: the
  * server converts each value to the parameter's type (a TIMESTAMP sent for a DATE parameter).
  * The same number of fields as described; copied, and used (with its BLR) by every later

@@ -236,44 +236,62 @@ static uint16_t read_segments(const fbw_script *s, uint32_t k, uint32_t *at, siz
     return 0;
 }
 
-/* The rows of one fetch: s->rows rows of (VARCHAR of row_text bytes) then end of cursor. */
-static void rows(fbw_script *s, fbw_buf *out)
+/* Row r of a fetch: every column the VARCHAR of row_text bytes 'a' + r % 26 (a BLOB a new id). */
+static void row(fbw_script *s, unsigned r, fbw_buf *out)
 {
     fbw_msgfmt f = {s->out, s->nout, s->nout};
     char *text = malloc(s->row_text ? s->row_text : 1);
     cr_assert(text != NULL);
-    for (unsigned r = 0; r < s->rows; r++) {
-        memset(text, 'a' + (int)(r % 26), s->row_text);
-        fbw_value v[FBW_SCRIPT_MAX_COLS];
-        memset(v, 0, sizeof v);
-        for (uint16_t i = 0; i < s->nout; i++) {
-            v[i].type = s->out[i].type;
-            v[i].u.bytes.p = (const uint8_t *)text;
-            v[i].u.bytes.n = s->row_text;
-            if (v[i].type == FBW_SQL_BLOB) {
-                v[i].u.quad.high = 0;
-                v[i].u.quad.low = ++s->blob_ids;
-                send_inline(s, v[i].u.quad.low, out);
-            }
+    memset(text, 'a' + (int)(r % 26), s->row_text);
+    fbw_value v[FBW_SCRIPT_MAX_COLS];
+    memset(v, 0, sizeof v);
+    for (uint16_t i = 0; i < s->nout; i++) {
+        v[i].type = s->out[i].type;
+        v[i].u.bytes.p = (const uint8_t *)text;
+        v[i].u.bytes.n = s->row_text;
+        if (v[i].type == FBW_SQL_BLOB) {
+            v[i].u.quad.high = 0;
+            v[i].u.quad.low = ++s->blob_ids;
+            send_inline(s, v[i].u.quad.low, out);
         }
-        fbw_buf msg;
-        fbw_buf_init(&msg);
-        fbw_wr w;
-        fbw_wr_init(&w, &msg);
-        fbw_err err;
-        cr_assert_eq(fbw_msg_encode(&w, &f, PROTOCOL, v, &err), FBW_OK, "%s", err.msg);
-        fbw_pkt p = {.op = FBW_OP_FETCH_RESPONSE};
-        p.u.sqldata.status = 0;
-        p.u.sqldata.messages = 1;
-        p.u.sqldata.msg.p = msg.data;
-        p.u.sqldata.msg.n = msg.len;
-        put(out, &p);
-        fbw_buf_free(&msg);
     }
+    fbw_buf msg;
+    fbw_buf_init(&msg);
+    fbw_wr w;
+    fbw_wr_init(&w, &msg);
+    fbw_err err;
+    cr_assert_eq(fbw_msg_encode(&w, &f, PROTOCOL, v, &err), FBW_OK, "%s", err.msg);
+    fbw_pkt p = {.op = FBW_OP_FETCH_RESPONSE};
+    p.u.sqldata.status = 0;
+    p.u.sqldata.messages = 1;
+    p.u.sqldata.msg.p = msg.data;
+    p.u.sqldata.msg.n = msg.len;
+    put(out, &p);
+    fbw_buf_free(&msg);
     free(text);
+}
+
+static void fetch_end(fbw_buf *out, int32_t status)
+{
     fbw_pkt end = {.op = FBW_OP_FETCH_RESPONSE};
-    end.u.sqldata.status = 100;
+    end.u.sqldata.status = status;
     put(out, &end);
+}
+
+/* The rows of one fetch: s->rows rows then end of cursor. */
+static void rows(fbw_script *s, fbw_buf *out)
+{
+    for (unsigned r = 0; r < s->rows; r++)
+        row(s, r, out);
+    fetch_end(out, 100);
+}
+
+/* op_info_cursor's answer: INF_RECORD_COUNT as Firebird's DsqlCursor writes it (4 bytes). */
+static void cursor_count(const fbw_script *s, fbw_buf *b)
+{
+    item(b, FBW_INFO_CURSOR_RECORD_COUNT, (uint64_t)s->cursor_count, 4);
+    uint8_t end = FBW_INFO_END;
+    fbw_buf_append(b, &end, 1);
 }
 
 static int fails(unsigned n, unsigned first, unsigned every)
@@ -321,6 +339,7 @@ static void answer(fbw_script *s, const fbw_pkt *p, int *exec_failed, fbw_buf *o
         s->execs++;
         s->inline_size = p->u.sqldata.inline_blob_size;
         s->last_timeout = p->u.sqldata.timeout;
+        s->last_cursor_flags = p->u.sqldata.cursor_flags;
         *exec_failed = fails(s->execs, s->fail_exec, s->fail_exec_every);
         if (p->u.sqldata.msg.n >= 4 && s->nin) {
             fbw_value v[FBW_SCRIPT_MAX_COLS];
@@ -342,6 +361,24 @@ static void answer(fbw_script *s, const fbw_pkt *p, int *exec_failed, fbw_buf *o
             response(out, 0, NULL, 335544577u);
         else
             rows(s, out);
+        break;
+    case FBW_OP_FETCH_SCROLL: /* one row (as server.cpp for a move), or none past the end */
+        s->fetches++;
+        s->last_fetch_op = p->u.sqldata.fetch_op;
+        s->last_fetch_pos = p->u.sqldata.fetch_pos;
+        s->last_fetch_messages = p->u.sqldata.messages;
+        s->last_fetch_blr = p->u.sqldata.blr.n;
+        if (*exec_failed) {
+            response(out, 0, NULL, 335544577u);
+            break;
+        }
+        if (s->rows)
+            row(s, (unsigned)p->u.sqldata.fetch_pos, out);
+        fetch_end(out, s->rows ? 0 : 100);
+        break;
+    case FBW_OP_INFO_CURSOR:
+        cursor_count(s, &data);
+        response(out, 0, &data, 0);
         break;
     case FBW_OP_INFO_SQL:
         if (!*exec_failed)

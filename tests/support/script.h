@@ -28,6 +28,7 @@ typedef struct fbw_script {
     unsigned rows;                        /* rows each fetch returns before end of cursor */
     size_t row_text;                      /* bytes of the VARCHAR value of each row */
     uint64_t affected;                    /* what the records info reports */
+    int64_t cursor_count;                 /* what op_info_cursor's record count reports */
     unsigned fail_exec;                   /* op_execute number n (from 1) fails; 0: none */
     unsigned fail_exec_every;             /* ... and every this many after it; 0: only n */
     unsigned fail_prepare;                /* op_prepare_statement number n fails */
@@ -51,6 +52,13 @@ typedef struct fbw_script {
     unsigned nlog;
     int64_t last_param;                   /* first parameter of the latest op_execute */
     uint32_t last_timeout;                /* the statement timeout the latest op_execute carried */
+    uint32_t last_cursor_flags;           /* ... and its cursor flags (protocol 18) */
+    /* The latest op_fetch_scroll's op, position, rows asked and BLR bytes; it is answered with
+     * row number fetch_pos (text 'a' + pos % 26) while rows > 0, else with end of cursor. */
+    int last_fetch_op;
+    int32_t last_fetch_pos;
+    unsigned last_fetch_messages;
+    size_t last_fetch_blr;
     uint8_t tpb[64];                      /* the latest op_transaction's TPB */
     size_t tpb_len;
     uint16_t end_object;                  /* the handle the latest op_commit/op_rollback named */

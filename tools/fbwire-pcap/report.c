@@ -231,6 +231,18 @@ static void describe_compile(emit *e, fbw_bytes blr)
     e_cstr(e, "messages", n ? list : "none"); /* number:fields */
 }
 
+/* An op_fetch_scroll's move (Firebird's P_FETCH) and, for absolute and relative, its position. */
+static void describe_scroll(emit *e, uint16_t op, int32_t pos)
+{
+    static const char *const names[] = {"next", "prior", "first", "last", "absolute", "relative"};
+    if (op < sizeof names / sizeof names[0])
+        e_cstr(e, "fetch", names[op]);
+    else
+        e_num(e, "fetch_op", op); /* unknown to fbwire: shown as it is */
+    if (op == 4 || op == 5)
+        e_int(e, "pos", pos);
+}
+
 static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
 {
     char nb[24];
@@ -340,10 +352,18 @@ static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
         e_num(e, "messages", p->u.sqldata.messages);
         if (fbw_dec_protocol(pc->dec) >= 19) /* the inline blobs it asks for (0: none) */
             e_num(e, "inline_blob_size", p->u.sqldata.inline_blob_size);
+        if (p->u.sqldata.cursor_flags == 1) /* protocol 18+: CURSOR_TYPE_SCROLLABLE */
+            e_cstr(e, "cursor", "scrollable");
+        else if (p->u.sqldata.cursor_flags)
+            e_num(e, "cursor_flags", p->u.sqldata.cursor_flags);
         break;
     case FBW_OP_FETCH:
+        e_num(e, "stmt", p->u.sqldata.stmt);
+        e_num(e, "batch", p->u.sqldata.messages);
+        break;
     case FBW_OP_FETCH_SCROLL:
         e_num(e, "stmt", p->u.sqldata.stmt);
+        describe_scroll(e, p->u.sqldata.fetch_op, p->u.sqldata.fetch_pos);
         e_num(e, "batch", p->u.sqldata.messages);
         break;
     case FBW_OP_FETCH_RESPONSE:
