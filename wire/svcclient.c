@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#define QUERY_BUFFER 16384 /* fbsvcmgr's reply size; a line longer than this comes truncated */
+#define QUERY_BUFFER 65535 /* the largest reply the server's 16-bit length allows */
 #define RUN_MAX_DEFAULT ((size_t)64 << 20)
 
 int fbw_client_svc_connect(const char *dsn, const fbw_client_opts *o, fbw_client **out, fbw_err *err)

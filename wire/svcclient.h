@@ -35,7 +35,8 @@ FBW_API int fbw_client_svc_server_version(fbw_client *cl, char *out, size_t cap,
  * at most timeout_s seconds for it (1..65535; it must be shorter than the client's timeout_ms, which
  * would otherwise end the connection first: FBW_E_USAGE). *text is reset and gets the text; *out
  * says DATA, TIMEOUT (nothing within timeout_s: call again; a trace session that is quiet answers
- * so until it is stopped) or EOF (the service ended: nothing more will come). */
+ * so until it is stopped) or EOF (the service ended: nothing more will come). A line longer than
+ * one reply (64 KiB) comes as DATA in pieces, the rest in the next reads. */
 FBW_API int fbw_client_svc_output(fbw_client *cl, uint8_t item, uint16_t timeout_s, fbw_buf *text,
                                   fbw_svc_output *out, fbw_err *err);
 

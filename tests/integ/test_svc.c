@@ -334,3 +334,47 @@ static void queued_together(fbw_server_id id)
 
 Test(svc, queued_together_fb3, .timeout = 60) { queued_together(FBW_SRV_FB3); }
 Test(svc, queued_together_fb4, .timeout = 60) { queued_together(FBW_SRV_FB4); }
+
+/* The service attach goes every way a database attach goes: Legacy_Auth (protocol 10: its hash
+ * in the SPB as isc_spb_password_enc; 15: through the connect phase), zlib compression, a server
+ * that requires wire crypt. */
+Test(svc, attach_variants, .timeout = 120)
+{
+    fbw_servers s;
+    fbw_servers_require(&s);
+    const struct {
+        fbw_server_id id;
+        int legacy, max, compress;
+        const char *plugin;
+    } cases[] = {
+        {FBW_SRV_FB3L, 1, 10, 0, "Legacy_Auth"}, {FBW_SRV_FB3L, 1, 15, 0, "Legacy_Auth"},
+        {FBW_SRV_FB3, 0, 0, 1, "Srp256"},        {FBW_SRV_FB4, 0, 0, 1, "Srp256"},
+        {FBW_SRV_FB3R, 0, 0, 0, "Srp256"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fbw_client_opts o;
+        fbw_servers_client_opts(&s, &o);
+        if (cases[i].legacy) {
+            o.conn.auth_list = "Legacy_Auth";
+            o.conn.user = s.legacy_user;
+            o.conn.password = s.legacy_password;
+        }
+        if (cases[i].max)
+            o.conn.protocol_max = cases[i].max;
+        o.conn.compress = cases[i].compress;
+        char dsn[1400];
+        fbw_client *cl = NULL;
+        fbw_err err;
+        int rc = fbw_client_svc_connect(fbw_servers_dsn(&s, cases[i].id, dsn, sizeof dsn), &o, &cl, &err);
+        cr_assert_eq(rc, FBW_OK, "case %zu (%s): %s", i, fbw_server_name(cases[i].id), err.msg);
+        const fbw_conn_info *ci = fbw_conn_get_info(fbw_client_conn(cl));
+        if (cases[i].max)
+            cr_expect_eq(ci->protocol, cases[i].max, "case %zu", i);
+        cr_expect_str_eq(ci->auth_plugin, cases[i].plugin, "case %zu", i);
+        cr_expect_eq(ci->compressed, cases[i].compress, "case %zu", i);
+        char v[256];
+        cr_expect_eq(fbw_client_svc_server_version(cl, v, sizeof v, &err), FBW_OK, "case %zu: %s", i,
+                     err.msg);
+        cr_expect_eq(fbw_client_close(cl), FBW_OK, "case %zu", i);
+    }
+}
