@@ -252,6 +252,7 @@ static unsigned read_blobs_and_commit(replay *r)
     cr_assert(fbw_stmt_eof(r->st));
     cr_assert_eq(fbw_blobset_add_rows(r->bs, r->st, r->tx, 0, &added, &err), FBW_OK, "%s", err.msg);
     cr_assert_eq(added, BLOB_ROWS);
+    cr_assert_eq(fbw_blobset_count(r->bs), BLOB_ROWS, "one entry per non-NULL blob, the NULL row none");
     unsigned before = r->waits;
     for (int k = 0; k < 16 && fbw_blobset_pending(r->bs); k++)
         run(r, fbw_blobset_queue, r->bs);
