@@ -70,7 +70,8 @@ Test(stmt, prepare_flags_by_protocol)
         cr_assert_eq(s.last_prepare_flags, pv >= 20 ? FBW_PREPARE_PREFETCH_METADATA : 0u, "P%d: 0x%x",
                      pv, s.last_prepare_flags);
         fbw_stmt_set_prepare_flags(st, FBW_PREPARE_REQUIRE_SEMICOLON);
-        const unsigned before = s.prepares, queued = fbw_conn_outstanding(s.c);
+        const unsigned before = s.prepares;
+        const int queued = fbw_conn_outstanding(s.c);
         int rc = fbw_stmt_prepare(st, t, "SELECT c FROM t WHERE id=?;", 27);
         if (pv < 20) {
             cr_assert_eq(rc, FBW_E_UNSUPPORTED, "P%d: %s", pv, fbw_rc_name(rc));
