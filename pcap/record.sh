@@ -24,7 +24,13 @@
 #          fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak
 #          fb3_svc_stats fb3_svc_trace fb3_isql_zlib fb4_gbak_backup fb4_gbak_restore
 #          fb4_gfix_validate fb4_gfix_sweep fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib
-#          fb4_gbak_restore_blobs fb5_blob_inline fb5_blob_batch fb3_blob
+#          fb4_gbak_restore_blobs fb5_blob_inline fb5_blob_batch fb3_blob fb6_script_p19
+#          fb6_script_p20
+#
+# fb6_script_p19 and fb6_script_p20 are pcap/session.c against a Firebird 6 registered as fb6
+# (scripts/fb-servers.sh register or start-install; it must listen on 127.0.0.2), offered up to
+# protocol 19 and up to 20: the same session in both protocols a Firebird 6 server speaks, the
+# second with the prepare flags protocol 20 adds to op_prepare_statement.
 #
 # The fb3_gbak_*, fb3_gfix_*, fb3_svc_* and fb3_isql_zlib captures are Firebird's own tools
 # (Debian's firebird3.0-utils: gbak, gfix, fbsvcmgr, isql-fb; client WireCrypt = Disabled) on a
@@ -77,12 +83,15 @@ db_fb3=$FBW_DBDIR_FB3/$PRIVATE_DB
 db_fb4=$FBW_DBDIR_FB4/$PRIVATE_DB
 db_fb3l=$FBW_DBDIR_FB3L/$PRIVATE_DB
 db_fb5=${FBW_DBDIR_FB5:+$FBW_DBDIR_FB5/$PRIVATE_DB}
+db_fb6=${FBW_DBDIR_FB6:+$FBW_DBDIR_FB6/$PRIVATE_DB}
 
 # The server a capture talks to: HOST PORT DB (set by use).
-use() { # fb3 | fb4 | fb4v6 | fb3l | fb5
+use() { # fb3 | fb4 | fb4v6 | fb3l | fb5 | fb6
     case $1 in
     fb5) [ -n "$db_fb5" ] || { echo "record.sh: fb5 is not registered (servers.env)" >&2; exit 2; }
         HOST=127.0.0.2 PORT=$FBW_FB5_PORT DB=$db_fb5 ;;
+    fb6) [ -n "$db_fb6" ] || { echo "record.sh: fb6 is not registered (servers.env)" >&2; exit 2; }
+        HOST=127.0.0.2 PORT=$FBW_FB6_PORT DB=$db_fb6 ;;
     fb3) HOST=127.0.0.1 PORT=$FBW_FB3_PORT DB=$db_fb3 ;;   # fb3 listens on 127.0.0.1 only
     fb4) HOST=127.0.0.2 PORT=$FBW_FB4_PORT DB=$db_fb4 ;;
     fb4v6) HOST=::1 PORT=$FBW_FB4_PORT DB=$db_fb4 ;;
@@ -399,7 +408,7 @@ NAMES=${*:-fb3_info fb4_info fb4_info_crypt fb4_script_zlib fb3_script fb3_isql 
     fb4_script_chacha fb4_script_chacha_zlib fb3_info_sll fb4_info_sll2 fb4_info_ipv6
     fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak fb3_svc_stats
     fb3_svc_trace fb3_isql_zlib fb4_gbak_backup fb4_gbak_restore fb4_gfix_validate fb4_gfix_sweep
-    fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib fb4_gbak_restore_blobs}
+    fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib fb4_gbak_restore_blobs${FBW_FB6_PORT:+ fb6_script_p19 fb6_script_p20}}
 for name in $NAMES; do
     case $name in
     fb3_info)
@@ -434,6 +443,12 @@ for name in $NAMES; do
         cleanup_table
         record fb3_isql isql_session
         expect fb3_isql "isql-fb (fbclient 3.0) running the same 7-line script with client WireCrypt = Disabled; trips read against the script by hand: prepare+describe, execute, fetch batches of the SELECT, deferred frees riding on later requests"
+        ;;
+    fb6_script_p19 | fb6_script_p20)
+        use fb6
+        cleanup_table
+        record "$name" fbwire_session --protocol-max "${name##*_p}"
+        expect "$name" "pcap/session.c against Firebird 6 (master) offered protocols up to ${name##*_p}: the session of fb3_script; at 20 each op_prepare_statement carries the prepare flags (fbwire-pcap dump shows prepare_flags=71), at 19 it has no such field; per-step live round trips below sum to the decoded total"
         ;;
     fb3l_p10)
         use fb3l

@@ -6,6 +6,7 @@
 # One file per registration, <state>/registered/NAME.conf, KEY=VALUE lines:
 #   KIND=install DIR=<installation> PORT=<port>      an instance this script runs
 #   KIND=remote HOST=<host> PORT=<port> DBDIR=<dir> USER=<login>   (password: <secrets>/NAME.password)
+#               [HOSTDIR=<dir>]  DBDIR as this machine sees it, for a server in a chroot or container
 # plus VERSION=, the engine version the server last reported. Expects STATE, RUN, SECRETS,
 # SYSDBA_PW and the helpers of fb-servers.sh (log, die, conf_apply, sql_value, ...).
 
@@ -175,10 +176,12 @@ cmd_start_install() { # name dir
 # ---------------------------------------------------------------- running servers
 
 # Our isql helpers log in with LOGIN_USER / LOGIN_PW at SQL_HOST (the caller's locals).
-cmd_register() { # name host/port dbdir user password-file
+# HOSTDIR (optional) is DBDIR as seen from this machine when the server runs in a chroot or a
+# container with its own file system view (tests that look at database files use it).
+cmd_register() { # name host/port dbdir user password-file [hostdir]
   [ "$(id -u)" -eq 0 ] || die "register must run as root"
-  [ $# = 5 ] || die "usage: register NAME HOST/PORT DBDIR USER PASSWORD-FILE"
-  local name=$1 addr=$2 dbdir=$3 SQL_HOST port LOGIN_USER=$4 LOGIN_PW
+  [ $# = 5 ] || [ $# = 6 ] || die "usage: register NAME HOST/PORT DBDIR USER PASSWORD-FILE [HOSTDIR]"
+  local name=$1 addr=$2 dbdir=$3 SQL_HOST port LOGIN_USER=$4 LOGIN_PW hostdir=${6:-}
   reg_check_name "$name"
   [[ $addr =~ ^([^/]+)/([0-9]+)$ ]] || die "address '$addr' is not HOST/PORT"
   SQL_HOST=${BASH_REMATCH[1]} port=${BASH_REMATCH[2]}
@@ -192,6 +195,7 @@ cmd_register() { # name host/port dbdir user password-file
   if reg_is "$name" && [ "$(reg_get "$name" KIND)" != remote ]; then
     die "$name is a started installation; unregister it first"
   fi
+  [ -z "$hostdir" ] || [ -d "$hostdir" ] || die "no such directory: $hostdir"
   local db=$dbdir/$TEST_DB
   if ! sql_value "$port" "$db" 1 | grep -qx 1; then
     log "$name: creating $db"
@@ -211,6 +215,7 @@ CREATE OR ALTER USER \"john.doe\" PASSWORD 'jd-pw' USING PLUGIN Srp;" |
   reg_set "$name" PORT "$port"
   reg_set "$name" DBDIR "$dbdir"
   reg_set "$name" USER "$LOGIN_USER"
+  reg_set "$name" HOSTDIR "$hostdir"
   reg_version "$name"
   refresh_env
   log "$name: Firebird $(reg_get "$name" VERSION) at $addr registered"
@@ -264,6 +269,7 @@ reg_env() {
       echo "FBW_${up}_USER=$(reg_get "$n" USER)"
       echo "FBW_${up}_PASSWORD=$(cat "$SECRETS/$n.password" 2>/dev/null || true)"
       echo "FBW_DBDIR_${up}=$(reg_get "$n" DBDIR)"
+      [ -z "$(reg_get "$n" HOSTDIR)" ] || echo "FBW_DBDIR_${up}_HOST=$(reg_get "$n" HOSTDIR)"
     else
       echo "FBW_${up}_HOST=127.0.0.1"
       echo "FBW_DBDIR_${up}=$(dbdir_host "$n")"

@@ -4,7 +4,7 @@
 #
 #   scripts/fb-servers.sh start [instance...] | stop | status | env
 #   scripts/fb-servers.sh start-install NAME DIR
-#   scripts/fb-servers.sh register NAME HOST/PORT DBDIR USER PASSWORD-FILE
+#   scripts/fb-servers.sh register NAME HOST/PORT DBDIR USER PASSWORD-FILE [HOSTDIR]
 #   scripts/fb-servers.sh unregister NAME
 #
 # Instances (all on 127.0.0.1, all with WireCrypt = Enabled unless noted, so plain captures work):
@@ -36,10 +36,12 @@
 #       restarts it, `stop` stops it; DIR itself is never written.
 #   register NAME HOST/PORT DBDIR USER PASSWORD-FILE  a server already running elsewhere: USER
 #       (an administrator) and the password read from PASSWORD-FILE, copied to <state>/secrets;
-#       it creates DBDIR/fbwire_test.fdb and the test users there if they are missing.
+#       it creates DBDIR/fbwire_test.fdb and the test users there if they are missing. HOSTDIR:
+#       DBDIR as this machine sees it when the server runs in a chroot or container.
 #   unregister NAME  stops an installation's instance and forgets either kind (files stay).
 # servers.env then has FBW_<NAME>_HOST/_PORT/_DB/_VERSION and FBW_DBDIR_<NAME> (and, registered,
-# FBW_<NAME>_USER/_PASSWORD); tests/support/on-server.sh runs each server test against it.
+# FBW_<NAME>_USER/_PASSWORD, with HOSTDIR FBW_DBDIR_<NAME>_HOST); tests/support/on-server.sh runs
+# each server test against it.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -696,7 +698,7 @@ case "${1:-}" in
   *) cat >&2 <<EOF
 usage: $0 start [fb3|fb4|fb3l|fb3r|fb3s|fb4s|NAME ...] | stop | status | env
        $0 start-install NAME DIR                      (NAME: fb5, fb6, ...)
-       $0 register NAME HOST/PORT DBDIR USER PASSWORD-FILE
+       $0 register NAME HOST/PORT DBDIR USER PASSWORD-FILE [HOSTDIR]
        $0 unregister NAME
 EOF
      exit 2 ;;

@@ -70,7 +70,7 @@ void fbw_conn_opts_init(fbw_conn_opts *o)
     memset(o, 0, sizeof *o);
     o->wire_crypt = FBW_WIRE_CRYPT_ENABLED;
     o->protocol_min = 10;
-    o->protocol_max = 19;
+    o->protocol_max = 20;
     o->lazy = 1;
     o->dialect = 3;
     o->inline_blob_size = FBW_INLINE_BLOB_SIZE_DEFAULT;

@@ -26,7 +26,7 @@ typedef struct fbw_conn_opts {
     int wire_crypt;           /* enum fbw_wire_crypt, default ENABLED */
     const char *crypt_list;   /* NULL: "ChaCha64,ChaCha,Arc4" */
     int compress;             /* ask for zlib wire compression */
-    int protocol_min, protocol_max; /* offered range, default 10..19 */
+    int protocol_min, protocol_max; /* offered range, default 10..20 */
     int lazy;                 /* offer ptype_lazy_send (default 1); 0 offers ptype_batch_send */
     int create;               /* op_create instead of op_attach */
     int service;              /* attach to the service manager (svc.h): op_service_attach with an SPB;
@@ -170,6 +170,7 @@ size_t fbw_conn_inline_cache(const fbw_conn *c);
 
 /* Protocol 16 (Firebird 4.0) added the statement timeout to op_execute and op_execute2. */
 #define FBW_PROTOCOL_STMT_TIMEOUT 16
+#define FBW_PROTOCOL_PREPARE_FLAGS 20 /* op_prepare_statement carries prepare flags (stmt.h) */
 /* Change the connection's statement timeout (fbw_conn_opts.statement_timeout_ms) for every later
  * execution; 0 removes it. Nothing is sent. Returns FBW_E_UNSUPPORTED, with the message in *err
  * (which may be NULL), when ms > 0 and the connection speaks a protocol below 16; the timeout is

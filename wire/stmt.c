@@ -68,6 +68,7 @@ struct fbw_stmt {
     int scrollable;         /* fbw_stmt_set_scrollable: open later cursors scrollable */
     int cursor_scroll;      /* the open cursor was opened scrollable */
     int64_t cursor_count;   /* fbw_stmt_count_cursor's answer; -1 none */
+    unsigned prepare_flags; /* fbw_stmt_set_prepare_flags: FBW_PREPARE_* beyond the prefetch bits */
 
     fbw_buf rows;           /* raw messages back to back */
     fbw_buf row_offs;       /* size_t offsets into rows, one per row, plus the end */
@@ -399,10 +400,30 @@ static int prepare_tr(const fbw_stmt *s, const fbw_tx *tx, uint16_t *tr)
     return rc;
 }
 
+/* The op_prepare_statement flags (protocol 20): the prefetch bits of the items asked, as
+ * fbclient sends them, plus the caller's. A caller's flag cannot go to an older server. */
+static int prepare_flags(fbw_stmt *s, uint16_t *flags)
+{
+    const int protocol = fbw_conn_get_info(s->conn)->protocol;
+    *flags = (uint16_t)(FBW_PREPARE_PREFETCH_METADATA | s->prepare_flags);
+    if (s->prepare_flags == 0 || protocol >= FBW_PROTOCOL_PREPARE_FLAGS)
+        return FBW_OK;
+    return fbw_err_set(&s->err, FBW_E_UNSUPPORTED,
+                       "prepare flags need protocol %d (Firebird 6); this connection speaks "
+                       "protocol %d: flags 0x%x were not sent", FBW_PROTOCOL_PREPARE_FLAGS,
+                       protocol, s->prepare_flags);
+}
+
+void fbw_stmt_set_prepare_flags(fbw_stmt *s, unsigned flags) { s->prepare_flags = flags & 0xFFFFu; }
+unsigned fbw_stmt_prepare_flags(const fbw_stmt *s) { return s->prepare_flags; }
+
 int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len)
 {
-    uint16_t tr;
-    int rc = prepare_tr(s, tx, &tr);
+    uint16_t tr, flags;
+    int rc = prepare_flags(s, &flags);
+    if (rc)
+        return rc;
+    rc = prepare_tr(s, tx, &tr);
     if (rc)
         return rc;
     rc = fbw_stmt_close(s);
@@ -432,6 +453,7 @@ int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len)
     p.u.sqlst.items.p = fbw_describe_items;
     p.u.sqlst.items.n = fbw_describe_items_len;
     p.u.sqlst.buffer_length = PREPARE_BUFFER;
+    p.u.sqlst.flags = flags; /* encoded from protocol 20 on (pkt.c) */
     rc = request(s, &p, on_prepare);
     if (rc == FBW_OK)
         s->prepare_queued = 1;

@@ -25,6 +25,23 @@ FBW_API void fbw_stmt_free(fbw_stmt *s);
  * attachment's system transaction). */
 FBW_API int fbw_stmt_prepare(fbw_stmt *s, fbw_tx *tx, const char *sql, size_t len);
 
+/* Prepare flags (IStatement::PREPARE_* of Firebird's API), sent in op_prepare_statement from
+ * protocol 20 (Firebird 6) on. The prefetch bits fbwire always sends itself, matching the describe
+ * items it asks for (the server ORs both); the caller's are the flags that change what the server
+ * does: FBW_PREPARE_REQUIRE_SEMICOLON makes the parser require the statement's closing ';' (text
+ * without it fails with "Unexpected end of command", isc_command_end_err2: a client such as isql
+ * learns that the statement is not complete yet) instead of dropping a trailing ';'. Flags set on a
+ * connection below protocol 20 make fbw_stmt_prepare fail with FBW_E_UNSUPPORTED before anything is
+ * queued: the server would parse the text differently. 0 (the default) is what older servers do. */
+#define FBW_PREPARE_PREFETCH_TYPE 0x01u
+#define FBW_PREPARE_PREFETCH_INPUT_PARAMETERS 0x02u
+#define FBW_PREPARE_PREFETCH_OUTPUT_PARAMETERS 0x04u
+#define FBW_PREPARE_PREFETCH_FLAGS 0x40u
+#define FBW_PREPARE_PREFETCH_METADATA 0x47u /* the four above: what fbw_describe_items asks */
+#define FBW_PREPARE_REQUIRE_SEMICOLON 0x80u
+FBW_API void fbw_stmt_set_prepare_flags(fbw_stmt *s, unsigned flags);
+FBW_API unsigned fbw_stmt_prepare_flags(const fbw_stmt *s);
+
 enum {
     FBW_EXEC_COUNT = 1,   /* also ask for the affected-row count in the same write */
     FBW_EXEC_NO_FETCH = 2 /* open the cursor only; fetch later with fbw_stmt_fetch */

@@ -7,6 +7,7 @@
 
 #include "ops.h" /* FBW_PROTOCOL_MAX: the highest protocol_max fbwire accepts */
 #include "servers.h"
+#include "sqlt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,8 +79,8 @@ Test(connect, auth_plugins, .timeout = 60)
 {
     fbw_servers s;
     fbw_servers_require(&s);
-    /* the fb4 slot may hold a newer server (on-server.sh): its highest protocol within our offer */
-    const int p4 = min_int(fbw_servers_protocol_max(&s, FBW_SRV_FB4), 19);
+    /* the fb4 slot may hold a newer server (on-server.sh): its highest protocol, all of which we offer */
+    const int p4 = fbw_servers_protocol_max(&s, FBW_SRV_FB4);
     char tag[2][32];
     fbw_servers_version_tag(&s, FBW_SRV_FB3, tag[0], sizeof tag[0]);
     fbw_servers_version_tag(&s, FBW_SRV_FB4, tag[1], sizeof tag[1]);
@@ -138,10 +139,12 @@ Test(connect, protocol_caps, .timeout = 120)
         {FBW_SRV_FB4, 0, 13, 13},  {FBW_SRV_FB4, 0, 15, 15},
         {FBW_SRV_FB4, 0, 16, 16},  {FBW_SRV_FB4, 0, 17, 17},
         /* uncapped and over-the-top offers settle on each server's highest */
-        {FBW_SRV_FB3, 0, 0, 15},   {FBW_SRV_FB4, 0, 0, min_int(p4, 19)},
+        {FBW_SRV_FB3, 0, 0, 15},   {FBW_SRV_FB4, 0, 0, p4},
         {FBW_SRV_FB3, 0, 16, 15},  {FBW_SRV_FB3, 0, 17, 15},
         {FBW_SRV_FB3, 0, 18, 15},  {FBW_SRV_FB3, 0, 19, 15},
         {FBW_SRV_FB4, 0, 18, min_int(p4, 18)},  {FBW_SRV_FB4, 0, 19, min_int(p4, 19)},
+        /* 10..20 is eleven entries: servers before Firebird 6 read ten and skip the rest */
+        {FBW_SRV_FB3, 0, 20, 15},  {FBW_SRV_FB3L, 1, 20, 15}, {FBW_SRV_FB4, 0, 20, p4},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const struct proto_case *k = &cases[i];
@@ -192,6 +195,53 @@ Test(connect, protocol_above_server_is_rejected, .timeout = 30)
         cr_expect_str_eq(err.sqlstate, "08004");
     }
 }
+
+/* Protocol 20's prepare flags. On a protocol 20 server (Firebird 6) FBW_PREPARE_REQUIRE_SEMICOLON
+ * reaches the parser: text without its closing ';' is an unexpected end of command
+ * (isc_command_end_err2), with it the statement prepares; without the flag a trailing ';' is
+ * dropped as before. Below protocol 20 the flag cannot travel, so prepare refuses it before sending
+ * anything and the statement stays usable without it. */
+#define GDS_COMMAND_END_ERR2 335544851u
+static void prepare_flags(fbw_server_id id)
+{
+    fbw_sqlt q;
+    fbw_sqlt_open(&q, id, NULL);
+    const int protocol = fbw_conn_get_info(q.c)->protocol;
+    fbw_err err;
+    fbw_stmt *s;
+    cr_assert_eq(fbw_stmt_new(q.c, &s, &err), FBW_OK);
+    fbw_stmt_set_prepare_flags(s, FBW_PREPARE_REQUIRE_SEMICOLON);
+    cr_expect_eq(fbw_stmt_prepare_flags(s), FBW_PREPARE_REQUIRE_SEMICOLON);
+    const char *bare = "select 1 from rdb$database", *closed = "select 1 from rdb$database ;";
+    int rc = fbw_client_prepare(q.cl, s, q.tx, bare, strlen(bare));
+    if (protocol < 20) {
+        cr_expect_eq(rc, FBW_E_UNSUPPORTED, "%s, protocol %d: %s", fbw_server_name(id), protocol,
+                     fbw_rc_name(rc));
+        cr_expect(strstr(fbw_stmt_error(s)->msg, "protocol 20"), "%s", fbw_stmt_error(s)->msg);
+        cr_expect_not(fbw_stmt_prepared(s));
+    } else {
+        cr_assert_eq(rc, FBW_OK, "%s", fbw_client_error(q.cl)->msg);
+        cr_expect_not(fbw_stmt_prepared(s), "%s prepared without its ';'", bare);
+        cr_expect(fbw_err_has_gds(fbw_stmt_error(s), GDS_COMMAND_END_ERR2), "%s",
+                  fbw_stmt_error(s)->msg);
+        cr_assert_eq(fbw_client_prepare(q.cl, s, q.tx, closed, strlen(closed)), FBW_OK);
+        cr_expect(fbw_stmt_prepared(s), "%s: %s", closed, fbw_stmt_error(s)->msg);
+    }
+    /* no flags: the server's own rule, on every version (a trailing ';' is dropped) */
+    fbw_stmt_set_prepare_flags(s, 0);
+    cr_assert_eq(fbw_client_prepare(q.cl, s, q.tx, closed, strlen(closed)), FBW_OK);
+    cr_expect(fbw_stmt_prepared(s), "%s: %s", closed, fbw_stmt_error(s)->msg);
+    cr_assert_eq(fbw_client_prepare(q.cl, s, q.tx, bare, strlen(bare)), FBW_OK);
+    cr_expect(fbw_stmt_prepared(s), "%s: %s", bare, fbw_stmt_error(s)->msg);
+    fbw_err run;
+    cr_expect_eq(fbw_sqlt_run(&q, s, q.tx, NULL, &run), FBW_OK, "%s", run.msg);
+    cr_expect_eq(fbw_stmt_row_count(s), 1);
+    fbw_stmt_free(s);
+    fbw_sqlt_close(&q);
+}
+
+Test(connect, prepare_flags_fb3, .timeout = 60) { prepare_flags(FBW_SRV_FB3); }
+Test(connect, prepare_flags_fb4, .timeout = 60) { prepare_flags(FBW_SRV_FB4); }
 
 Test(connect, lazy_off_still_connects, .timeout = 60)
 {

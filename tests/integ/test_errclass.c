@@ -190,7 +190,12 @@ static void call_error(fbw_server_id id)
 Test(errclass, call_error_fb3, .timeout = 60) { call_error(FBW_SRV_FB3); }
 Test(errclass, call_error_fb4, .timeout = 60) { call_error(FBW_SRV_FB4); }
 
-/* ---- a table in use cannot be dropped by a no-wait transaction: LOCK_CONFLICT ---- */
+/* ---- a table another transaction writes to cannot be locked by a no-wait one: LOCK_CONFLICT ----
+ * A (read committed) updates row 1 and so holds the table's lock in shared-write mode; B, a no-wait
+ * table-stability transaction, needs that lock exclusive to update row 2 and is refused at once
+ * (jrd/rlck.cpp RLCK_reserve_relation, every version). Not DROP TABLE of a table in use: Firebird 6
+ * lets that through (its versioned metadata cache keeps the old version for the transactions that use
+ * it), so it is no conflict there. */
 
 static void lock_conflict(fbw_server_id id)
 {
@@ -201,21 +206,15 @@ static void lock_conflict(fbw_server_id id)
     make_table(&a, tab, sizeof tab);
     fbw_tx *ta, *tb;
     fbw_tx_opts o = read_committed(0);
+    o.isolation = FBW_ISO_SERIALIZABLE;
     fbw_sqlt_tx_start_ok(&a, &ta, NULL);
     fbw_sqlt_tx_start_ok(&b, &tb, &o);
-    snprintf(sql, sizeof sql, "update %s set v = 5 where id = 2", tab);
+    snprintf(sql, sizeof sql, "update %s set v = 5 where id = 1", tab);
     fbw_sqlt_exec_ok(&a, ta, sql, NULL);
-    snprintf(sql, sizeof sql, "drop table %s", tab);
-    fbw_exec_result res;
-    cr_assert_eq(fbw_exec_immediate(b.c, tb, sql, strlen(sql), &res), FBW_OK);
-    fbw_sqlt_wait_ok(&b);
-    fbw_err err = res.err;
-    if (err.code == FBW_OK) { /* the drop is checked at commit */
-        cr_assert_eq(fbw_tx_commit(tb), FBW_OK);
-        fbw_sqlt_wait_ok(&b);
-        err = *fbw_tx_error(tb);
-    }
-    print_err("drop of a table in use, no wait", id, &err);
+    snprintf(sql, sizeof sql, "update %s set v = 6 where id = 2", tab);
+    fbw_err err;
+    cr_assert_eq(fbw_sqlt_exec(&b, tb, sql, NULL, &err), FBW_E_SERVER, "B got the table's lock");
+    print_err("table lock, no wait", id, &err);
     cr_expect_eq(fbw_err_classify(&err), FBW_EC_LOCK_CONFLICT);
     if (fbw_tx_state(tb) == FBW_TX_ACTIVE) {
         fbw_tx_rollback(tb);

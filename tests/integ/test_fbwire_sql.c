@@ -68,7 +68,7 @@ static void info_on(fbw_server_id id, const char *crypt)
     char version[32];
     fbw_servers_version_tag(&s, id, version, sizeof version);
     int protocol = fbw_servers_protocol_max(&s, id);
-    protocol = protocol < 19 ? protocol : 19; /* fbwire-sql offers up to 19 */
+    /* fbwire-sql offers up to 20 (FBW_PROTOCOL_MAX), the highest any server speaks */
     char dsn[1400];
     const char *argv[] = {"--info", "--user", s.user, "--password", s.password, "--connect-timeout", "5",
                           fbw_servers_dsn(&s, id, dsn, sizeof dsn), NULL};

@@ -136,6 +136,33 @@ Test(pcap_replay, list_fb3l_p10_is_the_same_workload_at_protocol_10)
     fbw_run_free(&r);
 }
 
+/* Firebird 6 speaks protocol 19 and 20: the same session in both gives the same workload (the
+ * prepare flags protocol 20 adds are read past, not taken for the SQL or the next field). From
+ * protocol 19 on each execute carries the inline blob size it asked for (fbwire's default). */
+Test(pcap_replay, list_fb6_script_is_the_same_workload_at_protocols_19_and_20)
+{
+    const char *names[] = {"fb6_script_p19", "fb6_script_p20"};
+    enum { NSTEPS = sizeof session_steps / sizeof *session_steps };
+    static char lines[NSTEPS][512];
+    const char *want[NSTEPS];
+    for (size_t i = 0; i < NSTEPS; i++) {
+        snprintf(lines[i], sizeof lines[i], "%s%s", session_steps[i],
+                 strncmp(session_steps[i], "execute ", 8) ? "" : " inline_blob_size=65535");
+        want[i] = lines[i];
+    }
+    for (size_t i = 0; i < 2; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s.pcap", PCAP_DIR, names[i]);
+        const char *argv[] = {"replay", path, "--port", "3061", "--list", NULL};
+        fbw_run r = pcap_tool(argv);
+        no_crash(&r, names[i]);
+        cr_assert_eq(r.status, 0, "%s: exit %d: %s", names[i], r.status, r.err);
+        expect_steps(r.out, want, NSTEPS);
+        cr_expect(!strstr(r.out, "not replayed"), "%s: every op is replayed:\n%s", names[i], r.out);
+        fbw_run_free(&r);
+    }
+}
+
 /* isql-fb runs DDL in its metadata transaction (TPB 01090f0612: version1, write, wait,
  * read_committed, rec_version) and DML in its default one (empty TPB); it prepares every
  * statement first, executes DDL with execute immediate, and sends COMMIT as SQL on the default

@@ -156,10 +156,11 @@ for server in FB3 FB4; do
     fi
   done
   # README's example: the server's version, protocol, wire crypt, and 5 round trips (connect,
-  # SRP proof, crypt, attach, version).
+  # SRP proof, crypt, attach, version). A release says LI-V5.0.4.1812 Firebird 5.0, a development
+  # build LI-T6.0.0.2123 Firebird 6.0 Initial (its stage after the version); protocols 10..20.
   out=$WORK/$server-hello.out
   if [ -x "$WORK/hello" ] && "$WORK/hello" "${!host}/${!port}:${!db}" >"$out" 2>&1 &&
-     grep -Eq '^[A-Z]{2}-V[0-9.]+ Firebird [0-9.]+, protocol 1[0-9], wire crypt (Arc4|ChaCha|ChaCha64): 5 round trips$' "$out"; then
+     grep -Eq '^[A-Z]{2}-[A-Z][0-9.]+ Firebird [0-9.]+( [A-Za-z]+)?, protocol (1[0-9]|20), wire crypt (Arc4|ChaCha|ChaCha64): 5 round trips$' "$out"; then
     ok "$server README example: $(cat "$out")"
   else
     fail "$server README example:"; sed 's/^/    /' "$out"

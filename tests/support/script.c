@@ -328,6 +328,7 @@ static void answer(fbw_script *s, const fbw_pkt *p, int *exec_failed, fbw_buf *o
         break;
     case FBW_OP_PREPARE_STATEMENT:
         s->prepares++;
+        s->last_prepare_flags = p->u.sqlst.flags; /* decoded from protocol 20 on, else 0 */
         if (fails(s->prepares, s->fail_prepare, 0)) {
             response(out, 0, NULL, 335544569u); /* dynamic SQL error */
             break;

@@ -59,6 +59,7 @@ typedef struct fbw_script {
     int32_t last_fetch_pos;
     unsigned last_fetch_messages;
     size_t last_fetch_blr;
+    uint16_t last_prepare_flags;          /* the flags the latest op_prepare_statement carried (P20) */
     uint8_t tpb[64];                      /* the latest op_transaction's TPB */
     size_t tpb_len;
     uint16_t end_object;                  /* the handle the latest op_commit/op_rollback named */
@@ -77,7 +78,7 @@ typedef struct fbw_script {
 /* A connection at READY (protocol 17, lazy send) with the default script: a SELECT with one
  * INTEGER parameter and one VARCHAR(100) UTF8 column, 1 row per fetch of 10 bytes, affected 1. */
 void fbw_script_open(fbw_script *s);
-/* The same at another protocol (13..19) with the connection option inline_blob_size (conn.h). */
+/* The same at another protocol (13..20) with the connection option inline_blob_size (conn.h). */
 void fbw_script_open_at(fbw_script *s, int protocol, int32_t inline_blob_size);
 /* Byte i of scripted blob k. */
 #define FBW_SCRIPT_BLOB_BYTE(k, i) ((uint8_t)('a' + ((k) + (i)) % 26))

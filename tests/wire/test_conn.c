@@ -384,7 +384,7 @@ Test(conn, legacy_auth_then_attach)
     size_t n = uid_specific(cn.u.cnct.user_id, spec, sizeof spec);
     cr_assert_eq(n, 11, "Legacy_Auth sends its 11-char hash");
     cr_assert_not(contains(cn.u.cnct.user_id, "masterkey"));
-    cr_assert_eq(cn.u.cnct.count, 10, "offers P10..P19 by default");
+    cr_assert_eq(cn.u.cnct.count, 11, "offers P10..P20 by default");
     fbw_buf_free(&hold);
 
     fbw_pkt acc;

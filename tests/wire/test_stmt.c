@@ -54,6 +54,43 @@ Test(stmt, prepare_describes_in_one_round_trip)
     fbw_script_close(&s);
 }
 
+/* Protocol 20 carries prepare flags: the prefetch bits of the describe items always, the caller's
+ * on top. Below 20 the field does not exist: no flags is fine, a caller's flag is refused before
+ * anything is queued (the server would parse the text by its old rule). */
+Test(stmt, prepare_flags_by_protocol)
+{
+    const int protocols[] = {17, 19, 20};
+    for (size_t i = 0; i < sizeof protocols / sizeof protocols[0]; i++) {
+        const int pv = protocols[i];
+        fbw_script s;
+        fbw_script_open_at(&s, pv, FBW_INLINE_BLOB_SIZE_DEFAULT);
+        fbw_tx *t;
+        fbw_script_start(&s, &t, 1);
+        fbw_stmt *st = fbw_script_prepare(&s, t, "SELECT c FROM t WHERE id=?");
+        cr_assert_eq(s.last_prepare_flags, pv >= 20 ? FBW_PREPARE_PREFETCH_METADATA : 0u, "P%d: 0x%x",
+                     pv, s.last_prepare_flags);
+        fbw_stmt_set_prepare_flags(st, FBW_PREPARE_REQUIRE_SEMICOLON);
+        const unsigned before = s.prepares;
+        const int queued = fbw_conn_outstanding(s.c);
+        int rc = fbw_stmt_prepare(st, t, "SELECT c FROM t WHERE id=?;", 27);
+        if (pv < 20) {
+            cr_assert_eq(rc, FBW_E_UNSUPPORTED, "P%d: %s", pv, fbw_rc_name(rc));
+            cr_assert_eq(fbw_stmt_error(st)->code, FBW_E_UNSUPPORTED);
+            cr_assert(strstr(fbw_stmt_error(st)->msg, "protocol 20"), "%s", fbw_stmt_error(st)->msg);
+            cr_assert_eq(fbw_conn_outstanding(s.c), queued, "nothing queued");
+            cr_assert(fbw_stmt_prepared(st), "the earlier prepare stands");
+        } else {
+            cr_assert_eq(rc, FBW_OK);
+            fbw_script_wait_ok(&s);
+            cr_assert_eq(s.prepares, before + 1);
+            cr_assert_eq(s.last_prepare_flags, FBW_PREPARE_PREFETCH_METADATA | FBW_PREPARE_REQUIRE_SEMICOLON);
+            cr_assert(fbw_stmt_prepared(st));
+        }
+        fbw_stmt_free(st);
+        fbw_script_close(&s);
+    }
+}
+
 Test(stmt, failed_prepare)
 {
     fbw_script s;

@@ -344,6 +344,8 @@ static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
         e_num(e, "stmt", p->u.sqlst.stmt);
         e_num(e, "dialect", p->u.sqlst.dialect);
         e_str(e, "sql", p->u.sqlst.sql.p, p->u.sqlst.sql.n);
+        if (pc->protocol >= 20) /* the field exists from protocol 20 on */
+            e_num(e, "prepare_flags", p->u.sqlst.flags);
         break;
     case FBW_OP_EXECUTE:
     case FBW_OP_EXECUTE2:

@@ -51,7 +51,7 @@ static void usage(FILE *f)
             "  --password P          password (default $ISC_PASSWORD)\n"
             "  --auth LIST           auth plugins, default \"Srp256,Srp\" (Legacy_Auth only if listed)\n"
             "  --protocol-min N      lowest protocol offered (10..20, default 10)\n"
-            "  --protocol-max N      highest protocol offered (10..20, default 19)\n"
+            "  --protocol-max N      highest protocol offered (10..20, default 20)\n"
             "  --no-lazy             do not offer lazy send (deferred replies)\n"
             "  --wire-crypt MODE     required | enabled | disabled (default enabled)\n"
             "  --wire-crypt-plugins LIST  default \"ChaCha64,ChaCha,Arc4\"\n"
