@@ -28,10 +28,14 @@ static long long json_num(const char *doc, const char *section, const char *key)
     return strtoll(v + strlen(k), NULL, 10);
 }
 
+/* Every port a capture in pcap/ was recorded on (record.sh's servers: fb3 3050, fb4 3051, the
+ * fb3/fb4 variants 3052-3055, fb5 3060, fb6 3061): a capture on a port not named here would decode
+ * to nothing and count no turnarounds. */
 static fbw_run pcap_tool(const char *cmd, const char *file)
 {
-    const char *argv[] = {cmd,    file,     "--json", "--port", "3050", "--port",
-                          "3051", "--port", "3052",   "--port", "3053", NULL};
+    const char *argv[] = {cmd,    file,     "--json", "--port", "3050", "--port", "3051",
+                          "--port", "3052", "--port", "3053", "--port", "3054", "--port",
+                          "3055", "--port", "3060", "--port", "3061", NULL};
     return fbw_run_tool(TOOL, argv, NULL, OUT_MAX);
 }
 
