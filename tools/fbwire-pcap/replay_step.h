@@ -3,7 +3,8 @@
  * would: a transaction start is only queued (it rides with the next request), frees are deferred,
  * prepare, execute, fetch, commit and execute immediate wait for their replies because the next
  * step needs them. replay_steps.c runs transactions, prepare, execute, fetch, free, blob writes and
- * plain execute immediate; replay_ops.c blob reads, op_exec_immediate2 and info requests.
+ * plain execute immediate; replay_ops.c blob reads, op_exec_immediate2 and info requests; both use
+ * the helpers of replay_step.c (waiting, checking, failures), which calls neither of them.
  *
  * The runner (replay_conn.h) owns an rp_step per connection: it sets the connection, the slot
  * tables and the tally, and for each step s, step and step_ok; a handler fills the tally (failures,
