@@ -11,11 +11,11 @@
 static int queue_end(fbw_tx *t, int kind)
 {
     switch (kind) {
-    case FBW_STEP_COMMIT:
+    case PCAPTOOL_STEP_COMMIT:
         return fbw_tx_commit(t);
-    case FBW_STEP_COMMIT_RETAINING:
+    case PCAPTOOL_STEP_COMMIT_RETAINING:
         return fbw_tx_commit_retaining(t);
-    case FBW_STEP_ROLLBACK:
+    case PCAPTOOL_STEP_ROLLBACK:
         return fbw_tx_rollback(t);
     default:
         return fbw_tx_rollback_retaining(t);
@@ -269,7 +269,7 @@ static void do_free(rp_step *r, size_t i)
     const pcaptool_step *s = r->s;
     if (!s->stmt || !r->sl->st[s->stmt])
         return; /* freeing what the replay never allocated (a failed prepare): nothing to do */
-    if (s->kind == FBW_STEP_DROP) {
+    if (s->kind == PCAPTOOL_STEP_DROP) {
         fbw_stmt_free(r->sl->st[s->stmt]); /* deferred: rides with the next request */
         r->sl->st[s->stmt] = NULL;
         return;
@@ -349,7 +349,7 @@ void rp_step_check_starts(rp_step *r)
             continue;
         }
         if (r->sl->tx_start[t] && r->sl->tx[t] && fbw_tx_state(r->sl->tx[t]) == FBW_TX_FAILED) {
-            pcaptool_step start = {.kind = FBW_STEP_START, .tx = t};
+            pcaptool_step start = {.kind = PCAPTOOL_STEP_START, .tx = t};
             rp_add_failure(r, r->sl->tx_start[t], &start, fbw_tx_error(r->sl->tx[t]),
                            "transaction start failed");
         }
@@ -361,40 +361,40 @@ void rp_step_check_starts(rp_step *r)
 void rp_step_run(rp_step *r, size_t i)
 {
     switch (r->s->kind) {
-    case FBW_STEP_START:
+    case PCAPTOOL_STEP_START:
         do_start(r, i);
         break;
-    case FBW_STEP_COMMIT:
-    case FBW_STEP_COMMIT_RETAINING:
-    case FBW_STEP_ROLLBACK:
-    case FBW_STEP_ROLLBACK_RETAINING:
+    case PCAPTOOL_STEP_COMMIT:
+    case PCAPTOOL_STEP_COMMIT_RETAINING:
+    case PCAPTOOL_STEP_ROLLBACK:
+    case PCAPTOOL_STEP_ROLLBACK_RETAINING:
         do_end(r, i);
         break;
-    case FBW_STEP_PREPARE:
+    case PCAPTOOL_STEP_PREPARE:
         do_prepare(r, i);
         break;
-    case FBW_STEP_EXECUTE:
+    case PCAPTOOL_STEP_EXECUTE:
         do_execute(r, i);
         break;
-    case FBW_STEP_FETCH:
+    case PCAPTOOL_STEP_FETCH:
         do_fetch(r, i);
         break;
-    case FBW_STEP_CLOSE:
-    case FBW_STEP_DROP:
+    case PCAPTOOL_STEP_CLOSE:
+    case PCAPTOOL_STEP_DROP:
         do_free(r, i);
         break;
-    case FBW_STEP_IMMEDIATE:
+    case PCAPTOOL_STEP_IMMEDIATE:
         do_immediate(r, i);
         break;
-    case FBW_STEP_BLOB:
+    case PCAPTOOL_STEP_BLOB:
         do_blob(r, i);
         break;
-    case FBW_STEP_BLOB_READ:
+    case PCAPTOOL_STEP_BLOB_READ:
         rp_do_blob_read(r, i);
         break;
-    case FBW_STEP_INFO_SQL:
-    case FBW_STEP_INFO_DATABASE:
-    case FBW_STEP_INFO_TRANSACTION:
+    case PCAPTOOL_STEP_INFO_SQL:
+    case PCAPTOOL_STEP_INFO_DATABASE:
+    case PCAPTOOL_STEP_INFO_TRANSACTION:
         rp_do_info(r, i);
         break;
     default:
