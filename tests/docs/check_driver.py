@@ -13,10 +13,11 @@ A problem is:
     written after '.' or '->', are not uses). The driver's parts must point one way: an entry file
     at the top (the one sysbench's table reaches), layers under it;
   - a function, variable or type (typedef, struct, union or enum tag), an enumerator or a macro
-    that a file under driver/ or measure/ defines or declares, not static, with the library's
-    prefix fbw_ or FBW_: those name libfbwire (base/, auth/, wire/) only. The driver's own names
-    begin with sbdrv_ (be_fbwire_, be_fbclient_ inside a backend), measure/'s with srvcpu_
-    (docs/design.md, Rules).
+    that a file under driver/, measure/ or a C tool's directory (tools/fbwire-*) defines or
+    declares, not static, with the library's prefix fbw_ or FBW_: those name libfbwire (base/,
+    auth/, wire/) only. The driver's own names begin with sbdrv_ (be_fbwire_, be_fbclient_ inside
+    a backend), measure/'s with srvcpu_, fbwire-pcap's with pcaptool_ (PCAPTOOL_ for macros and
+    enumerators), fbwire-sql's with sqltool_, fbwire-bench's with benchtool_ (docs/design.md, Rules).
 The C is read as text (comments and strings blanked, bodies skipped), which is enough for the
 project's style; it is no compiler.
 """
@@ -28,7 +29,11 @@ import tempfile
 import checkmain
 
 CYCLE_DIRS = ["driver"]
-PREFIX_DIRS = ["driver", "measure"]
+PREFIX_DIRS = ["driver", "measure", "tools/fbwire-pcap", "tools/fbwire-sql", "tools/fbwire-bench",
+               "tools/fbwire-report", "tools/fbwire-link", "tools/fbwire-cpu"]
+# What each directory's own names begin with, for the message (docs/design.md, Rules).
+OWN_PREFIX = {"driver": "sbdrv_", "measure": "srvcpu_", "tools/fbwire-pcap": "pcaptool_",
+              "tools/fbwire-sql": "sqltool_", "tools/fbwire-bench": "benchtool_"}
 LIBRARY_PREFIX = re.compile(r"^(fbw|FBW)_")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)", re.M)
@@ -206,7 +211,7 @@ def prefixes(root, d):
                 continue
             seen.add(name)
             problems.append("%s: %s %s has the library's prefix (use %s)"
-                            % (rel, kind, name, "srvcpu_" if d == "measure" else "sbdrv_"))
+                            % (rel, kind, name, OWN_PREFIX.get(d, "the tool's own prefix")))
     return problems
 
 
@@ -239,6 +244,7 @@ def self_test():
                          'static int fbw_private(void) { return 0; }\n'
                          'int low_op(int x) { struct s *p = 0; (void)p; fbw_call(x); return x->top_op + fbw_private(); }\n'),
         "measure/m.h": "int srvcpu_read(int fd);\n",
+        "tools/fbwire-pcap/t.h": "enum { PCAPTOOL_STEP_A = 1 };\nint pcaptool_run(void);\n",
     }
     cases = [
         ("a call cycle", {"driver/low.c": tree["driver/low.c"] + "int back(void) { return top_op(1); }\n"}),
@@ -251,6 +257,10 @@ def self_test():
         ("a macro with the library's prefix", {"driver/top.h": tree["driver/top.h"] + "#define FBW_TOP_H\n"}),
         ("a variable with the library's prefix", {"driver/top.c": tree["driver/top.c"] + "const int fbw_table[2] = {1, 2};\n"}),
         ("a measure/ function with the library's prefix", {"measure/m.h": "int fbw_srvcpu_read(int fd);\n"}),
+        ("a tool's enumerator with the library's prefix",
+         {"tools/fbwire-pcap/t.h": tree["tools/fbwire-pcap/t.h"] + "enum { FBW_STEP_B = 2 };\n"}),
+        ("a tool's include guard with the library's prefix",
+         {"tools/fbwire-pcap/t.h": "#define FBW_PCAP_T_H\n" + tree["tools/fbwire-pcap/t.h"]}),
     ]
     failures = []
     with tempfile.TemporaryDirectory() as root:

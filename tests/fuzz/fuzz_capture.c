@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static pcaptool_workload wl[MAX_WORKLOADS];
     for (int i = 0; i < MAX_WORKLOADS; i++)
         pcaptool_workload_init(&wl[i]);
-    pcaptool_report_opts ro = {.mode = FBW_REPORT_STATS,
+    pcaptool_report_opts ro = {.mode = PCAPTOOL_REPORT_STATS,
                                .trips = 1,
                                .out = sink_out,
                                .keys = keys,

@@ -60,9 +60,9 @@ Test(fpstats, percentiles_ratio_and_order)
 {
     pcaptool_fpstats *f = pcaptool_fpstats_new();
     for (uint64_t i = 1; i <= 20; i++)
-        add(f, "SELECT ?", i, 2 * i, FBW_FP_MATCH);
-    add(f, "COMMIT", 100, 1000, FBW_FP_NOT_COMPARED);
-    add(f, "SELECT ?", 1, 1, FBW_FP_DIFFERENT);
+        add(f, "SELECT ?", i, 2 * i, PCAPTOOL_FP_MATCH);
+    add(f, "COMMIT", 100, 1000, PCAPTOOL_FP_NOT_COMPARED);
+    add(f, "SELECT ?", 1, 1, PCAPTOOL_FP_DIFFERENT);
     cr_assert_eq(pcaptool_fpstats_count(f), 2);
     json_t *j = pcaptool_fpstats_json(f);
     cr_assert(j && json_is_array(j) && json_array_size(j) == 2);
@@ -104,7 +104,7 @@ Test(fpstats, percentiles_ratio_and_order)
 Test(fpstats, json_escapes_the_statement)
 {
     pcaptool_fpstats *f = pcaptool_fpstats_new();
-    add(f, "SELECT \"a\\b\"\x01", 1, 1, FBW_FP_NOT_COMPARED);
+    add(f, "SELECT \"a\\b\"\x01", 1, 1, PCAPTOOL_FP_NOT_COMPARED);
     json_t *j = pcaptool_fpstats_json(f);
     char *text = json_dumps(j, JSON_COMPACT);
     cr_assert(text);
@@ -120,7 +120,7 @@ Test(fpstats, many_executions_keep_fixed_memory_and_close_percentiles)
 {
     pcaptool_fpstats *f = pcaptool_fpstats_new();
     for (uint64_t i = 1; i <= 20000; i++) { /* capture 0.001..20 ms, replay 3x */
-        pcaptool_fp_exec e = {i * 1000u, i * 3000u, 1, 1, 1, FBW_FP_MATCH};
+        pcaptool_fp_exec e = {i * 1000u, i * 3000u, 1, 1, 1, PCAPTOOL_FP_MATCH};
         cr_assert_eq(pcaptool_fpstats_add(f, "SELECT ?", 8, &e), 0);
     }
     json_t *j = pcaptool_fpstats_json(f);

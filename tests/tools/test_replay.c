@@ -35,46 +35,46 @@ Test(replay_results, rows_and_hash_decide_a_cursor)
 {
     pcaptool_result cap = {.rows = 3, .hash = 42, .affected = -1};
     pcaptool_result same = cap, other = {.rows = 3, .hash = 41, .affected = -1};
-    rp_exec x = exec_of(FBW_STEP_EXECUTE, cap, same);
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_MATCH);
+    rp_exec x = exec_of(PCAPTOOL_STEP_EXECUTE, cap, same);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_MATCH);
     x.rep = other;
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_DIFFERENT);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_DIFFERENT);
     x.rep.unknown = 1; /* rows in a format the capture never showed: the count alone */
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_MATCH);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_MATCH);
     x.rep.rows = 2;
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_DIFFERENT);
-    cr_expect_eq(rp_compare(&x, 1), FBW_FP_NOT_COMPARED, "--results ignore");
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_DIFFERENT);
+    cr_expect_eq(rp_compare(&x, 1), PCAPTOOL_FP_NOT_COMPARED, "--results ignore");
     x.ok = 0;
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_NOT_COMPARED, "a failed execution");
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_NOT_COMPARED, "a failed execution");
 }
 
 Test(replay_results, affected_rows_only_when_the_client_asked)
 {
     pcaptool_result cap = {.rows = -1, .affected = 5}, rep = {.rows = -1, .affected = 5};
-    rp_exec x = exec_of(FBW_STEP_EXECUTE, cap, rep);
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_MATCH);
+    rp_exec x = exec_of(PCAPTOOL_STEP_EXECUTE, cap, rep);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_MATCH);
     x.rep.affected = 4;
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_DIFFERENT);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_DIFFERENT);
     x.cap.affected = -1; /* never asked: nothing to compare */
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_NOT_COMPARED);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_NOT_COMPARED);
 }
 
 Test(replay_results, blob_read_bytes)
 {
     pcaptool_result cap = {.rows = 10, .hash = 9, .affected = -1, .eof = 1};
-    rp_exec x = exec_of(FBW_STEP_BLOB_READ, cap, cap);
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_MATCH);
+    rp_exec x = exec_of(PCAPTOOL_STEP_BLOB_READ, cap, cap);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_MATCH);
     x.rep.hash = 8;
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_DIFFERENT);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_DIFFERENT);
     x.cap.unknown = 1;
-    cr_expect_eq(rp_compare(&x, 0), FBW_FP_NOT_COMPARED);
+    cr_expect_eq(rp_compare(&x, 0), PCAPTOOL_FP_NOT_COMPARED);
 }
 
 Test(replay_results, tally_keeps_the_first_differences_for_text_and_all_for_json)
 {
     pcaptool_result cap = {.rows = 1, .hash = 1, .affected = -1};
     pcaptool_result rep = {.rows = 1, .hash = 2, .affected = -1};
-    rp_exec x = exec_of(FBW_STEP_EXECUTE, cap, rep);
+    rp_exec x = exec_of(PCAPTOOL_STEP_EXECUTE, cap, rep);
     char sql[] = "SELECT 1 FROM RDB$DATABASE";
     x.sql = sql;
     rp_tally text, json;
@@ -85,8 +85,8 @@ Test(replay_results, tally_keeps_the_first_differences_for_text_and_all_for_json
         rp_tally_result(&text, &x, rp_compare(&x, 0));
         rp_tally_result(&json, &x, rp_compare(&x, 0));
     }
-    rp_tally_result(&text, &x, FBW_FP_MATCH);
-    rp_tally_result(&text, &x, FBW_FP_NOT_COMPARED);
+    rp_tally_result(&text, &x, PCAPTOOL_FP_MATCH);
+    rp_tally_result(&text, &x, PCAPTOOL_FP_NOT_COMPARED);
     cr_expect_eq(text.compared, RP_MAX_DIFFS_SHOWN + 6);
     cr_expect_eq(text.matched, 1);
     cr_expect_eq(text.different, RP_MAX_DIFFS_SHOWN + 5);
@@ -108,19 +108,19 @@ Test(replay_results, failures_are_bounded_and_counted)
     fbw_err_clear(&e);
     snprintf(e.msg, sizeof e.msg, "table exists");
     snprintf(e.sqlstate, sizeof e.sqlstate, "42S01");
-    rp_tally_failure(&t, 3, FBW_STEP_IMMEDIATE, 0, 5, &e, "execute immediate failed");
-    rp_tally_failure(&t, 4, FBW_STEP_PREPARE, 1, 5, NULL, "prepare failed");
+    rp_tally_failure(&t, 3, PCAPTOOL_STEP_IMMEDIATE, 0, 5, &e, "execute immediate failed");
+    rp_tally_failure(&t, 4, PCAPTOOL_STEP_PREPARE, 1, 5, NULL, "prepare failed");
     cr_expect_str_eq(t.fail[0].message, "table exists");
     cr_expect_str_eq(t.fail[0].sqlstate, "42S01");
     cr_expect_eq(t.fail[0].tx, 5);
     cr_expect_str_eq(t.fail[1].message, "prepare failed", "the fallback without an error");
     cr_expect_str_eq(t.fail[1].sqlstate, "");
     for (int i = 0; i < RP_MAX_FAILURES_KEPT + 10; i++)
-        rp_tally_failure(&t, 5, FBW_STEP_EXECUTE, 1, 0, NULL, "execute failed");
+        rp_tally_failure(&t, 5, PCAPTOOL_STEP_EXECUTE, 1, 0, NULL, "execute failed");
     cr_expect_eq(t.nfail, RP_MAX_FAILURES_KEPT);
     cr_expect_eq(t.more_fail, 12);
-    cr_expect_eq(t.kinds[FBW_STEP_EXECUTE].failed, RP_MAX_FAILURES_KEPT + 10);
-    cr_expect_eq(t.kinds[FBW_STEP_IMMEDIATE].failed, 1);
+    cr_expect_eq(t.kinds[PCAPTOOL_STEP_EXECUTE].failed, RP_MAX_FAILURES_KEPT + 10);
+    cr_expect_eq(t.kinds[PCAPTOOL_STEP_IMMEDIATE].failed, 1);
     rp_tally_free(&t);
 }
 
@@ -246,11 +246,11 @@ static void model_init(model *x)
     x->rep.round_trips = 5;
     x->ci = (pcaptool_report_conn){
         .id = 1, .client = "127.0.0.1:40000", .server = "127.0.0.1:3050", .stats = &x->cap};
-    x->t.kinds[FBW_STEP_EXECUTE] = (rp_kind_count){.steps = 4, .failed = 1, .round_trips = 6};
-    rp_tally_failure(&x->t, 2, FBW_STEP_EXECUTE, 1, 1, NULL, "execute failed");
+    x->t.kinds[PCAPTOOL_STEP_EXECUTE] = (rp_kind_count){.steps = 4, .failed = 1, .round_trips = 6};
+    rp_tally_failure(&x->t, 2, PCAPTOOL_STEP_EXECUTE, 1, 1, NULL, "execute failed");
     pcaptool_result cap = {.rows = 2, .hash = 0xab, .affected = -1};
     pcaptool_result rep = {.rows = 3, .hash = 0xcd, .affected = -1};
-    rp_exec e = exec_of(FBW_STEP_EXECUTE, cap, rep);
+    rp_exec e = exec_of(PCAPTOOL_STEP_EXECUTE, cap, rep);
     x->t.keep_all_diffs = 1;
     rp_tally_result(&x->t, &e, rp_compare(&e, 0));
     x->not_replayed[FBW_OP_CANCEL] = 2;

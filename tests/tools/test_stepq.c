@@ -15,7 +15,7 @@ static pcaptool_qstep *step(size_t index, size_t n, int refs)
 {
     pcaptool_step s;
     memset(&s, 0, sizeof s);
-    s.kind = FBW_STEP_PREPARE;
+    s.kind = PCAPTOOL_STEP_PREPARE;
     s.data = malloc(n + 1);
     cr_assert(s.data);
     memset(s.data, 'x', n);
@@ -46,13 +46,13 @@ Test(stepq, order_limit_deadline_force_and_end)
     pcaptool_qstep *x;
     for (size_t i = 1; i <= 3; i++) {
         cr_assert_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 1000000000u),
-                     FBW_STEPQ_STEP);
+                     PCAPTOOL_STEPQ_STEP);
         cr_expect_eq(x->index, i);
         pcaptool_qstep_unref(x);
     }
-    cr_expect_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 20000000u), FBW_STEPQ_TIMEOUT);
+    cr_expect_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 20000000u), PCAPTOOL_STEPQ_TIMEOUT);
     pcaptool_stepq_close(&q, 42);
-    cr_expect_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 1000000000u), FBW_STEPQ_END);
+    cr_expect_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now() + 1000000000u), PCAPTOOL_STEPQ_END);
     cr_expect_eq(q.t_detach, 42);
     pcaptool_stepq_destroy(&q);
 }
@@ -66,7 +66,7 @@ Test(stepq, byte_limit_holds_back_but_never_below_one_step)
     pcaptool_qstep *small = step(2, 10, 1);
     cr_expect_eq(pcaptool_stepq_push(&q, small, pcaptool_stepq_now() + 10000000u, 0), FBW_AGAIN);
     pcaptool_qstep *x;
-    cr_assert_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now()), FBW_STEPQ_STEP);
+    cr_assert_eq(pcaptool_stepq_pop(&q, &x, pcaptool_stepq_now()), PCAPTOOL_STEPQ_STEP);
     pcaptool_qstep_unref(x);
     cr_expect_eq(pcaptool_stepq_push(&q, small, pcaptool_stepq_now(), 0), FBW_OK);
     pcaptool_stepq_destroy(&q); /* drops the queued reference */
@@ -81,7 +81,7 @@ Test(stepq, a_shared_step_lives_until_its_last_queue_lets_go)
     cr_assert_eq(pcaptool_stepq_push(&a, s, pcaptool_stepq_now(), 0), FBW_OK);
     cr_assert_eq(pcaptool_stepq_push(&b, s, pcaptool_stepq_now(), 0), FBW_OK);
     pcaptool_qstep *x;
-    cr_assert_eq(pcaptool_stepq_pop(&a, &x, pcaptool_stepq_now()), FBW_STEPQ_STEP);
+    cr_assert_eq(pcaptool_stepq_pop(&a, &x, pcaptool_stepq_now()), PCAPTOOL_STEPQ_STEP);
     pcaptool_qstep_unref(x);
     cr_expect_eq(atomic_load(&s->refs), 1);
     cr_expect_str_eq((const char *)s->s.data, "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx" "xxxxxxxxxx"
@@ -97,7 +97,7 @@ static void *consumer(void *arg)
     pcaptool_stepq *q = arg;
     pcaptool_qstep *x;
     int got = pcaptool_stepq_pop(q, &x, pcaptool_stepq_now() + 5000000000u);
-    if (got == FBW_STEPQ_STEP)
+    if (got == PCAPTOOL_STEPQ_STEP)
         pcaptool_qstep_unref(x);
     return (void *)(intptr_t)got;
 }
@@ -115,7 +115,7 @@ Test(stepq, a_consumer_waiting_on_an_empty_queue_is_starving_until_a_step_comes)
     cr_assert_eq(pcaptool_stepq_push(&q, step(1, 1, 1), pcaptool_stepq_now(), 0), FBW_OK);
     void *got;
     pthread_join(t, &got);
-    cr_expect_eq((intptr_t)got, FBW_STEPQ_STEP);
+    cr_expect_eq((intptr_t)got, PCAPTOOL_STEPQ_STEP);
     cr_expect(!pcaptool_stepq_starving(&q));
     cr_expect_eq(atomic_load(&q.popped), 1);
     /* abandoned: pushes drop the step at once, even when the queue would be full */

@@ -56,7 +56,7 @@ Test(trace, fb3_isql_session)
     cr_assert_eq(used, len);
     cr_assert_eq(t.n, headers(text));
     /* the security database's login query, with its parameter */
-    const pcaptool_trace_event *e = find_sql(&t, FBW_TRACE_EXEC_FINISH, "PLG$SRP");
+    const pcaptool_trace_event *e = find_sql(&t, PCAPTOOL_TRACE_EXEC_FINISH, "PLG$SRP");
     cr_assert(e);
     cr_assert_str_eq(e->remote, "<internal>");
     cr_assert_eq(e->nparams, 1);
@@ -66,7 +66,7 @@ Test(trace, fb3_isql_session)
     cr_assert_eq(e->ms, 0);
     cr_assert_eq(e->stmt, 25);
     /* the SELECT of isql's attachment: its statement, transaction and rows */
-    e = find_sql(&t, FBW_TRACE_EXEC_FINISH, "select * from tr27 where id = 1");
+    e = find_sql(&t, PCAPTOOL_TRACE_EXEC_FINISH, "select * from tr27 where id = 1");
     cr_assert(e);
     cr_assert_str_eq(e->db, "/srv/fb/fbwire_test.fdb");
     cr_assert_str_eq(e->user, "SYSDBA:NONE");
@@ -77,7 +77,7 @@ Test(trace, fb3_isql_session)
     cr_assert_eq(e->records, 1);
     cr_assert_str_eq(e->sql, "select * from tr27 where id = 1");
     /* DDL has no statement id on FB3 */
-    e = find_sql(&t, FBW_TRACE_EXEC_START, "create table tr27");
+    e = find_sql(&t, PCAPTOOL_TRACE_EXEC_START, "create table tr27");
     cr_assert(e);
     cr_assert_eq(e->stmt, 0);
     cr_assert_eq(e->ts_ns % 100000u, 0); /* 0.1 ms resolution */
@@ -131,7 +131,7 @@ Test(trace, truncated_keeps_what_was_read)
     cr_assert_eq(pcaptool_trace_feed(&t, text, (size_t)(cut - text) + 8, 1, &used), FBW_E_PROTO);
     cr_assert(strstr(t.err, "the input ends inside this event record"), "%s", t.err);
     cr_assert_gt(t.n, 10);
-    cr_assert(find_sql(&t, FBW_TRACE_EXEC_FINISH, "select * from tr27"));
+    cr_assert(find_sql(&t, PCAPTOOL_TRACE_EXEC_FINISH, "select * from tr27"));
     cr_assert_lt(used, (size_t)(cut - text)); /* the cut record is not taken */
     pcaptool_trace_free(&t);
     free(text);
@@ -189,7 +189,7 @@ Test(trace, params_nulls_and_errors)
     cr_assert_str_eq(e->params[0].text, "two\nlines");
     cr_assert(e->params[1].is_null && !e->params[1].text);
     cr_assert_str_eq(e->params[2].text, "a\"b");
-    cr_assert_eq(t.ev[1].kind, FBW_TRACE_OTHER);
+    cr_assert_eq(t.ev[1].kind, PCAPTOOL_TRACE_OTHER);
     pcaptool_trace_free(&t);
 }
 
@@ -227,9 +227,9 @@ Test(trace, fb3_workload)
                      "drop rollback commit start start immediate commit start commit commit");
     const pcaptool_step *sel = NULL;
     for (size_t i = 0; i < c->n; i++)
-        if (c->steps[i].kind == FBW_STEP_FETCH)
+        if (c->steps[i].kind == PCAPTOOL_STEP_FETCH)
             sel = &c->steps[c->steps[i].owner - 1];
-    cr_assert(sel && sel->kind == FBW_STEP_EXECUTE);
+    cr_assert(sel && sel->kind == PCAPTOOL_STEP_EXECUTE);
     cr_assert_eq(sel->result.rows, 1);
     cr_assert(sel->result.unknown);
     cr_assert_geq(sel->t_end, sel->t_req);

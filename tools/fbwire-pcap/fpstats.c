@@ -200,9 +200,9 @@ int pcaptool_fpstats_add(pcaptool_fpstats *f, const char *key, size_t len,
         g->rep_rt += e->replay_rt;
         g->rep_total += e->replay_ns;
     }
-    if (e->result != FBW_FP_NOT_COMPARED) {
+    if (e->result != PCAPTOOL_FP_NOT_COMPARED) {
         g->compared++;
-        g->matched += e->result == FBW_FP_MATCH;
+        g->matched += e->result == PCAPTOOL_FP_MATCH;
     }
     return 0;
 }

@@ -3,8 +3,8 @@
  * dropped, whitespace folded) so executions of one statement with other values group together,
  * and per group the count, capture and replay latency percentiles, their ratio, round trips per
  * execution and result matches, printed as text or JSON. Pure: no I/O, no clock. */
-#ifndef FBW_PCAP_FPSTATS_H
-#define FBW_PCAP_FPSTATS_H
+#ifndef PCAPTOOL_FPSTATS_H
+#define PCAPTOOL_FPSTATS_H
 
 #include "buf.h"
 
@@ -20,10 +20,10 @@ void pcaptool_fingerprint(const char *sql, size_t n, fbw_buf *out);
 
 typedef struct pcaptool_fpstats pcaptool_fpstats;
 
-enum { FBW_FP_NOT_COMPARED = -1, FBW_FP_DIFFERENT = 0, FBW_FP_MATCH = 1 };
+enum { PCAPTOOL_FP_NOT_COMPARED = -1, PCAPTOOL_FP_DIFFERENT = 0, PCAPTOOL_FP_MATCH = 1 };
 
 /* One execution. replayed: the replay ran it without failure (else only the capture side
- * counts). result: FBW_FP_*. Returns -1 when out of memory. */
+ * counts). result: PCAPTOOL_FP_*. Returns -1 when out of memory. */
 typedef struct pcaptool_fp_exec {
     uint64_t capture_ns, replay_ns;
     uint32_t capture_rt, replay_rt;

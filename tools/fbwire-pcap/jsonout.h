@@ -3,8 +3,8 @@
  * (which need not be UTF-8), hex strings, fixed-decimal numbers, and the one way a report
  * document is written. Reports are trees of json_t rendered by jansson, never text put together
  * by hand. Every function returns a new reference, NULL when out of memory. */
-#ifndef FBW_PCAP_JSONOUT_H
-#define FBW_PCAP_JSONOUT_H
+#ifndef PCAPTOOL_JSONOUT_H
+#define PCAPTOOL_JSONOUT_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -174,16 +174,16 @@ static int parse_connection(const char *s, int *out)
 /* Replay needs --db unless it only lists; dump and stats take none of replay's options. */
 static int check_mode(int mode, const pcaptool_replay_opts *po, int replay_opts)
 {
-    if (mode != FBW_REPORT_QUIET && replay_opts) {
+    if (mode != PCAPTOOL_REPORT_QUIET && replay_opts) {
         fprintf(stderr, "fbwire-pcap: --db, --user, --password, --wire-crypt, --connection and "
                         "--list are replay options\n");
         return -1;
     }
-    if (mode == FBW_REPORT_QUIET && !po->list && !po->dsn) {
+    if (mode == PCAPTOOL_REPORT_QUIET && !po->list && !po->dsn) {
         fprintf(stderr, "fbwire-pcap: replay needs --db DSN (or --list)\n");
         return -1;
     }
-    if (mode == FBW_REPORT_QUIET && po->list && (po->dsn || po->user || po->password)) {
+    if (mode == PCAPTOOL_REPORT_QUIET && po->list && (po->dsn || po->user || po->password)) {
         fprintf(stderr, "fbwire-pcap: --list connects nowhere: no --db, --user or --password\n");
         return -1;
     }
@@ -192,9 +192,9 @@ static int check_mode(int mode, const pcaptool_replay_opts *po, int replay_opts)
 
 static int mode_of(const char *cmd)
 {
-    return !strcmp(cmd, "stats")    ? FBW_REPORT_STATS
-           : !strcmp(cmd, "dump")   ? FBW_REPORT_DUMP
-           : !strcmp(cmd, "replay") ? FBW_REPORT_QUIET
+    return !strcmp(cmd, "stats")    ? PCAPTOOL_REPORT_STATS
+           : !strcmp(cmd, "dump")   ? PCAPTOOL_REPORT_DUMP
+           : !strcmp(cmd, "replay") ? PCAPTOOL_REPORT_QUIET
                                     : -1;
 }
 
@@ -273,7 +273,7 @@ static int parse_replay_opt(int ch, const char *arg, pcaptool_replay_opts *po)
         return -1;
     case O_ROWFORMAT:
         if (!strcmp(arg, "captured")) {
-            po->row_format = FBW_REPLAY_ROWS_CAPTURED;
+            po->row_format = PCAPTOOL_REPLAY_ROWS_CAPTURED;
             return 0;
         }
         if (fbw_row_format_parse(arg, &po->row_format) == FBW_OK)
@@ -282,7 +282,7 @@ static int parse_replay_opt(int ch, const char *arg, pcaptool_replay_opts *po)
         return -1;
     case O_INLINE: {
         if (!strcmp(arg, "captured")) {
-            po->inline_blob_size = FBW_REPLAY_INLINE_CAPTURED;
+            po->inline_blob_size = PCAPTOOL_REPLAY_INLINE_CAPTURED;
             return 0;
         }
         long v = strtol(arg, &end, 10);
@@ -325,10 +325,10 @@ int main(int argc, char **argv)
                                              {0, 0, 0, 0}};
     uint16_t ports[MAX_PORTS] = {DEFAULT_PORT};
     size_t nports = 1;
-    pcaptool_report_opts ro = {.mode = FBW_REPORT_DUMP, .out = stdout};
+    pcaptool_report_opts ro = {.mode = PCAPTOOL_REPORT_DUMP, .out = stdout};
     pcaptool_replay_opts po = {
-        .wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1, .row_format = FBW_REPLAY_ROWS_CAPTURED,
-        .inline_blob_size = FBW_REPLAY_INLINE_CAPTURED};
+        .wire_crypt = FBW_WIRE_CRYPT_DISABLED, .speed = 1, .row_format = PCAPTOOL_REPLAY_ROWS_CAPTURED,
+        .inline_blob_size = PCAPTOOL_REPLAY_INLINE_CAPTURED};
     int replay_opts = 0;
     const char *keylog = NULL, *trace_db = NULL;
     int trace = 0;
@@ -417,7 +417,7 @@ int main(int argc, char **argv)
         }
     }
     if (optind != argc - 1 || check_mode(ro.mode, &po, replay_opts) ||
-        (ro.trips && ro.mode == FBW_REPORT_QUIET)) {
+        (ro.trips && ro.mode == PCAPTOOL_REPORT_QUIET)) {
         usage(stderr);
         return 2;
     }
@@ -430,7 +430,7 @@ int main(int argc, char **argv)
         po.out = ro.out;
         return pcaptool_trace_replay_file(argv[optind], trace_db, &po);
     }
-    if (ro.mode == FBW_REPORT_QUIET)
+    if (ro.mode == PCAPTOOL_REPORT_QUIET)
         return run_replay(argv[optind], &ro, ports, nports, &po, keylog);
     return run(argv[optind], &ro, ports, nports, nports > 1, NULL, keylog);
 }

@@ -5,8 +5,8 @@
  *
  * Nothing here decodes Firebird packets itself: that is dec.c/pkt.c, the same code the live client
  * uses. Captures are hostile input: every length read from a frame is checked before use. */
-#ifndef FBW_PCAPTOOL_H
-#define FBW_PCAPTOOL_H
+#ifndef PCAPTOOL_H
+#define PCAPTOOL_H
 
 #include "buf.h"
 #include "err.h"
@@ -19,10 +19,10 @@
 
 /* ---- capture.c ---- */
 
-#define FBW_TCP_FIN 0x01
-#define FBW_TCP_SYN 0x02
-#define FBW_TCP_RST 0x04
-#define FBW_TCP_ACK 0x10
+#define PCAPTOOL_TCP_FIN 0x01
+#define PCAPTOOL_TCP_SYN 0x02
+#define PCAPTOOL_TCP_RST 0x04
+#define PCAPTOOL_TCP_ACK 0x10
 
 /* One TCP segment as the capture holds it. */
 typedef struct pcaptool_seg {
@@ -32,7 +32,7 @@ typedef struct pcaptool_seg {
     uint8_t src[16], dst[16];
     uint16_t sport, dport;
     uint32_t seq, ack;
-    uint8_t flags;       /* FBW_TCP_* */
+    uint8_t flags;       /* PCAPTOOL_TCP_* */
     const uint8_t *data; /* captured payload, valid during the callback */
     size_t len;          /* captured payload bytes */
     size_t wire_len; /* payload bytes the IP header announces; > len when snaplen cut the frame */
@@ -66,7 +66,7 @@ void pcaptool_cap_endpoint(int family, const uint8_t *addr, uint16_t port, char 
 
 typedef struct pcaptool_tcp pcaptool_tcp;
 
-enum pcaptool_tcp_end { FBW_TCP_END_FIN, FBW_TCP_END_RST, FBW_TCP_END_CAPTURE };
+enum pcaptool_tcp_end { PCAPTOOL_TCP_END_FIN, PCAPTOOL_TCP_END_RST, PCAPTOOL_TCP_END_CAPTURE };
 
 /* What reassembly hands to its user, per connection. conn is what open() returned. */
 typedef struct pcaptool_tcp_sink {
@@ -109,7 +109,7 @@ void pcaptool_keys_free(pcaptool_keys *k);
 /* ---- report.c ---- */
 
 /* QUIET decodes and keeps the statistics but prints nothing (replay.c prints its own report). */
-enum pcaptool_report_mode { FBW_REPORT_DUMP, FBW_REPORT_STATS, FBW_REPORT_QUIET };
+enum pcaptool_report_mode { PCAPTOOL_REPORT_DUMP, PCAPTOOL_REPORT_STATS, PCAPTOOL_REPORT_QUIET };
 
 struct fbw_dec;
 struct fbw_pkt;

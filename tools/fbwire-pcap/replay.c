@@ -32,7 +32,7 @@ typedef struct rconn {
     int seen;
     int run;    /* to be replayed */
     rp_job job; /* its replay (the first; copies are in pcaptool_replay.copies) */
-    rp_kind_count kinds[FBW_STEP_KINDS]; /* --list, or a connection not replayed */
+    rp_kind_count kinds[PCAPTOOL_STEP_KINDS]; /* --list, or a connection not replayed */
 } rconn;
 
 struct pcaptool_replay {
@@ -147,7 +147,7 @@ static int add_job(pcaptool_replay *rp, rp_job *j)
     if (!a)
         return -1;
     rp->sh.jobs = a;
-    if (pcaptool_stepq_init(&j->q, FBW_STREAM_QUEUE_STEPS, FBW_STREAM_QUEUE_BYTES) != FBW_OK)
+    if (pcaptool_stepq_init(&j->q, PCAPTOOL_STREAM_QUEUE_STEPS, PCAPTOOL_STREAM_QUEUE_BYTES) != FBW_OK)
         return -1;
     j->q_ready = 1;
     j->sh = &rp->sh;
@@ -250,7 +250,7 @@ static void replay_all(pcaptool_replay *rp, int (*plan_steps)(pcaptool_replay *r
     o->user = rp->o.user;
     o->password = rp->o.password;
     o->wire_crypt = rp->o.wire_crypt;
-    o->rows_captured = rp->o.row_format == FBW_REPLAY_ROWS_CAPTURED;
+    o->rows_captured = rp->o.row_format == PCAPTOOL_REPLAY_ROWS_CAPTURED;
     o->row_format = rp->o.row_format;
     o->pace_none = rp->o.pace_none;
     o->speed = rp->o.speed;
@@ -281,7 +281,7 @@ static void check_truncation(char *why, size_t size, pcaptool_report_conn *ci,
 
 static void sum_kinds(rp_conn_report *m)
 {
-    for (int k = 0; k < FBW_STEP_KINDS; k++) {
+    for (int k = 0; k < PCAPTOOL_STEP_KINDS; k++) {
         m->steps_total += m->kinds[k].steps;
         m->failed_total += m->kinds[k].failed;
     }
@@ -328,7 +328,7 @@ static void conn_model(const pcaptool_replay *rp, rconn *c, const pcaptool_repor
             m->kinds = c->job.tally.kinds;
             add_results(t, m->tally);
         } else { /* not replayed: the steps the reader decoded before the problem */
-            for (int k = 0; k < FBW_STEP_KINDS; k++)
+            for (int k = 0; k < PCAPTOOL_STEP_KINDS; k++)
                 c->kinds[k].steps = c->src.kinds[k];
             m->kinds = c->kinds;
         }
@@ -340,7 +340,7 @@ static void conn_model(const pcaptool_replay *rp, rconn *c, const pcaptool_repor
         t->replayed++;
         fbw_stats_add(&t->replay, m->replay);
     }
-    for (int k = 0; k < FBW_STEP_KINDS; k++) {
+    for (int k = 0; k < PCAPTOOL_STEP_KINDS; k++) {
         t->kinds[k].steps += m->kinds[k].steps;
         t->kinds[k].failed += m->kinds[k].failed;
         t->kinds[k].round_trips += m->kinds[k].round_trips;

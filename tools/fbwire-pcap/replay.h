@@ -12,20 +12,20 @@
  * connection that cannot be decoded to its end is not replayed at all) and take the times pacing
  * needs, keeping only counters; then streamed (stream.h): a reader thread decodes it again and
  * hands each connection's final steps through bounded queues to the replay threads. */
-#ifndef FBW_PCAP_REPLAY_H
-#define FBW_PCAP_REPLAY_H
+#ifndef PCAPTOOL_REPLAY_H
+#define PCAPTOOL_REPLAY_H
 
 #include "pcaptool.h"
 
 /* --row-format captured: each execution asks for rows in the format the captured client asked for
  * (its fetch BLR), so results compare like with like; otherwise the library's compact or described
  * formats (wire/msg.h). */
-enum { FBW_REPLAY_ROWS_CAPTURED = -1 };
+enum { PCAPTOOL_REPLAY_ROWS_CAPTURED = -1 };
 /* --inline-blob-size captured: each execution asks the target for the inline blobs (protocol 19)
  * its captured op_execute asked for: none from a client below protocol 19 or one that asked for
  * none, so the replay receives inline exactly the blobs the captured client did and reads the
  * others as it read them. A number asks every execution for that size instead. */
-enum { FBW_REPLAY_INLINE_CAPTURED = -1 };
+enum { PCAPTOOL_REPLAY_INLINE_CAPTURED = -1 };
 
 typedef struct pcaptool_replay_opts {
     const char *dsn;      /* --db; NULL only with list */
@@ -39,8 +39,8 @@ typedef struct pcaptool_replay_opts {
     double speed;         /* --speed: offsets and think times divided by it (1 default) */
     int connections;      /* --connections N (0: one per captured connection) */
     int results_ignore;   /* --results ignore */
-    int row_format;       /* --row-format: FBW_REPLAY_ROWS_CAPTURED (default) or FBW_ROW_FORMAT_* */
-    int32_t inline_blob_size; /* --inline-blob-size: FBW_REPLAY_INLINE_CAPTURED (default) or N */
+    int row_format;       /* --row-format: PCAPTOOL_REPLAY_ROWS_CAPTURED (default) or FBW_ROW_FORMAT_* */
+    int32_t inline_blob_size; /* --inline-blob-size: PCAPTOOL_REPLAY_INLINE_CAPTURED (default) or N */
     int progress;         /* --progress (also when stderr is a terminal) */
     FILE *out;
     /* the capture again, for the streaming reader (stream.h) */

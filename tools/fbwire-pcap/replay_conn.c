@@ -86,15 +86,15 @@ static void pace(rp_job *j, uint64_t capture_ts)
 
 /* ---- latency per fingerprint ---- */
 
-static const char *const end_names[FBW_STEP_KINDS] = {
-    [FBW_STEP_COMMIT] = "COMMIT",     [FBW_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
-    [FBW_STEP_ROLLBACK] = "ROLLBACK", [FBW_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
-    [FBW_STEP_BLOB] = "(blob write)", [FBW_STEP_BLOB_READ] = "(blob read)",
+static const char *const end_names[PCAPTOOL_STEP_KINDS] = {
+    [PCAPTOOL_STEP_COMMIT] = "COMMIT",     [PCAPTOOL_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
+    [PCAPTOOL_STEP_ROLLBACK] = "ROLLBACK", [PCAPTOOL_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
+    [PCAPTOOL_STEP_BLOB] = "(blob write)", [PCAPTOOL_STEP_BLOB_READ] = "(blob read)",
 };
 
 static int is_execution(int kind)
 {
-    return kind == FBW_STEP_EXECUTE || kind == FBW_STEP_IMMEDIATE || end_names[kind] != NULL;
+    return kind == PCAPTOOL_STEP_EXECUTE || kind == PCAPTOOL_STEP_IMMEDIATE || end_names[kind] != NULL;
 }
 
 /* One execution into the shared table (the threads add as their executions end). */
@@ -145,7 +145,7 @@ static void exec_begin(runner *r, const pcaptool_qstep *q)
     memset(x, 0, sizeof *x);
     x->step = q->index;
     x->stmt = slot;
-    x->kind = FBW_STEP_EXECUTE;
+    x->kind = PCAPTOOL_STEP_EXECUTE;
     x->cap = q->s.result;
     x->rep = (pcaptool_result){.rows = -1, .affected = -1};
     x->sql = q->s.sql_step && r->sl.sql[slot] ? dup_str(r, r->sl.sql[slot]) : NULL;
@@ -168,26 +168,26 @@ static void account(runner *r, const pcaptool_qstep *q, uint64_t ns, uint32_t rt
     int ok = ran && r->x.step_ok;
     int slot = s->stmt > 0 ? s->stmt : 0;
     rp_exec *x = slot && r->sl.ex ? r->sl.ex[slot] : NULL;
-    if (s->kind == FBW_STEP_PREPARE && slot && s->data) {
+    if (s->kind == PCAPTOOL_STEP_PREPARE && slot && s->data) {
         free(r->sl.sql[slot]);
         r->sl.sql[slot] = dup_str(r, (const char *)s->data);
     }
-    if (s->kind == FBW_STEP_EXECUTE && x && x->step == q->index) {
+    if (s->kind == PCAPTOOL_STEP_EXECUTE && x && x->step == q->index) {
         x->ok = ok;
         x->e.replayed = ok && r->j->replayed;
         add_to(&x->e, s, ns, rts);
-    } else if ((s->kind == FBW_STEP_FETCH || s->kind == FBW_STEP_INFO_SQL) &&
+    } else if ((s->kind == PCAPTOOL_STEP_FETCH || s->kind == PCAPTOOL_STEP_INFO_SQL) &&
                s->owner != q->index && x && x->step == s->owner) {
         x->e.replayed &= ok;
         add_to(&x->e, s, ns, rts);
     } else if (is_execution(s->kind)) {
         pcaptool_fp_exec e = {.replayed = ok && r->j->replayed,
-                              .result = ran ? r->x.once_result : FBW_FP_NOT_COMPARED};
+                              .result = ran ? r->x.once_result : PCAPTOOL_FP_NOT_COMPARED};
         add_to(&e, s, ns, rts);
-        const char *sql = s->kind == FBW_STEP_IMMEDIATE ? (const char *)s->data : NULL;
+        const char *sql = s->kind == PCAPTOOL_STEP_IMMEDIATE ? (const char *)s->data : NULL;
         add_fp(r, end_names[s->kind], sql, &e);
     }
-    if (s->kind == FBW_STEP_DROP && slot)
+    if (s->kind == PCAPTOOL_STEP_DROP && slot)
         exec_end(r, slot);
 }
 
@@ -222,7 +222,7 @@ static void run_one(runner *r, const pcaptool_qstep *q)
     r->x.step = i;
     if (!ran) {
         r->x.step_ok = 0;
-        if (s->kind == FBW_STEP_EXECUTE && s->stmt > 0)
+        if (s->kind == PCAPTOOL_STEP_EXECUTE && s->stmt > 0)
             exec_begin(r, q);
         account(r, q, 0, 0, 0);
         return;
@@ -233,8 +233,8 @@ static void run_one(runner *r, const pcaptool_qstep *q)
     uint64_t t0 = rp_now_ns();
     r->j->tally.kinds[s->kind].steps++;
     r->x.step_ok = 1;
-    r->x.once_result = FBW_FP_NOT_COMPARED;
-    if (s->kind == FBW_STEP_EXECUTE && s->stmt > 0)
+    r->x.once_result = PCAPTOOL_FP_NOT_COMPARED;
+    if (s->kind == PCAPTOOL_STEP_EXECUTE && s->stmt > 0)
         exec_begin(r, q);
     if (s->problem)
         rp_add_failure(&r->x, i, s, NULL, s->problem);
@@ -244,7 +244,7 @@ static void run_one(runner *r, const pcaptool_qstep *q)
     uint64_t ns = rp_now_ns() - t0;
     r->j->tally.kinds[s->kind].round_trips += rts;
     rp_step_check_starts(&r->x);
-    if (s->tx > 0 && (s->kind == FBW_STEP_COMMIT || s->kind == FBW_STEP_ROLLBACK ||
+    if (s->tx > 0 && (s->kind == PCAPTOOL_STEP_COMMIT || s->kind == PCAPTOOL_STEP_ROLLBACK ||
                       (r->sl.tx[s->tx] && fbw_tx_state(r->sl.tx[s->tx]) == FBW_TX_ENDED)))
         rp_step_tx_ended(&r->x, s->tx); /* also COMMIT or ROLLBACK as SQL */
     account(r, q, ns, (uint32_t)rts, 1);
@@ -259,9 +259,9 @@ static void run_stream(runner *r)
     for (;;) {
         pcaptool_qstep *q = NULL;
         int got = pcaptool_stepq_pop(&r->j->q, &q, rp_now_ns() + 1000000000u);
-        if (got == FBW_STEPQ_TIMEOUT)
+        if (got == PCAPTOOL_STEPQ_TIMEOUT)
             continue;
-        if (got != FBW_STEPQ_STEP)
+        if (got != PCAPTOOL_STEPQ_STEP)
             break;
         run_one(r, q);
         pcaptool_qstep_unref(q);

@@ -9,8 +9,8 @@
  * A job runs on its own thread (replay_threads.h) and writes only its rp_job, read after it is
  * joined; what the jobs share (rp_shared: the fingerprint table under its mutex, the progress
  * counters, the out-of-memory flag) is atomic or locked. The driver (replay.c) owns both. */
-#ifndef FBW_PCAP_REPLAY_CONN_H
-#define FBW_PCAP_REPLAY_CONN_H
+#ifndef PCAPTOOL_REPLAY_CONN_H
+#define PCAPTOOL_REPLAY_CONN_H
 
 #include "fpstats.h"
 #include "replay_results.h"
@@ -31,7 +31,7 @@ typedef struct rp_conn_opts {
     int pace_none;
     double speed;
     int results_ignore;
-    int32_t inline_blob_size; /* FBW_REPLAY_INLINE_CAPTURED or the size every execute asks for */
+    int32_t inline_blob_size; /* PCAPTOOL_REPLAY_INLINE_CAPTURED or the size every execute asks for */
     int keep_all_diffs; /* JSON report: every difference */
 } rp_conn_opts;
 

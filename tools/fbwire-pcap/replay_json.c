@@ -49,30 +49,30 @@ static json_t *params_json(const pcaptool_step *s)
 /* The keys of a step's kind (added to o). */
 static void step_detail(json_t **o, const pcaptool_step *s)
 {
-    if (s->kind == FBW_STEP_START) {
+    if (s->kind == PCAPTOOL_STEP_START) {
         set(o, "tpb", pcaptool_json_hex(s->data, s->len));
-    } else if (s->kind == FBW_STEP_PREPARE || s->kind == FBW_STEP_IMMEDIATE) {
+    } else if (s->kind == PCAPTOOL_STEP_PREPARE || s->kind == PCAPTOOL_STEP_IMMEDIATE) {
         set(o, "sql", pcaptool_json_bytes(s->data, s->len, 0));
-    } else if (s->kind == FBW_STEP_EXECUTE) {
+    } else if (s->kind == PCAPTOOL_STEP_EXECUTE) {
         set(o, "params", params_json(s));
         set(o, "inline_blob_size", json_integer(JI(s->inline_blob_size))); /* 0: none */
-    } else if (s->kind == FBW_STEP_FETCH) {
+    } else if (s->kind == PCAPTOOL_STEP_FETCH) {
         set(o, "op_fetch", json_integer(JI(s->fetches)));
-    } else if (s->kind == FBW_STEP_BLOB) {
+    } else if (s->kind == PCAPTOOL_STEP_BLOB) {
         set(o, "bytes", json_integer(JI(s->len)));
         set(o, "cancelled", json_boolean(s->cancelled));
-    } else if (s->kind == FBW_STEP_BLOB_READ) {
+    } else if (s->kind == PCAPTOOL_STEP_BLOB_READ) {
         json_t *r = json_pack("{s:I,s:I,s:I,s:I,s:I,s:b}", "from_step", JI(s->read_exec), "row",
                               JI(s->read_row + 1), "col", JI(s->read_col + 1u), "requests",
                               JI(s->nacts), "bytes", JI(s->result.rows), "to_end", s->result.eof);
         if (!r || !*o || json_object_update(*o, r))
             set(o, "from_step", NULL);
         json_decref(r);
-    } else if (s->kind >= FBW_STEP_INFO_SQL && s->kind <= FBW_STEP_INFO_TRANSACTION) {
+    } else if (s->kind >= PCAPTOOL_STEP_INFO_SQL && s->kind <= PCAPTOOL_STEP_INFO_TRANSACTION) {
         set(o, "items", pcaptool_json_hex(s->data, s->len));
         set(o, "buffer", json_integer(JI(s->info_buflen)));
     }
-    if (s->kind == FBW_STEP_IMMEDIATE && s->imm2) {
+    if (s->kind == PCAPTOOL_STEP_IMMEDIATE && s->imm2) {
         set(o, "params", params_json(s));
         set(o, "output", json_integer(JI(s->out_n)));
     }
@@ -98,7 +98,7 @@ static json_t *requests_json(const rp_conn_report *c)
                                 JI(c->requests[i].messages)));
     if (!listed)
         return NULL;
-    return json_pack("{s:I, s:s, s:o}", "compiled", JI(c->requests_total), "why", FBW_WL_REQUEST_WHY,
+    return json_pack("{s:I, s:s, s:o}", "compiled", JI(c->requests_total), "why", PCAPTOOL_WL_REQUEST_WHY,
                      "listed", listed);
 }
 
@@ -143,7 +143,7 @@ static json_t *ratio_json(const fbw_stats *cap, const fbw_stats *rep, int replay
 static json_t *kinds_json(const rp_kind_count *k)
 {
     json_t *o = json_object();
-    for (int i = 0; i < FBW_STEP_KINDS; i++)
+    for (int i = 0; i < PCAPTOOL_STEP_KINDS; i++)
         if (k[i].steps)
             set(&o, pcaptool_step_name(i),
                 json_pack("{s:I,s:I,s:I}", "count", JI(k[i].steps), "failed", JI(k[i].failed),

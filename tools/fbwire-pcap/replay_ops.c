@@ -75,7 +75,7 @@ static void once_end(rp_step *r, size_t i, const pcaptool_result *rep)
     x.read_exec = s->read_exec;
     x.read_row = s->read_row;
     x.read_col = s->read_col;
-    x.sql = s->kind == FBW_STEP_IMMEDIATE ? (char *)s->data : NULL;
+    x.sql = s->kind == PCAPTOOL_STEP_IMMEDIATE ? (char *)s->data : NULL;
     int res = rp_compare(&x, r->results_ignore);
     rp_tally_result(r->tally, &x, res);
     r->once_result = res;
@@ -131,11 +131,11 @@ static int info_target(rp_step *r, int32_t *op, uint16_t *h)
     const pcaptool_step *s = r->s;
     *h = 0;
     *op = FBW_OP_INFO_DATABASE;
-    if (s->kind == FBW_STEP_INFO_SQL) {
+    if (s->kind == PCAPTOOL_STEP_INFO_SQL) {
         *op = FBW_OP_INFO_SQL;
         return fbw_stmt_handle(r->sl->st[s->stmt], h);
     }
-    if (s->kind == FBW_STEP_INFO_TRANSACTION) {
+    if (s->kind == PCAPTOOL_STEP_INFO_TRANSACTION) {
         *op = FBW_OP_INFO_TRANSACTION;
         return fbw_tx_handle(r->sl->tx[s->tx], h);
     }
@@ -147,7 +147,7 @@ static int info_target(rp_step *r, int32_t *op, uint16_t *h)
 void rp_do_info(rp_step *r, size_t i)
 {
     const pcaptool_step *s = r->s;
-    if (s->kind == FBW_STEP_INFO_SQL && !rp_need_stmt(r, i, 0))
+    if (s->kind == PCAPTOOL_STEP_INFO_SQL && !rp_need_stmt(r, i, 0))
         return;
     fbw_err e;
     fbw_err_clear(&e);
@@ -167,7 +167,7 @@ void rp_do_info(rp_step *r, size_t i)
      * before this reply came (streaming): then its affected rows are unknown and not compared. */
     rp_exec *x =
         s->owner && s->stmt > 0 && (size_t)s->stmt <= r->sl->nst ? r->sl->ex[s->stmt] : NULL;
-    if (rc || r->rq.info.err.code || s->kind != FBW_STEP_INFO_SQL || !x || x->step != s->owner ||
+    if (rc || r->rq.info.err.code || s->kind != PCAPTOOL_STEP_INFO_SQL || !x || x->step != s->owner ||
         !s->len || !memchr(s->data, FBW_INFO_SQL_RECORDS, s->len))
         return;
     uint64_t affected = 0, selected = 0;
@@ -276,7 +276,7 @@ void rp_do_blob_read(rp_step *r, size_t i)
         if (!cap->eof && (int64_t)n > cap->rows)
             n = (size_t)cap->rows; /* the capture read a prefix: compare as much */
         res.rows = (int64_t)n;
-        res.hash = pcaptool_fnv(FBW_FNV_BASIS, data, n);
+        res.hash = pcaptool_fnv(PCAPTOOL_FNV_BASIS, data, n);
         res.eof = fbw_blob_eof(r->rq.blob);
         once_end(r, i, &res);
     }

@@ -4,8 +4,8 @@
  * jansson; docs/fbwire-pcap-replay.schema.json). The model points into what the replay keeps
  * (workloads, tallies, the fingerprint table): it owns nothing and is valid as long as they are.
  * The renderers only read it. */
-#ifndef FBW_PCAP_REPLAY_REPORT_H
-#define FBW_PCAP_REPLAY_REPORT_H
+#ifndef PCAPTOOL_REPLAY_REPORT_H
+#define PCAPTOOL_REPLAY_REPORT_H
 
 #include "fpstats.h"
 #include "pcaptool.h"
@@ -40,7 +40,7 @@ typedef struct rp_conn_report {
 
 typedef struct rp_totals {
     fbw_stats capture, replay;
-    rp_kind_count kinds[FBW_STEP_KINDS];
+    rp_kind_count kinds[PCAPTOOL_STEP_KINDS];
     uint64_t steps, failed;
     size_t conns, replayed;
     uint64_t compared, matched, different;

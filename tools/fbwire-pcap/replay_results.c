@@ -24,11 +24,11 @@ int rp_compare(const rp_exec *x, int results_ignore)
 {
     const pcaptool_result *cap = &x->cap, *rep = &x->rep;
     if (results_ignore || !x->ok)
-        return FBW_FP_NOT_COMPARED;
-    if (x->kind == FBW_STEP_BLOB_READ) { /* its bytes: as many as the capture read */
+        return PCAPTOOL_FP_NOT_COMPARED;
+    if (x->kind == PCAPTOOL_STEP_BLOB_READ) { /* its bytes: as many as the capture read */
         if (cap->unknown)
-            return FBW_FP_NOT_COMPARED;
-        return rep->rows == cap->rows && rep->hash == cap->hash ? FBW_FP_MATCH : FBW_FP_DIFFERENT;
+            return PCAPTOOL_FP_NOT_COMPARED;
+        return rep->rows == cap->rows && rep->hash == cap->hash ? PCAPTOOL_FP_MATCH : PCAPTOOL_FP_DIFFERENT;
     }
     int compared = 0, same = 1;
     if (cap->rows >= 0) {
@@ -39,7 +39,7 @@ int rp_compare(const rp_exec *x, int results_ignore)
         compared = 1;
         same &= rep->affected == cap->affected;
     }
-    return !compared ? FBW_FP_NOT_COMPARED : same ? FBW_FP_MATCH : FBW_FP_DIFFERENT;
+    return !compared ? PCAPTOOL_FP_NOT_COMPARED : same ? PCAPTOOL_FP_MATCH : PCAPTOOL_FP_DIFFERENT;
 }
 
 static void keep_diff(rp_tally *t, const rp_exec *x)
@@ -68,11 +68,11 @@ static void keep_diff(rp_tally *t, const rp_exec *x)
 
 void rp_tally_result(rp_tally *t, const rp_exec *x, int res)
 {
-    if (res != FBW_FP_NOT_COMPARED) {
+    if (res != PCAPTOOL_FP_NOT_COMPARED) {
         t->compared++;
-        t->matched += res == FBW_FP_MATCH;
+        t->matched += res == PCAPTOOL_FP_MATCH;
     }
-    if (res == FBW_FP_DIFFERENT) {
+    if (res == PCAPTOOL_FP_DIFFERENT) {
         t->different++;
         keep_diff(t, x);
     }

@@ -4,8 +4,8 @@
  * (rp_compare), and the tally the report reads (rp_tally: steps, failures and differences per
  * connection, each kept up to a bound so memory stays flat when every step fails). Pure: no I/O,
  * no clock, no locks (each replay thread owns its tally). */
-#ifndef FBW_PCAP_REPLAY_RESULTS_H
-#define FBW_PCAP_REPLAY_RESULTS_H
+#ifndef PCAPTOOL_REPLAY_RESULTS_H
+#define PCAPTOOL_REPLAY_RESULTS_H
 
 #include "err.h"
 #include "fpstats.h"
@@ -24,7 +24,7 @@
 typedef struct rp_exec {
     size_t step;      /* the execute step (1-based) */
     int stmt, ok;     /* ok: the execute ran without failure */
-    int kind;         /* FBW_STEP_EXECUTE, FBW_STEP_IMMEDIATE or FBW_STEP_BLOB_READ */
+    int kind;         /* PCAPTOOL_STEP_EXECUTE, PCAPTOOL_STEP_IMMEDIATE or PCAPTOOL_STEP_BLOB_READ */
     size_t read_exec; /* blob_read: where its id came from */
     uint32_t read_row;
     uint16_t read_col;
@@ -59,7 +59,7 @@ typedef struct rp_diff {
 
 /* One connection's counts. Zero it to start; rp_tally_free releases what it holds. */
 typedef struct rp_tally {
-    rp_kind_count kinds[FBW_STEP_KINDS];
+    rp_kind_count kinds[PCAPTOOL_STEP_KINDS];
     rp_failure *fail;
     size_t nfail, fail_cap, more_fail;
     uint64_t compared, matched, different;
@@ -69,10 +69,10 @@ typedef struct rp_tally {
     int nomem;          /* something was not kept for want of memory */
 } rp_tally;
 
-/* FBW_FP_* for an execution: its rows (count and hash) and affected rows against the capture's;
+/* PCAPTOOL_FP_* for an execution: its rows (count and hash) and affected rows against the capture's;
  * not compared when results_ignore, when it failed, or when the capture has nothing to compare. */
 int rp_compare(const rp_exec *x, int results_ignore);
-/* Count the comparison res of x (FBW_FP_*) and keep x as a difference when it is one. */
+/* Count the comparison res of x (PCAPTOOL_FP_*) and keep x as a difference when it is one. */
 void rp_tally_result(rp_tally *t, const rp_exec *x, int res);
 /* A failed step: counted in its kind, kept (message: e's, else fallback) up to the bound. */
 void rp_tally_failure(rp_tally *t, size_t step, int kind, int stmt, int tx, const fbw_err *e,

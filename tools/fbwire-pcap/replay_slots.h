@@ -8,8 +8,8 @@
  *
  * Owns every table and every fbw_tx, fbw_stmt and rp_exec in them; rp_slots_free releases them.
  * Pure but for fbwire's own objects (no I/O: a transaction is only initialised here). */
-#ifndef FBW_PCAP_REPLAY_SLOTS_H
-#define FBW_PCAP_REPLAY_SLOTS_H
+#ifndef PCAPTOOL_REPLAY_SLOTS_H
+#define PCAPTOOL_REPLAY_SLOTS_H
 
 #include "replay_results.h"
 #include "stmt.h"

@@ -3,14 +3,15 @@
  * would: a transaction start is only queued (it rides with the next request), frees are deferred,
  * prepare, execute, fetch, commit and execute immediate wait for their replies because the next
  * step needs them. replay_steps.c runs transactions, prepare, execute, fetch, free, blob writes and
- * plain execute immediate; replay_ops.c blob reads, op_exec_immediate2 and info requests.
+ * plain execute immediate; replay_ops.c blob reads, op_exec_immediate2 and info requests; both use
+ * the helpers of replay_step.c (waiting, checking, failures), which calls neither of them.
  *
  * The runner (replay_conn.h) owns an rp_step per connection: it sets the connection, the slot
  * tables and the tally, and for each step s, step and step_ok; a handler fills the tally (failures,
  * rows of the execution being measured, executions that end at once) and sets broken when the
  * connection failed. Nothing here knows of threads, pacing or the report. */
-#ifndef FBW_PCAP_REPLAY_STEP_H
-#define FBW_PCAP_REPLAY_STEP_H
+#ifndef PCAPTOOL_REPLAY_STEP_H
+#define PCAPTOOL_REPLAY_STEP_H
 
 #include "blob.h"
 #include "client.h"
@@ -77,7 +78,7 @@ typedef struct rp_step {
     rp_tally *tally;
     int rows_captured;      /* --row-format captured: ask for rows as the captured client did */
     int results_ignore;     /* --results ignore */
-    int32_t inline_blob_size; /* --inline-blob-size (FBW_REPLAY_INLINE_CAPTURED: each step's) */
+    int32_t inline_blob_size; /* --inline-blob-size (PCAPTOOL_REPLAY_INLINE_CAPTURED: each step's) */
     const pcaptool_step *s; /* the step being run (its tx the small number) */
     size_t step;            /* ... its index (1-based) */
     int step_ok;            /* ... ran without failure so far */
@@ -85,7 +86,7 @@ typedef struct rp_step {
     int broken;      /* the connection failed: stop */
     int nomem;       /* something was lost for want of memory */
     uint64_t failed; /* failures added (the runner takes them for its progress line) */
-    int once_result; /* FBW_FP_* of a blob read or execute immediate that just ran */
+    int once_result; /* PCAPTOOL_FP_* of a blob read or execute immediate that just ran */
     /* owned */
     rp_request rq;
     rp_blobid *made; /* the ids of the blobs blob steps created */

@@ -7,71 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rp_add_failure(rp_step *r, size_t step, const pcaptool_step *s, const fbw_err *e,
-                    const char *fallback)
-{
-    /* the capture's transaction numbering, not the small one */
-    rp_tally_failure(r->tally, step, s->kind, s->stmt, rp_slots_orig_tx(r->sl, s->tx), e, fallback);
-    if (step == r->step)
-        r->step_ok = 0;
-    r->failed++;
-}
-
 /* The request that ends the step's transaction, queued. */
 static int queue_end(fbw_tx *t, int kind)
 {
     switch (kind) {
-    case FBW_STEP_COMMIT:
+    case PCAPTOOL_STEP_COMMIT:
         return fbw_tx_commit(t);
-    case FBW_STEP_COMMIT_RETAINING:
+    case PCAPTOOL_STEP_COMMIT_RETAINING:
         return fbw_tx_commit_retaining(t);
-    case FBW_STEP_ROLLBACK:
+    case PCAPTOOL_STEP_ROLLBACK:
         return fbw_tx_rollback(t);
     default:
         return fbw_tx_rollback_retaining(t);
     }
-}
-
-/* A fatal error ends the connection's replay (err: the client's error); any other code is fbwire
- * refusing the request, and the object's own error (stmt, tx) says more. */
-int rp_step_waited(rp_step *r, int rc, fbw_err *err)
-{
-    if (rc == FBW_OK)
-        return FBW_OK;
-    if (fbw_is_fatal(rc) || fbw_conn_get_state(r->c) == FBW_CS_FAILED) {
-        r->broken = 1;
-        *err = *fbw_client_error(r->cl);
-    }
-    if (!err->msg[0])
-        fbw_err_set(err, rc, "fbwire could not queue the request (%s)", fbw_rc_name(rc));
-    return rc;
-}
-
-int rp_run_step(rp_step *r, int (*queue)(void *arg), fbw_err *err)
-{
-    return rp_step_waited(r, fbw_client_run(r->cl, queue, r), err);
-}
-
-/* The step failed if the request could not run or the server refused it: obj is the request's
- * own error record (statement, transaction, execute immediate result). */
-void rp_check(rp_step *r, size_t i, int rc, const fbw_err *e, const fbw_err *obj, const char *what)
-{
-    if (obj->code)
-        rp_add_failure(r, i, r->s, obj, what);
-    else if (rc)
-        rp_add_failure(r, i, r->s, e, what);
-}
-
-int rp_need_stmt(rp_step *r, size_t i, int prepared)
-{
-    const pcaptool_step *s = r->s;
-    if (s->stmt && r->sl->st[s->stmt] && (!prepared || fbw_stmt_prepared(r->sl->st[s->stmt])))
-        return 1;
-    char msg[96];
-    snprintf(msg, sizeof msg, "statement s%d is not %s in the replay", s->stmt,
-             prepared ? "prepared" : "allocated");
-    rp_add_failure(r, i, s, NULL, msg);
-    return 0;
 }
 
 static void do_prepare(rp_step *r, size_t i)
@@ -88,46 +36,6 @@ static void do_prepare(rp_step *r, size_t i)
                                                (const char *)s->data, s->len),
                             &e);
     rp_check(r, i, rc, &e, fbw_stmt_error(r->sl->st[s->stmt]), "prepare failed");
-}
-
-/* The captured values in the format the client sent them (its own BLR): the server converts them
- * to the parameters' types as it did for the client, so a TIMESTAMP bound to a DATE parameter
- * replays exactly. */
-int rp_decode_as_sent(rp_step *r, size_t i)
-{
-    const pcaptool_step *s = r->s;
-    fbw_msgfmt f = {s->msg_cols, s->msg_n, s->msg_n};
-    free(r->rq.vals);
-    r->rq.vals = calloc(f.n ? f.n : 1, sizeof *r->rq.vals);
-    if (!r->rq.vals) {
-        rp_add_failure(r, i, s, NULL, "out of memory");
-        return -1;
-    }
-    fbw_err e;
-    fbw_err_clear(&e);
-    fbw_bytes raw = {s->msg, s->msg_len};
-    if (fbw_msg_decode(raw, &f, s->msg_protocol, r->rq.vals, &e) != FBW_OK) {
-        rp_add_failure(r, i, s, &e, "the captured parameters cannot be decoded");
-        return -1;
-    }
-    for (uint16_t k = 0; s->blob_steps && k < f.n; k++) {
-        size_t b = s->blob_steps[k];
-        if (!b)
-            continue;
-        const fbw_value *id = NULL;
-        for (size_t j = 0; j < r->nmade && !id; j++)
-            if (r->made[j].step == b)
-                id = &r->made[j].id;
-        if (!id) {
-            char msg[96];
-            snprintf(msg, sizeof msg, "parameter %u: its blob (step %zu) was not created", k + 1,
-                     b);
-            rp_add_failure(r, i, s, NULL, msg);
-            return -1;
-        }
-        r->rq.vals[k].u.quad = id->u.quad; /* the replay's blob, same contents */
-    }
-    return 0;
 }
 
 static int bind_as_sent(rp_step *r, size_t i)
@@ -361,7 +269,7 @@ static void do_free(rp_step *r, size_t i)
     const pcaptool_step *s = r->s;
     if (!s->stmt || !r->sl->st[s->stmt])
         return; /* freeing what the replay never allocated (a failed prepare): nothing to do */
-    if (s->kind == FBW_STEP_DROP) {
+    if (s->kind == PCAPTOOL_STEP_DROP) {
         fbw_stmt_free(r->sl->st[s->stmt]); /* deferred: rides with the next request */
         r->sl->st[s->stmt] = NULL;
         return;
@@ -441,7 +349,7 @@ void rp_step_check_starts(rp_step *r)
             continue;
         }
         if (r->sl->tx_start[t] && r->sl->tx[t] && fbw_tx_state(r->sl->tx[t]) == FBW_TX_FAILED) {
-            pcaptool_step start = {.kind = FBW_STEP_START, .tx = t};
+            pcaptool_step start = {.kind = PCAPTOOL_STEP_START, .tx = t};
             rp_add_failure(r, r->sl->tx_start[t], &start, fbw_tx_error(r->sl->tx[t]),
                            "transaction start failed");
         }
@@ -453,40 +361,40 @@ void rp_step_check_starts(rp_step *r)
 void rp_step_run(rp_step *r, size_t i)
 {
     switch (r->s->kind) {
-    case FBW_STEP_START:
+    case PCAPTOOL_STEP_START:
         do_start(r, i);
         break;
-    case FBW_STEP_COMMIT:
-    case FBW_STEP_COMMIT_RETAINING:
-    case FBW_STEP_ROLLBACK:
-    case FBW_STEP_ROLLBACK_RETAINING:
+    case PCAPTOOL_STEP_COMMIT:
+    case PCAPTOOL_STEP_COMMIT_RETAINING:
+    case PCAPTOOL_STEP_ROLLBACK:
+    case PCAPTOOL_STEP_ROLLBACK_RETAINING:
         do_end(r, i);
         break;
-    case FBW_STEP_PREPARE:
+    case PCAPTOOL_STEP_PREPARE:
         do_prepare(r, i);
         break;
-    case FBW_STEP_EXECUTE:
+    case PCAPTOOL_STEP_EXECUTE:
         do_execute(r, i);
         break;
-    case FBW_STEP_FETCH:
+    case PCAPTOOL_STEP_FETCH:
         do_fetch(r, i);
         break;
-    case FBW_STEP_CLOSE:
-    case FBW_STEP_DROP:
+    case PCAPTOOL_STEP_CLOSE:
+    case PCAPTOOL_STEP_DROP:
         do_free(r, i);
         break;
-    case FBW_STEP_IMMEDIATE:
+    case PCAPTOOL_STEP_IMMEDIATE:
         do_immediate(r, i);
         break;
-    case FBW_STEP_BLOB:
+    case PCAPTOOL_STEP_BLOB:
         do_blob(r, i);
         break;
-    case FBW_STEP_BLOB_READ:
+    case PCAPTOOL_STEP_BLOB_READ:
         rp_do_blob_read(r, i);
         break;
-    case FBW_STEP_INFO_SQL:
-    case FBW_STEP_INFO_DATABASE:
-    case FBW_STEP_INFO_TRANSACTION:
+    case PCAPTOOL_STEP_INFO_SQL:
+    case PCAPTOOL_STEP_INFO_DATABASE:
+    case PCAPTOOL_STEP_INFO_TRANSACTION:
         rp_do_info(r, i);
         break;
     default:

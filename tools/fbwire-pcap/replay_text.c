@@ -64,40 +64,40 @@ static void hex(fbw_buf *b, const uint8_t *p, size_t n)
 static void step_detail(fbw_buf *b, const pcaptool_step *s)
 {
     switch (s->kind) {
-    case FBW_STEP_START:
+    case PCAPTOOL_STEP_START:
         put(b, " tpb=");
         if (s->len)
             hex(b, s->data, s->len);
         else
             put(b, "default");
         break;
-    case FBW_STEP_PREPARE:
-    case FBW_STEP_IMMEDIATE:
+    case PCAPTOOL_STEP_PREPARE:
+    case PCAPTOOL_STEP_IMMEDIATE:
         put(b, " ");
         quote(b, s->data, s->len);
         break;
-    case FBW_STEP_EXECUTE:
+    case PCAPTOOL_STEP_EXECUTE:
         if (s->inline_blob_size) /* asked for inline blobs (protocol 19) */
             putf(b, " inline_blob_size=%" PRIu32, s->inline_blob_size);
         if (s->nparams)
             params_text(b, s);
         break;
-    case FBW_STEP_FETCH:
+    case PCAPTOOL_STEP_FETCH:
         putf(b, " op_fetch=%" PRIu32, s->fetches);
         break;
-    case FBW_STEP_BLOB:
+    case PCAPTOOL_STEP_BLOB:
         putf(b, " bytes=%zu%s", s->len, s->cancelled ? " cancelled" : "");
         break;
-    case FBW_STEP_BLOB_READ:
+    case PCAPTOOL_STEP_BLOB_READ:
         if (s->read_exec)
             putf(b, " from step %zu row %" PRIu32 " col %u", s->read_exec, s->read_row + 1,
                  s->read_col + 1u);
         putf(b, " requests=%zu bytes=%" PRId64 "%s", s->nacts, s->result.rows,
              s->result.eof ? " (to its end)" : "");
         break;
-    case FBW_STEP_INFO_SQL:
-    case FBW_STEP_INFO_DATABASE:
-    case FBW_STEP_INFO_TRANSACTION:
+    case PCAPTOOL_STEP_INFO_SQL:
+    case PCAPTOOL_STEP_INFO_DATABASE:
+    case PCAPTOOL_STEP_INFO_TRANSACTION:
         put(b, " items=");
         hex(b, s->data, s->len);
         putf(b, " buffer=%" PRIu32, s->info_buflen);
@@ -115,7 +115,7 @@ static void step_text(fbw_buf *b, size_t i, const pcaptool_step *s)
     if (s->tx)
         putf(b, " t%d", s->tx);
     step_detail(b, s);
-    if (s->kind == FBW_STEP_IMMEDIATE && s->imm2) {
+    if (s->kind == PCAPTOOL_STEP_IMMEDIATE && s->imm2) {
         if (s->nparams)
             params_text(b, s);
         putf(b, " output=%u", s->out_n);
@@ -134,10 +134,10 @@ static void requests_text(fbw_buf *b, const rp_conn_report *c)
     for (size_t i = 0; i < c->nrequests; i++)
         putf(b, "request compiled at packet %" PRIu64 " (%zu bytes of BLR, %u messages) [not "
                 "replayable: %s]\n", c->requests[i].packet, c->requests[i].blr_bytes,
-             c->requests[i].messages, FBW_WL_REQUEST_WHY);
+             c->requests[i].messages, PCAPTOOL_WL_REQUEST_WHY);
     if (c->requests_total > c->nrequests)
         putf(b, "requests compiled and not listed: %zu [not replayable: %s]\n",
-             c->requests_total - c->nrequests, FBW_WL_REQUEST_WHY);
+             c->requests_total - c->nrequests, PCAPTOOL_WL_REQUEST_WHY);
 }
 
 static void not_replayed_text(fbw_buf *b, const uint64_t *not_replayed)
@@ -200,7 +200,7 @@ static void kinds_text(fbw_buf *b, const rp_kind_count *k, int replayed)
         putf(b, "%-18s %12s %12s %12s\n", "step", "count", "failed", "round_trips");
     else
         putf(b, "%-18s %12s\n", "step", "count");
-    for (int i = 0; i < FBW_STEP_KINDS; i++) {
+    for (int i = 0; i < PCAPTOOL_STEP_KINDS; i++) {
         if (!k[i].steps)
             continue;
         putf(b, "%-18s %12" PRIu64, pcaptool_step_name(i), k[i].steps);
@@ -239,7 +239,7 @@ static void side_text(fbw_buf *b, const char *who, const pcaptool_result *r, int
 static void difference_text(fbw_buf *b, const rp_diff *d)
 {
     int rows = d->cap.rows >= 0;
-    if (d->kind == FBW_STEP_BLOB_READ) {
+    if (d->kind == PCAPTOOL_STEP_BLOB_READ) {
         putf(b,
              "different: step %zu blob_read (row %" PRIu32 " col %u of step %zu): capture %" PRId64
              " bytes%s (hash %016" PRIx64 "), replay %" PRId64 " bytes (hash %016" PRIx64 ")\n",

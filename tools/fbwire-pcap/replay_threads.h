@@ -3,8 +3,8 @@
  * streaming reader (stream.h) feeding their queues, a progress line on stderr. An event loop
  * would need the same per-connection state machine plus timers, for no gain at the tens to
  * hundreds of connections a capture holds. */
-#ifndef FBW_PCAP_REPLAY_THREADS_H
-#define FBW_PCAP_REPLAY_THREADS_H
+#ifndef PCAPTOOL_REPLAY_THREADS_H
+#define PCAPTOOL_REPLAY_THREADS_H
 
 #include "replay_conn.h"
 #include "stream.h"

@@ -532,7 +532,7 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
         trip_note(pc, from_client, p->op);
     if (r->o.tap)
         r->o.tap(r->o.tap_arg, pc->id, pc->dec, from_client, p, ts_ns);
-    if (r->o.mode == FBW_REPORT_DUMP)
+    if (r->o.mode == PCAPTOOL_REPORT_DUMP)
         dump_line(pc, from_client, p, bytes, ts_ns);
     if (p->op == FBW_OP_FETCH_RESPONSE)
         pc->rows = p->u.sqldata.messages ? pc->rows + 1 : 0;
@@ -545,7 +545,7 @@ static void on_packet(void *arg, int from_client, const fbw_pkt *p, size_t bytes
 static void note(pconn *pc, const char *what)
 {
     pcaptool_report *r = pc->r;
-    if (r->o.mode != FBW_REPORT_DUMP)
+    if (r->o.mode != PCAPTOOL_REPORT_DUMP)
         return;
     if (r->o.json) {
         (void)pcaptool_json_print(json_pack("{s:i,s:o}", "conn", pc->id, "event",
@@ -746,10 +746,10 @@ static void on_close(void *conn, enum pcaptool_tcp_end how)
             pc_c, pc_s);
         stop(pc, why);
     }
-    if (how == FBW_TCP_END_CAPTURE)
+    if (how == PCAPTOOL_TCP_END_CAPTURE)
         note(pc, "still open when the capture ended");
     else
-        note(pc, how == FBW_TCP_END_RST ? "closed (RST)" : "closed (FIN)");
+        note(pc, how == PCAPTOOL_TCP_END_RST ? "closed (RST)" : "closed (FIN)");
     pc->stats = *fbw_dec_stats(pc->dec);
     pc->stats.sent_since_wait = 0;
     pc->sync = *fbw_dec_sync_info(pc->dec);
@@ -775,7 +775,7 @@ void pcaptool_report_sink(pcaptool_report *r, pcaptool_tcp_sink *sink)
 
 static const char *end_name(const pconn *pc)
 {
-    return pc->end == FBW_TCP_END_FIN ? "fin" : pc->end == FBW_TCP_END_RST ? "rst" : "capture";
+    return pc->end == PCAPTOOL_TCP_END_FIN ? "fin" : pc->end == PCAPTOOL_TCP_END_RST ? "rst" : "capture";
 }
 
 /* The key: value lines of fbwire-sql --info, then the one-line form of fbwire-sql --stats, then the
@@ -998,9 +998,9 @@ int pcaptool_report_finish(pcaptool_report *r, const char *file, const pcaptool_
     fbw_buf b;
     fbw_buf_init(&b);
     (void)file;
-    if (r->o.mode == FBW_REPORT_STATS && r->o.json) {
+    if (r->o.mode == PCAPTOOL_REPORT_STATS && r->o.json) {
         (void)pcaptool_json_print(stats_doc(r, sum, &total, problems), r->o.out);
-    } else if (r->o.mode == FBW_REPORT_STATS) {
+    } else if (r->o.mode == PCAPTOOL_REPORT_STATS) {
         putf(&b, "capture: %" PRIu64 " frames, %" PRIu64 " TCP segments, %zu connections",
              sum->frames, sum->tcp, r->nlist);
         if (r->n > r->nlist)
@@ -1016,7 +1016,7 @@ int pcaptool_report_finish(pcaptool_report *r, const char *file, const pcaptool_
         }
         putf(&b, "\ntotal: %zu connections, %d not decoded to the end\n", r->nlist, problems);
         stats_text(&b, &total, "total");
-    } else if (r->o.mode == FBW_REPORT_DUMP && sum->truncated[0]) {
+    } else if (r->o.mode == PCAPTOOL_REPORT_DUMP && sum->truncated[0]) {
         if (r->o.json) {
             (void)pcaptool_json_print(json_pack("{s:s,s:I,s:o}", "event", "truncated", "frame",
                                                 (json_int_t)sum->frames, "message",
@@ -1047,7 +1047,7 @@ void pcaptool_report_conn_info(const pcaptool_report *r, size_t i, pcaptool_repo
     out->problem = pc->problem ? pc->why : NULL;
     /* With a key log line the problem (if any) says why it did not decrypt. */
     out->encrypted = pc->crypt[0] && !pc->key_line ? pc->crypt : NULL;
-    out->open_at_end = pc->end == FBW_TCP_END_CAPTURE;
+    out->open_at_end = pc->end == PCAPTOOL_TCP_END_CAPTURE;
 }
 
 int pcaptool_report_new(const pcaptool_report_opts *o, pcaptool_report **out)

@@ -149,18 +149,18 @@ void pcaptool_stepq_close(pcaptool_stepq *q, uint64_t t_detach)
 
 int pcaptool_stepq_pop(pcaptool_stepq *q, pcaptool_qstep **out, uint64_t deadline_ns)
 {
-    int rc = FBW_STEPQ_TIMEOUT;
+    int rc = PCAPTOOL_STEPQ_TIMEOUT;
     pthread_mutex_lock(&q->mu);
     for (;;) {
         if (fbw_ring_pop(&q->items, out)) {
             q->bytes -= (*out)->bytes;
             atomic_fetch_add(&q->popped, 1);
             pthread_cond_signal(&q->room);
-            rc = FBW_STEPQ_STEP;
+            rc = PCAPTOOL_STEPQ_STEP;
             break;
         }
         if (q->closed) {
-            rc = FBW_STEPQ_END;
+            rc = PCAPTOOL_STEPQ_END;
             break;
         }
         q->waiting = 1;

@@ -5,8 +5,8 @@
  * it. The reader waits while a queue holds its limit of steps or bytes (backpressure); when waiting
  * could deadlock (stream.c says when) it may push past the limit, and the queue counts that. Every
  * wait has a deadline on the monotonic clock. */
-#ifndef FBW_PCAP_STEPQ_H
-#define FBW_PCAP_STEPQ_H
+#ifndef PCAPTOOL_STEPQ_H
+#define PCAPTOOL_STEPQ_H
 
 #include "ring.h"
 #include "workload.h"
@@ -53,9 +53,9 @@ void pcaptool_qstep_unref(pcaptool_qstep *x);
 int pcaptool_stepq_push(pcaptool_stepq *q, pcaptool_qstep *x, uint64_t deadline_ns, int force);
 /* No more steps will come. */
 void pcaptool_stepq_close(pcaptool_stepq *q, uint64_t t_detach);
-enum { FBW_STEPQ_END = 0, FBW_STEPQ_STEP = 1, FBW_STEPQ_TIMEOUT = 2 };
-/* FBW_STEPQ_STEP: *out is the next step (the caller owns that reference); FBW_STEPQ_END: closed
- * and empty; FBW_STEPQ_TIMEOUT: nothing by deadline_ns. */
+enum { PCAPTOOL_STEPQ_END = 0, PCAPTOOL_STEPQ_STEP = 1, PCAPTOOL_STEPQ_TIMEOUT = 2 };
+/* PCAPTOOL_STEPQ_STEP: *out is the next step (the caller owns that reference); PCAPTOOL_STEPQ_END: closed
+ * and empty; PCAPTOOL_STEPQ_TIMEOUT: nothing by deadline_ns. */
 int pcaptool_stepq_pop(pcaptool_stepq *q, pcaptool_qstep **out, uint64_t deadline_ns);
 /* The consumer stops taking steps: what is queued and what comes is dropped. */
 void pcaptool_stepq_abandon(pcaptool_stepq *q);

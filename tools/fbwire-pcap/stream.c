@@ -55,7 +55,7 @@ static void push(pcaptool_stream *st, pcaptool_stepq *q, pcaptool_qstep *x)
 /* Hand the final steps of src on (all of them once it ended). */
 static void deliver(pcaptool_stream *st, pcaptool_stream_src *src)
 {
-    size_t k = pcaptool_workload_final(&src->w, src->ended, FBW_STREAM_WINDOW);
+    size_t k = pcaptool_workload_final(&src->w, src->ended, PCAPTOOL_STREAM_WINDOW);
     size_t held = src->w.n - src->w.base;
     if (held > st->max_window)
         st->max_window = held;
@@ -63,7 +63,7 @@ static void deliver(pcaptool_stream *st, pcaptool_stream_src *src)
         pcaptool_step s;
         size_t index = src->w.base + 1;
         pcaptool_workload_take(&src->w, &s, 1);
-        if (s.kind >= 0 && s.kind < FBW_STEP_KINDS)
+        if (s.kind >= 0 && s.kind < PCAPTOOL_STEP_KINDS)
             src->kinds[s.kind]++;
         if (!src->nq) {
             pcaptool_step_free(&s);
@@ -111,7 +111,7 @@ static void tap(void *arg, int conn_id, const struct fbw_dec *d, int from_client
 static void *reader(void *arg)
 {
     pcaptool_stream *st = arg;
-    pcaptool_report_opts ro = {.mode = FBW_REPORT_QUIET,
+    pcaptool_report_opts ro = {.mode = PCAPTOOL_REPORT_QUIET,
                                .out = stdout,
                                .tap = tap,
                                .tap_arg = st,

@@ -5,8 +5,8 @@
  * change) and hands every final step to the bounded queue (stepq.h) of each replay of that
  * connection: memory is bounded by the open connections, not by the file. The first pass
  * (main.c's run) already validated every connection; this one streams only the valid ones. */
-#ifndef FBW_PCAP_STREAM_H
-#define FBW_PCAP_STREAM_H
+#ifndef PCAPTOOL_STREAM_H
+#define PCAPTOOL_STREAM_H
 
 #include "pcaptool.h"
 #include "stepq.h"
@@ -24,7 +24,7 @@ typedef struct pcaptool_stream_src {
     pcaptool_stepq **q;  /* its replays' queues: the captured one, then fan-out copies; none:
                           * not replayed, its steps are only counted */
     size_t nq;
-    uint64_t kinds[FBW_STEP_KINDS]; /* steps handed on, by kind */
+    uint64_t kinds[PCAPTOOL_STEP_KINDS]; /* steps handed on, by kind */
     int ended;
 } pcaptool_stream_src;
 
@@ -47,9 +47,9 @@ typedef struct pcaptool_stream {
 } pcaptool_stream;
 
 /* Queue limits and the window of one connection (documented in docs/fbwire-pcap.md). */
-#define FBW_STREAM_QUEUE_STEPS 256
-#define FBW_STREAM_QUEUE_BYTES (4u << 20)
-#define FBW_STREAM_WINDOW 4096
+#define PCAPTOOL_STREAM_QUEUE_STEPS 256
+#define PCAPTOOL_STREAM_QUEUE_BYTES (4u << 20)
+#define PCAPTOOL_STREAM_WINDOW 4096
 
 int pcaptool_stream_start(pcaptool_stream *st);
 /* Waits for the reader to finish; every queue is closed by then. */

@@ -223,7 +223,7 @@ static void hold(pcaptool_tcp *t, conn *c, int d, const pcaptool_seg *s, size_t 
 static void payload(pcaptool_tcp *t, conn *c, int d, const pcaptool_seg *s)
 {
     half *h = &c->h[d];
-    uint32_t seq = s->seq + ((s->flags & FBW_TCP_SYN) ? 1u : 0u);
+    uint32_t seq = s->seq + ((s->flags & PCAPTOOL_TCP_SYN) ? 1u : 0u);
     if (!h->seq_known) { /* capture started mid-connection: take the stream from here */
         h->seq_known = 1;
         h->next = seq;
@@ -255,14 +255,14 @@ void pcaptool_tcp_segment(pcaptool_tcp *t, const pcaptool_seg *s)
         return;
     int d = 0;
     conn *c = find(t, s, &d);
-    int syn_only = (s->flags & (FBW_TCP_SYN | FBW_TCP_ACK)) == FBW_TCP_SYN;
+    int syn_only = (s->flags & (PCAPTOOL_TCP_SYN | PCAPTOOL_TCP_ACK)) == PCAPTOOL_TCP_SYN;
     if (syn_only && (!c || !c->open || d == 0)) {
         if (c && c->open) /* a new SYN on a live 4-tuple: the old connection is gone */
-            end_conn(t, c, FBW_TCP_END_CAPTURE);
+            end_conn(t, c, PCAPTOOL_TCP_END_CAPTURE);
         c = add_conn(t, s, 1, 1);
         d = 1;
     } else if (!c) {
-        if (s->len == 0 && !(s->flags & FBW_TCP_SYN))
+        if (s->len == 0 && !(s->flags & PCAPTOOL_TCP_SYN))
             return; /* a bare ACK/FIN/RST of a connection the capture did not see start */
         /* No SYN seen: the side on a listed port is the server, else the lower port. */
         d = cd != cs ? cd : s->dport < s->sport;
@@ -271,28 +271,28 @@ void pcaptool_tcp_segment(pcaptool_tcp *t, const pcaptool_seg *s)
     if (!c || !c->open)
         return;
     half *h = &c->h[d];
-    if (s->flags & FBW_TCP_SYN) {
+    if (s->flags & PCAPTOOL_TCP_SYN) {
         if (!h->seq_known) {
             h->seq_known = 1;
             h->next = s->seq + 1;
         }
     }
     half *peer = &c->h[!d];
-    if ((s->flags & FBW_TCP_ACK) && peer->seq_known &&
+    if ((s->flags & PCAPTOOL_TCP_ACK) && peer->seq_known &&
         (!peer->acked_known || seq_before(peer->acked, s->ack))) {
         peer->acked_known = 1;
         peer->acked = s->ack;
     }
     if (!c->broken)
         payload(t, c, d, s);
-    if (s->flags & FBW_TCP_RST) {
-        end_conn(t, c, FBW_TCP_END_RST);
+    if (s->flags & PCAPTOOL_TCP_RST) {
+        end_conn(t, c, PCAPTOOL_TCP_END_RST);
         return;
     }
-    if (s->flags & FBW_TCP_FIN)
+    if (s->flags & PCAPTOOL_TCP_FIN)
         h->fin = 1;
     if (c->h[0].fin && c->h[1].fin && !c->h[0].held && !c->h[1].held)
-        end_conn(t, c, FBW_TCP_END_FIN);
+        end_conn(t, c, PCAPTOOL_TCP_END_FIN);
 }
 
 void pcaptool_tcp_finish(pcaptool_tcp *t)
@@ -312,7 +312,7 @@ void pcaptool_tcp_finish(pcaptool_tcp *t)
                          (unsigned long long)c->h[d].held->frame);
                 break_conn(t, c, why);
             }
-        end_conn(t, c, (c->h[0].fin && c->h[1].fin) ? FBW_TCP_END_FIN : FBW_TCP_END_CAPTURE);
+        end_conn(t, c, (c->h[0].fin && c->h[1].fin) ? PCAPTOOL_TCP_END_FIN : PCAPTOOL_TCP_END_CAPTURE);
     }
 }
 

@@ -13,28 +13,28 @@
  * Bounds-checked and pure (no I/O). Text that is not a trace (garbage, an event name Firebird
  * does not write, a record cut short at the end) stops the parse with an error naming the line;
  * the events before it are kept. */
-#ifndef FBW_PCAP_TRACE_H
-#define FBW_PCAP_TRACE_H
+#ifndef PCAPTOOL_TRACE_H
+#define PCAPTOOL_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 enum pcaptool_trace_kind {
-    FBW_TRACE_OTHER = 0,       /* a known event the workload does not use (procedures,
+    PCAPTOOL_TRACE_OTHER = 0,       /* a known event the workload does not use (procedures,
                                 * triggers, services, sweep, errors, session start/end...) */
-    FBW_TRACE_ATTACH,          /* ATTACH_DATABASE */
-    FBW_TRACE_DETACH,          /* DETACH_DATABASE */
-    FBW_TRACE_START,           /* START_TRANSACTION */
-    FBW_TRACE_COMMIT,          /* COMMIT_TRANSACTION */
-    FBW_TRACE_COMMIT_RETAINING,
-    FBW_TRACE_ROLLBACK,        /* ROLLBACK_TRANSACTION */
-    FBW_TRACE_ROLLBACK_RETAINING,
-    FBW_TRACE_PREPARE,         /* PREPARE_STATEMENT */
-    FBW_TRACE_EXEC_START,      /* EXECUTE_STATEMENT_START */
-    FBW_TRACE_EXEC_FINISH,     /* EXECUTE_STATEMENT_FINISH */
-    FBW_TRACE_FREE,            /* FREE_STATEMENT */
-    FBW_TRACE_CLOSE,           /* CLOSE_CURSOR */
-    FBW_TRACE_KINDS
+    PCAPTOOL_TRACE_ATTACH,          /* ATTACH_DATABASE */
+    PCAPTOOL_TRACE_DETACH,          /* DETACH_DATABASE */
+    PCAPTOOL_TRACE_START,           /* START_TRANSACTION */
+    PCAPTOOL_TRACE_COMMIT,          /* COMMIT_TRANSACTION */
+    PCAPTOOL_TRACE_COMMIT_RETAINING,
+    PCAPTOOL_TRACE_ROLLBACK,        /* ROLLBACK_TRANSACTION */
+    PCAPTOOL_TRACE_ROLLBACK_RETAINING,
+    PCAPTOOL_TRACE_PREPARE,         /* PREPARE_STATEMENT */
+    PCAPTOOL_TRACE_EXEC_START,      /* EXECUTE_STATEMENT_START */
+    PCAPTOOL_TRACE_EXEC_FINISH,     /* EXECUTE_STATEMENT_FINISH */
+    PCAPTOOL_TRACE_FREE,            /* FREE_STATEMENT */
+    PCAPTOOL_TRACE_CLOSE,           /* CLOSE_CURSOR */
+    PCAPTOOL_TRACE_KINDS
 };
 
 /* One parameter as the trace printed it: "paramN = TYPE, "VALUE"" or "paramN = TYPE, "<NULL>""
@@ -84,7 +84,7 @@ void pcaptool_trace_free(pcaptool_trace *t);
  * what and where; the events before it stay) or FBW_E_NOMEM. Call again with the text from
  * *used on, with more appended. */
 int pcaptool_trace_feed(pcaptool_trace *t, const char *text, size_t len, int final, size_t *used);
-/* "ATTACH_DATABASE" -> FBW_TRACE_ATTACH, ...; -1 for a name Firebird's trace never writes. */
+/* "ATTACH_DATABASE" -> PCAPTOOL_TRACE_ATTACH, ...; -1 for a name Firebird's trace never writes. */
 int pcaptool_trace_kind_of(const char *name);
 
 #endif

@@ -308,14 +308,14 @@ int pcaptool_trace_record_main(int argc, char **argv)
         fprintf(stderr, "fbwire-pcap: trace-record: %s: %s\n", r.file, strerror(errno));
         status = 1;
     }
-    size_t kinds[FBW_TRACE_KINDS] = {0};
+    size_t kinds[PCAPTOOL_TRACE_KINDS] = {0};
     for (size_t i = 0; i < r.t.n; i++)
         kinds[r.t.ev[i].kind]++;
     fprintf(stderr,
             "fbwire-pcap: trace-record: session %lu: %llu bytes, %zu events (%zu attach, %zu "
             "transaction starts, %zu executions finished) to %s\n",
-            r.session, (unsigned long long)r.bytes, r.t.n, kinds[FBW_TRACE_ATTACH],
-            kinds[FBW_TRACE_START], kinds[FBW_TRACE_EXEC_FINISH], r.file);
+            r.session, (unsigned long long)r.bytes, r.t.n, kinds[PCAPTOOL_TRACE_ATTACH],
+            kinds[PCAPTOOL_TRACE_START], kinds[PCAPTOOL_TRACE_EXEC_FINISH], r.file);
     pcaptool_trace_free(&r.t);
     fbw_buf_free(&r.pending);
     return status || r.parse_failed ? 1 : 0;

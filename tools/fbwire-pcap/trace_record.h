@@ -7,8 +7,8 @@
  * (SIGINT/SIGTERM) by isc_action_svc_trace_stop from a second service attachment, then read the
  * session's output to its end. The text is parsed as it arrives (trace.h), so a recording that
  * the replay could not read fails here. */
-#ifndef FBW_PCAP_TRACE_RECORD_H
-#define FBW_PCAP_TRACE_RECORD_H
+#ifndef PCAPTOOL_TRACE_RECORD_H
+#define PCAPTOOL_TRACE_RECORD_H
 
 #include <stddef.h>
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* trace_replay.h - `fbwire-pcap replay --trace FILE [--trace-db PATH]`: a Firebird trace's
  * workload listed or replayed (trace_replay.c). */
-#ifndef FBW_PCAP_TRACE_REPLAY_H
-#define FBW_PCAP_TRACE_REPLAY_H
+#ifndef PCAPTOOL_TRACE_REPLAY_H
+#define PCAPTOOL_TRACE_REPLAY_H
 
 #include "replay.h"
 

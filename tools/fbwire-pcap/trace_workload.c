@@ -153,7 +153,7 @@ static int tx_slot(pcaptool_trace_workload *w, pcaptool_trace_conn *c, builder *
         return m->slot;
     if (grow((void **)&b->tx, &b->txcap, b->ntx, sizeof *b->tx))
         return -1;
-    size_t i = add_step(c, FBW_STEP_START, e);
+    size_t i = add_step(c, PCAPTOOL_STEP_START, e);
     if (!i)
         return -1;
     fbw_buf tpb;
@@ -199,7 +199,7 @@ static int tx_statement(const char *sql)
 static idmap *stmt_slot(pcaptool_trace_conn *c, builder *b, const pcaptool_trace_event *e, int tx)
 {
     idmap *m = find(b->st, b->nst, e->stmt);
-    if (m && e->kind != FBW_TRACE_PREPARE)
+    if (m && e->kind != PCAPTOOL_TRACE_PREPARE)
         return m;
     if (!m) {
         if (grow((void **)&b->st, &b->stcap, b->nst, sizeof *b->st))
@@ -207,7 +207,7 @@ static idmap *stmt_slot(pcaptool_trace_conn *c, builder *b, const pcaptool_trace
         m = &b->st[b->nst++];
         *m = (idmap){.id = e->stmt, .slot = ++b->st_slots};
     }
-    size_t i = add_step(c, FBW_STEP_PREPARE, e);
+    size_t i = add_step(c, PCAPTOOL_STEP_PREPARE, e);
     if (!i || set_text(&c->steps[i - 1], e->sql ? e->sql : ""))
         return NULL;
     c->steps[i - 1].stmt = m->slot;
@@ -288,7 +288,7 @@ static int fetch_step(pcaptool_trace_conn *c, idmap *m, const pcaptool_trace_eve
     }
     size_t exec = m->exec;
     m->exec = 0;
-    size_t i = add_step(c, FBW_STEP_FETCH, e);
+    size_t i = add_step(c, PCAPTOOL_STEP_FETCH, e);
     if (!i)
         return -1;
     pcaptool_step *f = &c->steps[i - 1];
@@ -309,7 +309,7 @@ static int exec_start(pcaptool_trace_workload *w, pcaptool_trace_conn *c, builde
         return 0;
     }
     if (e->stmt == 0) {
-        size_t i = add_step(c, FBW_STEP_IMMEDIATE, e);
+        size_t i = add_step(c, PCAPTOOL_STEP_IMMEDIATE, e);
         if (!i || set_text(&c->steps[i - 1], e->sql))
             return -1;
         c->steps[i - 1].tx = tx;
@@ -321,7 +321,7 @@ static int exec_start(pcaptool_trace_workload *w, pcaptool_trace_conn *c, builde
         return -1;
     if (m->exec && m->select && fetch_step(c, m, e, 0, -1)) /* its cursor had no finish */
         return -1;
-    size_t i = add_step(c, FBW_STEP_EXECUTE, e);
+    size_t i = add_step(c, PCAPTOOL_STEP_EXECUTE, e);
     if (!i)
         return -1;
     pcaptool_step *s = &c->steps[i - 1];
@@ -358,11 +358,11 @@ static int free_stmt(pcaptool_trace_conn *c, builder *b, const pcaptool_trace_ev
         return 0;
     if (m->exec && m->select && fetch_step(c, m, e, 0, -1))
         return -1;
-    size_t i = add_step(c, e->kind == FBW_TRACE_FREE ? FBW_STEP_DROP : FBW_STEP_CLOSE, e);
+    size_t i = add_step(c, e->kind == PCAPTOOL_TRACE_FREE ? PCAPTOOL_STEP_DROP : PCAPTOOL_STEP_CLOSE, e);
     if (!i)
         return -1;
     c->steps[i - 1].stmt = m->slot;
-    if (e->kind == FBW_TRACE_FREE)
+    if (e->kind == PCAPTOOL_TRACE_FREE)
         unmap(b->st, &b->nst, m);
     return 0;
 }
@@ -370,16 +370,16 @@ static int free_stmt(pcaptool_trace_conn *c, builder *b, const pcaptool_trace_ev
 static int end_tx(pcaptool_trace_conn *c, builder *b, const pcaptool_trace_event *e, int tx)
 {
     static const int kinds[] = {
-        [FBW_TRACE_COMMIT] = FBW_STEP_COMMIT,
-        [FBW_TRACE_COMMIT_RETAINING] = FBW_STEP_COMMIT_RETAINING,
-        [FBW_TRACE_ROLLBACK] = FBW_STEP_ROLLBACK,
-        [FBW_TRACE_ROLLBACK_RETAINING] = FBW_STEP_ROLLBACK_RETAINING,
+        [PCAPTOOL_TRACE_COMMIT] = PCAPTOOL_STEP_COMMIT,
+        [PCAPTOOL_TRACE_COMMIT_RETAINING] = PCAPTOOL_STEP_COMMIT_RETAINING,
+        [PCAPTOOL_TRACE_ROLLBACK] = PCAPTOOL_STEP_ROLLBACK,
+        [PCAPTOOL_TRACE_ROLLBACK_RETAINING] = PCAPTOOL_STEP_ROLLBACK_RETAINING,
     };
     size_t i = add_step(c, kinds[e->kind], e);
     if (!i)
         return -1;
     c->steps[i - 1].tx = tx;
-    if (e->kind == FBW_TRACE_COMMIT || e->kind == FBW_TRACE_ROLLBACK)
+    if (e->kind == PCAPTOOL_TRACE_COMMIT || e->kind == PCAPTOOL_TRACE_ROLLBACK)
         unmap(b->tx, &b->ntx, find(b->tx, b->ntx, e->tra));
     return 0;
 }
@@ -389,15 +389,15 @@ static int event(pcaptool_trace_workload *w, pcaptool_trace_conn *c, builder *b,
                  const pcaptool_trace_event *e)
 {
     c->t_last = e->ts_ns;
-    if (e->kind == FBW_TRACE_ATTACH) {
+    if (e->kind == PCAPTOOL_TRACE_ATTACH) {
         c->attached = 1;
         return 0;
     }
-    if (e->kind == FBW_TRACE_DETACH) {
+    if (e->kind == PCAPTOOL_TRACE_DETACH) {
         c->t_detach = e->ts_ns;
         return 0;
     }
-    if (e->kind == FBW_TRACE_OTHER) {
+    if (e->kind == PCAPTOOL_TRACE_OTHER) {
         w->skipped.not_workload++;
         return 0;
     }
@@ -405,8 +405,8 @@ static int event(pcaptool_trace_workload *w, pcaptool_trace_conn *c, builder *b,
         w->skipped.system_tx++;
         return 0;
     }
-    if ((e->kind == FBW_TRACE_COMMIT || e->kind == FBW_TRACE_COMMIT_RETAINING ||
-         e->kind == FBW_TRACE_ROLLBACK || e->kind == FBW_TRACE_ROLLBACK_RETAINING) &&
+    if ((e->kind == PCAPTOOL_TRACE_COMMIT || e->kind == PCAPTOOL_TRACE_COMMIT_RETAINING ||
+         e->kind == PCAPTOOL_TRACE_ROLLBACK || e->kind == PCAPTOOL_TRACE_ROLLBACK_RETAINING) &&
         !find(b->tx, b->ntx, e->tra)) {
         w->skipped.orphans++; /* started before the trace and never used in it: nothing to end */
         return 0;
@@ -415,20 +415,20 @@ static int event(pcaptool_trace_workload *w, pcaptool_trace_conn *c, builder *b,
     if (tx < 0)
         return tx;
     switch (e->kind) {
-    case FBW_TRACE_START:
+    case PCAPTOOL_TRACE_START:
         return 0; /* tx_slot made it */
-    case FBW_TRACE_COMMIT:
-    case FBW_TRACE_COMMIT_RETAINING:
-    case FBW_TRACE_ROLLBACK:
-    case FBW_TRACE_ROLLBACK_RETAINING:
+    case PCAPTOOL_TRACE_COMMIT:
+    case PCAPTOOL_TRACE_COMMIT_RETAINING:
+    case PCAPTOOL_TRACE_ROLLBACK:
+    case PCAPTOOL_TRACE_ROLLBACK_RETAINING:
         return end_tx(c, b, e, tx);
-    case FBW_TRACE_PREPARE:
+    case PCAPTOOL_TRACE_PREPARE:
         if (!e->stmt || !e->sql || tx_statement(e->sql))
             return 0; /* run as execute immediate (no id), or by its transaction event */
         return stmt_slot(c, b, e, tx) ? 0 : -1;
-    case FBW_TRACE_EXEC_START:
+    case PCAPTOOL_TRACE_EXEC_START:
         return exec_start(w, c, b, e, tx);
-    case FBW_TRACE_EXEC_FINISH:
+    case PCAPTOOL_TRACE_EXEC_FINISH:
         return exec_finish(c, b, e, tx);
     default:
         return free_stmt(c, b, e);

@@ -17,8 +17,8 @@
  * work); events the server refused (FAILED, UNAUTHORIZED); SQL COMMIT/ROLLBACK/SET TRANSACTION
  * statements (their transaction events are replayed); events that are not about the workload.
  * What a trace cannot give at all is in docs/fbwire-pcap.md ("Replaying a trace"). Pure. */
-#ifndef FBW_PCAP_TRACE_WORKLOAD_H
-#define FBW_PCAP_TRACE_WORKLOAD_H
+#ifndef PCAPTOOL_TRACE_WORKLOAD_H
+#define PCAPTOOL_TRACE_WORKLOAD_H
 
 #include "trace.h"
 #include "workload.h"

@@ -90,8 +90,8 @@ static void on_close(void *conn, enum pcaptool_tcp_end how)
 static const char *end_name(const tconn *c)
 {
     return !c->ended                   ? "capture"
-           : c->end == FBW_TCP_END_FIN ? "fin"
-           : c->end == FBW_TCP_END_RST ? "rst"
+           : c->end == PCAPTOOL_TCP_END_FIN ? "fin"
+           : c->end == PCAPTOOL_TCP_END_RST ? "rst"
                                        : "capture";
 }
 

@@ -6,8 +6,8 @@
  * anything about packets) and payload bytes each way. Nothing is decoded, so it works for
  * PostgreSQL, MariaDB, TLS or Firebird alike; tools/fbwire-compare uses it for the engines whose
  * drivers count nothing themselves. Reassembly is tcp.c's: retransmitted bytes count once. */
-#ifndef FBW_TURNS_H
-#define FBW_TURNS_H
+#ifndef PCAPTOOL_TURNS_H
+#define PCAPTOOL_TURNS_H
 
 /* argv[0] is "turns"; the rest are its arguments. Returns the exit status: 0 every connection was
  * followed to its end, 1 a connection had a gap or the capture was truncated (the figures are then

@@ -38,7 +38,7 @@ typedef struct pcaptool_wl_slot {
     size_t run_from, run_to; /* the steps the last op_batch_exec ran, for its op_batch_cs */
 } wl_slot;
 
-static const char *const step_names[FBW_STEP_KINDS] = {
+static const char *const step_names[PCAPTOOL_STEP_KINDS] = {
     "start",   "commit",  "commit_retaining", "rollback", "rollback_retaining", "prepare",
     "execute", "fetch",   "close",            "drop",     "immediate",          "blob",
     "blob_read", "info_sql", "info_database", "info_transaction",
@@ -61,7 +61,7 @@ uint64_t pcaptool_fnv(uint64_t h, const uint8_t *p, size_t n)
 
 const char *pcaptool_step_name(int kind)
 {
-    return kind >= 0 && kind < FBW_STEP_KINDS ? step_names[kind] : "?";
+    return kind >= 0 && kind < PCAPTOOL_STEP_KINDS ? step_names[kind] : "?";
 }
 
 void pcaptool_workload_init(pcaptool_workload *w)
@@ -263,7 +263,7 @@ static int blob_param(pcaptool_workload *w, pcaptool_step *s, uint16_t k, const 
 {
     for (size_t i = w->n; i-- > w->base;) {
         const pcaptool_step *b = at(w, i + 1);
-        if (b->kind != FBW_STEP_BLOB || b->cancelled || b->blob_hi != v->u.quad.high ||
+        if (b->kind != PCAPTOOL_STEP_BLOB || b->cancelled || b->blob_hi != v->u.quad.high ||
             b->blob_lo != v->u.quad.low)
             continue;
         if (!s->blob_steps)
@@ -359,7 +359,7 @@ static void take_params_fmt(pcaptool_workload *w, pcaptool_step *s, const fbw_ms
 
 static void on_transaction(pcaptool_workload *w, const fbw_pkt *p)
 {
-    pcaptool_step *s = add_step(w, FBW_STEP_START, w->packets);
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_START, w->packets);
     if (!s)
         return;
     s->tx = ++w->ntx;
@@ -392,7 +392,7 @@ static void on_allocate(pcaptool_workload *w)
 
 static void on_prepare(pcaptool_workload *w, const fbw_pkt *p)
 {
-    pcaptool_step *s = add_step(w, FBW_STEP_PREPARE, w->packets);
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_PREPARE, w->packets);
     if (!s)
         return;
     step_stmt(w, s, p->u.sqlst.stmt);
@@ -448,13 +448,13 @@ static void take_format(pcaptool_workload *w, int slot, fbw_bytes blr)
     sl->n = f.n;
     sl->have_fmt = 1;
     pcaptool_step *x = at(w, sl->exec);
-    if (x && x->kind == FBW_STEP_EXECUTE)
+    if (x && x->kind == PCAPTOOL_STEP_EXECUTE)
         step_row_format(w, x, sl);
 }
 
 static void on_execute(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
-    pcaptool_step *s = add_step(w, FBW_STEP_EXECUTE, w->packets);
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_EXECUTE, w->packets);
     if (!s)
         return;
     step_stmt(w, s, p->u.sqldata.stmt);
@@ -487,7 +487,7 @@ static void on_fetch(pcaptool_workload *w, const fbw_pkt *p)
         w->cur = (size_t)w->fetch_step[slot];
         return;
     }
-    pcaptool_step *s = add_step(w, FBW_STEP_FETCH, w->packets);
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_FETCH, w->packets);
     if (!s)
         return;
     s->fetches = 1;
@@ -529,7 +529,7 @@ static void on_info_sql(pcaptool_workload *w, const fbw_pkt *p)
         w->cur = exec;
         return;
     }
-    pcaptool_step *s = add_step(w, FBW_STEP_INFO_SQL, w->packets);
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_INFO_SQL, w->packets);
     if (!s)
         return;
     step_stmt(w, s, p->u.info.object);
@@ -545,7 +545,7 @@ static void on_info_sql(pcaptool_workload *w, const fbw_pkt *p)
 static void on_info_other(pcaptool_workload *w, const fbw_pkt *p)
 {
     pcaptool_step *s = add_step(
-        w, p->op == FBW_OP_INFO_DATABASE ? FBW_STEP_INFO_DATABASE : FBW_STEP_INFO_TRANSACTION,
+        w, p->op == FBW_OP_INFO_DATABASE ? PCAPTOOL_STEP_INFO_DATABASE : PCAPTOOL_STEP_INFO_TRANSACTION,
         w->packets);
     if (!s)
         return;
@@ -560,7 +560,7 @@ static void on_info_other(pcaptool_workload *w, const fbw_pkt *p)
 static void on_free(pcaptool_workload *w, const fbw_pkt *p)
 {
     int drop = p->u.sqlfree.option == 2; /* DSQL_drop; close (1) and unprepare (4) keep it */
-    pcaptool_step *s = add_step(w, drop ? FBW_STEP_DROP : FBW_STEP_CLOSE, w->packets);
+    pcaptool_step *s = add_step(w, drop ? PCAPTOOL_STEP_DROP : PCAPTOOL_STEP_CLOSE, w->packets);
     if (!s)
         return;
     step_stmt(w, s, p->u.sqlfree.stmt);
@@ -572,7 +572,7 @@ static void on_free(pcaptool_workload *w, const fbw_pkt *p)
  * reply may start; with one, a reply object 0 means the SQL ended it. */
 static void on_immediate(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
-    pcaptool_step *s = add_step(w, FBW_STEP_IMMEDIATE, w->packets);
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_IMMEDIATE, w->packets);
     if (!s)
         return;
     step_tx(w, s, p->u.sqlst.tr);
@@ -610,7 +610,7 @@ static void on_immediate(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *
 
 static void on_create_blob(pcaptool_workload *w, const fbw_pkt *p)
 {
-    pcaptool_step *s = add_step(w, FBW_STEP_BLOB, w->packets);
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_BLOB, w->packets);
     if (!s)
         return;
     step_tx(w, s, p->u.blob.tr);
@@ -681,7 +681,7 @@ static pcaptool_blob_act *add_act(pcaptool_workload *w, pcaptool_step *s, int32_
 static void on_blob_end(pcaptool_workload *w, const fbw_pkt *p)
 {
     pcaptool_step *s = blob_step(w, p->u.rlse.object);
-    if (s && s->kind == FBW_STEP_BLOB_READ) {
+    if (s && s->kind == PCAPTOOL_STEP_BLOB_READ) {
         add_act(w, s, p->op); /* the replay closes it the same way: waiting or not */
         w->close_step = (size_t)(s - w->steps) + w->base + 1;
         return;
@@ -709,7 +709,7 @@ static wl_bid *bid_slot(wl_bid *t, size_t cap, uint32_t hi, uint32_t lo)
 static void bid_put(pcaptool_workload *w, uint32_t hi, uint32_t lo, size_t exec, uint32_t row,
                     uint16_t col)
 {
-    if (w->nbids >= FBW_WL_BIDS_MAX) { /* bounded (streaming): the oldest ids are forgotten */
+    if (w->nbids >= PCAPTOOL_WL_BIDS_MAX) { /* bounded (streaming): the oldest ids are forgotten */
         memset(w->bids, 0, w->bids_cap * sizeof *w->bids);
         w->nbids = 0;
         w->bids_forgot = 1;
@@ -745,11 +745,11 @@ static const wl_bid *bid_get(const pcaptool_workload *w, uint32_t hi, uint32_t l
  * column of the same execution. */
 static void on_open_blob(pcaptool_workload *w, const fbw_pkt *p)
 {
-    pcaptool_step *s = add_step(w, FBW_STEP_BLOB_READ, w->packets);
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_BLOB_READ, w->packets);
     if (!s)
         return;
     s->result.rows = 0;
-    s->result.hash = FBW_FNV_BASIS;
+    s->result.hash = PCAPTOOL_FNV_BASIS;
     if (p->u.blob.bpb.n) {
         s->bpb = malloc(p->u.blob.bpb.n);
         if (!s->bpb)
@@ -789,7 +789,7 @@ static void on_open_blob(pcaptool_workload *w, const fbw_pkt *p)
 static pcaptool_step *read_step(pcaptool_workload *w, uint16_t handle)
 {
     pcaptool_step *s = blob_step(w, handle);
-    return s && s->kind == FBW_STEP_BLOB_READ ? s : NULL;
+    return s && s->kind == PCAPTOOL_STEP_BLOB_READ ? s : NULL;
 }
 
 static pcaptool_blob_act *add_act(pcaptool_workload *w, pcaptool_step *s, int32_t op)
@@ -903,7 +903,7 @@ static void on_batch_msg(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *
     fbw_rd_init(&r, p->u.batch_msg.data.p, p->u.batch_msg.data.n, FBW_E_PROTO);
     for (uint32_t i = 0; i < p->u.batch_msg.count; i++) {
         fbw_bytes raw;
-        pcaptool_step *s = add_step(w, FBW_STEP_EXECUTE, w->packets);
+        pcaptool_step *s = add_step(w, PCAPTOOL_STEP_EXECUTE, w->packets);
         if (!s)
             return;
         s->stmt = slot;
@@ -929,7 +929,7 @@ static void on_batch_exec(pcaptool_workload *w, const fbw_pkt *p)
     }
     for (size_t i = w->slot[slot].batch_from; i <= w->n; i++) {
         pcaptool_step *s = at(w, i);
-        if (s && s->kind == FBW_STEP_EXECUTE && s->stmt == slot && !s->tx)
+        if (s && s->kind == PCAPTOOL_STEP_EXECUTE && s->stmt == slot && !s->tx)
             step_tx(w, s, p->u.batch_exec.tr);
     }
     w->slot[slot].run_from = w->slot[slot].batch_from;
@@ -950,9 +950,9 @@ static void on_batch_cs(pcaptool_workload *w, const fbw_pkt *p)
     uint32_t k = 0;
     for (size_t i = w->slot[slot].run_from; i <= w->slot[slot].run_to && k < cs.nupdates; i++) {
         pcaptool_step *s = at(w, i);
-        if (s->kind == FBW_STEP_EXECUTE && s->stmt == slot && cs.updates[k] >= 0)
+        if (s->kind == PCAPTOOL_STEP_EXECUTE && s->stmt == slot && cs.updates[k] >= 0)
             s->result.affected = cs.updates[k];
-        k += s->kind == FBW_STEP_EXECUTE && s->stmt == slot;
+        k += s->kind == PCAPTOOL_STEP_EXECUTE && s->stmt == slot;
     }
     fbw_batch_cs_free(&cs);
     w->slot[slot].run_from = 0;
@@ -962,7 +962,7 @@ static void on_batch_cs(pcaptool_workload *w, const fbw_pkt *p)
 static void on_compile(pcaptool_workload *w, const fbw_pkt *p)
 {
     w->requests_total++;
-    if (w->nrequests == FBW_WL_REQUESTS_MAX)
+    if (w->nrequests == PCAPTOOL_WL_REQUESTS_MAX)
         return;
     if (w->nrequests % 64 == 0) {
         pcaptool_wl_request *n = realloc(w->requests, (w->nrequests + 64) * sizeof *n);
@@ -998,10 +998,10 @@ static void client_packet(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt 
 {
     switch (p->op) {
     case FBW_OP_TRANSACTION: on_transaction(w, p); break;
-    case FBW_OP_COMMIT: on_tx_end(w, FBW_STEP_COMMIT, p); break;
-    case FBW_OP_COMMIT_RETAINING: on_tx_end(w, FBW_STEP_COMMIT_RETAINING, p); break;
-    case FBW_OP_ROLLBACK: on_tx_end(w, FBW_STEP_ROLLBACK, p); break;
-    case FBW_OP_ROLLBACK_RETAINING: on_tx_end(w, FBW_STEP_ROLLBACK_RETAINING, p); break;
+    case FBW_OP_COMMIT: on_tx_end(w, PCAPTOOL_STEP_COMMIT, p); break;
+    case FBW_OP_COMMIT_RETAINING: on_tx_end(w, PCAPTOOL_STEP_COMMIT_RETAINING, p); break;
+    case FBW_OP_ROLLBACK: on_tx_end(w, PCAPTOOL_STEP_ROLLBACK, p); break;
+    case FBW_OP_ROLLBACK_RETAINING: on_tx_end(w, PCAPTOOL_STEP_ROLLBACK_RETAINING, p); break;
     case FBW_OP_ALLOCATE_STATEMENT: on_allocate(w); break;
     case FBW_OP_PREPARE_STATEMENT: on_prepare(w, p); break;
     case FBW_OP_EXECUTE: case FBW_OP_EXECUTE2: on_execute(w, d, p); break;
@@ -1255,7 +1255,7 @@ static int blob_live(pcaptool_workload *w, size_t k, const pcaptool_step *b)
 {
     for (size_t i = k + 1; i <= w->n; i++) {
         const pcaptool_step *s = at(w, i);
-        if (s->tx == b->tx && (s->kind == FBW_STEP_COMMIT || s->kind == FBW_STEP_ROLLBACK))
+        if (s->tx == b->tx && (s->kind == PCAPTOOL_STEP_COMMIT || s->kind == PCAPTOOL_STEP_ROLLBACK))
             return 0;
     }
     return b->tx != 0;
@@ -1272,7 +1272,7 @@ static int read_closed(const pcaptool_step *s)
  * it; a statement executed once and kept prepared (a driver's version query) would otherwise stay
  * its statement's current execution, and hold every later step of the connection back until the
  * window overflowed, so the replay waited for the reader to read that far. */
-#define FBW_EXEC_PIN_STEPS 64
+#define PCAPTOOL_EXEC_PIN_STEPS 64
 
 /* Step k may still change: it gets the round trips and time of the replies coming now (the
  * latest step, or one a fetch or info request went back to), it is its statement's current
@@ -1284,15 +1284,15 @@ static int pinned(pcaptool_workload *w, size_t k, const pcaptool_step *s)
         return 1;
     if (s->stmt > 0 && s->stmt <= w->nstmt) {
         const wl_slot *sl = &w->slot[s->stmt];
-        if ((sl->exec == k && w->n - k <= FBW_EXEC_PIN_STEPS) || (size_t)w->fetch_step[s->stmt] == k)
+        if ((sl->exec == k && w->n - k <= PCAPTOOL_EXEC_PIN_STEPS) || (size_t)w->fetch_step[s->stmt] == k)
             return 1;
         if ((sl->batch_from && k >= sl->batch_from) ||
             (sl->run_from && k >= sl->run_from && k <= sl->run_to))
             return 1;
     }
-    if (s->kind == FBW_STEP_BLOB_READ)
+    if (s->kind == PCAPTOOL_STEP_BLOB_READ)
         return !read_closed(s); /* its capture result (bytes read) is complete at its close */
-    return s->kind == FBW_STEP_BLOB && blob_live(w, k, s);
+    return s->kind == PCAPTOOL_STEP_BLOB && blob_live(w, k, s);
 }
 
 size_t pcaptool_workload_final(pcaptool_workload *w, int ended, size_t window_max)

@@ -8,8 +8,8 @@
  * op_transaction, one statement slot per op_allocate_statement; the server's op_response object
  * binds a handle to its slot. Ops the replay does not reproduce are counted, never dropped
  * silently. Pure: no I/O. */
-#ifndef FBW_PCAP_WORKLOAD_H
-#define FBW_PCAP_WORKLOAD_H
+#ifndef PCAPTOOL_WORKLOAD_H
+#define PCAPTOOL_WORKLOAD_H
 
 #include "dec.h"
 #include "msg.h"
@@ -19,24 +19,24 @@
 #include <stdint.h>
 
 enum pcaptool_step_kind {
-    FBW_STEP_START, /* op_transaction: data = TPB */
-    FBW_STEP_COMMIT,
-    FBW_STEP_COMMIT_RETAINING,
-    FBW_STEP_ROLLBACK,
-    FBW_STEP_ROLLBACK_RETAINING,
-    FBW_STEP_PREPARE,          /* data = SQL */
-    FBW_STEP_EXECUTE,          /* params */
-    FBW_STEP_FETCH,            /* fetch the open cursor to its end */
-    FBW_STEP_CLOSE,            /* op_free_statement DSQL_close (or unprepare) */
-    FBW_STEP_DROP,             /* op_free_statement DSQL_drop */
-    FBW_STEP_IMMEDIATE,        /* op_exec_immediate: data = SQL */
-    FBW_STEP_BLOB,             /* op_create_blob(2) + its segments: data = contents, bpb */
-    FBW_STEP_BLOB_READ,        /* op_open_blob(2) of an id from a fetched row + what the client
+    PCAPTOOL_STEP_START, /* op_transaction: data = TPB */
+    PCAPTOOL_STEP_COMMIT,
+    PCAPTOOL_STEP_COMMIT_RETAINING,
+    PCAPTOOL_STEP_ROLLBACK,
+    PCAPTOOL_STEP_ROLLBACK_RETAINING,
+    PCAPTOOL_STEP_PREPARE,          /* data = SQL */
+    PCAPTOOL_STEP_EXECUTE,          /* params */
+    PCAPTOOL_STEP_FETCH,            /* fetch the open cursor to its end */
+    PCAPTOOL_STEP_CLOSE,            /* op_free_statement DSQL_close (or unprepare) */
+    PCAPTOOL_STEP_DROP,             /* op_free_statement DSQL_drop */
+    PCAPTOOL_STEP_IMMEDIATE,        /* op_exec_immediate: data = SQL */
+    PCAPTOOL_STEP_BLOB,             /* op_create_blob(2) + its segments: data = contents, bpb */
+    PCAPTOOL_STEP_BLOB_READ,        /* op_open_blob(2) of an id from a fetched row + what the client
                                 * did with it (acts) until op_close_blob / op_cancel_blob */
-    FBW_STEP_INFO_SQL,         /* op_info_sql: data = items, info_buflen */
-    FBW_STEP_INFO_DATABASE,    /* op_info_database: data = items, info_buflen */
-    FBW_STEP_INFO_TRANSACTION, /* op_info_transaction: data = items, info_buflen */
-    FBW_STEP_KINDS
+    PCAPTOOL_STEP_INFO_SQL,         /* op_info_sql: data = items, info_buflen */
+    PCAPTOOL_STEP_INFO_DATABASE,    /* op_info_database: data = items, info_buflen */
+    PCAPTOOL_STEP_INFO_TRANSACTION, /* op_info_transaction: data = items, info_buflen */
+    PCAPTOOL_STEP_KINDS
 };
 
 /* One parameter as the client sent it: its column (from the BLR) and its canonical text. */
@@ -135,17 +135,17 @@ typedef struct pcaptool_handle_slot {
 } pcaptool_handle_slot;
 
 /* A BLR request (op_compile) the replay cannot reproduce: fbwire runs DSQL only. Listed, one line
- * each, by replay --list; more than FBW_WL_REQUESTS_MAX are only counted. */
+ * each, by replay --list; more than PCAPTOOL_WL_REQUESTS_MAX are only counted. */
 typedef struct pcaptool_wl_request {
     uint64_t packet;   /* the op_compile (1-based, counting every decoded packet) */
     size_t blr_bytes;
     unsigned messages; /* declared by its BLR; 0 also when the BLR does not walk */
 } pcaptool_wl_request;
-#define FBW_WL_REQUESTS_MAX 4096
-#define FBW_WL_REQUEST_WHY "a BLR request (gbak, gfix, QLI, precompiled programs): fbwire replays DSQL only"
+#define PCAPTOOL_WL_REQUESTS_MAX 4096
+#define PCAPTOOL_WL_REQUEST_WHY "a BLR request (gbak, gfix, QLI, precompiled programs): fbwire replays DSQL only"
 
 /* Blob ids of fetched rows the workload remembers for the blob reads that open them. */
-#define FBW_WL_BIDS_MAX 65536
+#define PCAPTOOL_WL_BIDS_MAX 65536
 
 typedef struct pcaptool_workload {
     pcaptool_step *steps; /* steps base+1 .. n (1-based numbers); base is 0 unless streaming */
@@ -174,7 +174,7 @@ typedef struct pcaptool_workload {
     uint64_t now;               /* capture time of the packet being handled */
     uint64_t t_detach;          /* capture time of the client's op_detach (0 if none) */
     /* blob ids seen in fetched rows -> execute step, row and column (open addressing) */
-    struct pcaptool_wl_bid *bids; /* at most FBW_WL_BIDS_MAX: then it starts over (bids_forgot) */
+    struct pcaptool_wl_bid *bids; /* at most PCAPTOOL_WL_BIDS_MAX: then it starts over (bids_forgot) */
     size_t nbids, bids_cap;
     int bids_forgot;
     uint64_t late;              /* streaming: replies about steps already handed on (rows, record
@@ -183,7 +183,7 @@ typedef struct pcaptool_workload {
     fbw_ring seg_wait;          /* op_get_segment in flight (size_t): its blob read step, or 0 */
     fbw_ring imm_wait;          /* op_exec_immediate2 in flight (size_t): its step */
     size_t close_step;          /* blob read whose op_close_blob was the latest packet, or 0 */
-    pcaptool_wl_request *requests; /* BLR requests compiled (the first FBW_WL_REQUESTS_MAX) */
+    pcaptool_wl_request *requests; /* BLR requests compiled (the first PCAPTOOL_WL_REQUESTS_MAX) */
     size_t nrequests, requests_total;
 } pcaptool_workload;
 
@@ -192,8 +192,8 @@ void pcaptool_workload_free(pcaptool_workload *w);
 /* What one decoded packet means; call it from the fbw_dec callback for every packet. */
 void pcaptool_workload_packet(pcaptool_workload *w, const fbw_dec *d, int from_client,
                               const fbw_pkt *p, uint64_t ts_ns);
-/* FNV-1a 64 over bytes, continuing from h (start with FBW_FNV_BASIS); the blob contents hash. */
-#define FBW_FNV_BASIS 1469598103934665603u
+/* FNV-1a 64 over bytes, continuing from h (start with PCAPTOOL_FNV_BASIS); the blob contents hash. */
+#define PCAPTOOL_FNV_BASIS 1469598103934665603u
 uint64_t pcaptool_fnv(uint64_t h, const uint8_t *p, size_t n);
 /* FNV-1a hash of one row: each value's text (value.h) followed by 0x1F, NULL as 0x00 0x1F. The
  * replay hashes its rows the same way. */

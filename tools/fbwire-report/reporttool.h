@@ -5,8 +5,8 @@
  * `fbwire-pcap stats --json` output, and renders a Markdown table (runs as columns, ratios to a
  * baseline run) and an SVG chart (round trips per event by statement class, grouped by run, and
  * throughput per run). Reading is done with jansson; rendering is plain text. */
-#ifndef FBW_REPORTTOOL_H
-#define FBW_REPORTTOOL_H
+#ifndef REPORTTOOL_H
+#define REPORTTOOL_H
 
 #include <stdio.h>
 
