@@ -59,6 +59,7 @@ if(TARGET fbwire-pcap)
                                   ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/trace.c
                                   ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/trace_workload.c
                                   ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/trace_record.c
+                                  ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/cliopts.c
                                   ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap/workload.c)
   target_include_directories(tools_test_trace PRIVATE ${CMAKE_SOURCE_DIR}/tools/fbwire-pcap)
   target_compile_definitions(tools_test_trace PRIVATE TRACE_DIR="${CMAKE_CURRENT_LIST_DIR}/trace")

@@ -5,6 +5,7 @@
  * fbwire (replay.h), `turns` counts turnarounds and bytes of any TCP protocol (turns.h). Exit
  * status: 0 all decoded (and replayed), 1 something could not be decoded or a replayed step failed
  * (reported), 2 usage or unreadable file. */
+#include "cliopts.h"
 #include "pcaptool.h"
 #include "replay.h"
 #include "trace_record.h"
@@ -215,21 +216,6 @@ static int run_replay(const char *file, pcaptool_report_opts *ro, const uint16_t
     return status;
 }
 
-static int parse_wire_crypt(const char *s, int *out)
-{
-    if (!strcmp(s, "disabled"))
-        *out = FBW_WIRE_CRYPT_DISABLED;
-    else if (!strcmp(s, "enabled"))
-        *out = FBW_WIRE_CRYPT_ENABLED;
-    else if (!strcmp(s, "required"))
-        *out = FBW_WIRE_CRYPT_REQUIRED;
-    else {
-        fprintf(stderr, "fbwire-pcap: --wire-crypt takes disabled, enabled or required\n");
-        return -1;
-    }
-    return 0;
-}
-
 enum {
     O_PORT = 256, O_JSON, O_TRIPS, O_HELP, O_DB, O_USER, O_PASSWORD, O_CONNECTION, O_LIST, O_CRYPT,
     O_KEYLOG, O_PACE, O_SPEED, O_CONNECTIONS, O_RESULTS, O_PROGRESS, O_ROWFORMAT, O_TRACE, O_TRACEDB,
@@ -387,7 +373,7 @@ int main(int argc, char **argv)
             replay_opts = 1;
             break;
         case O_CRYPT:
-            if (parse_wire_crypt(optarg, &po.wire_crypt))
+            if (pcaptool_parse_wire_crypt(optarg, &po.wire_crypt))
                 return 2;
             replay_opts = 1;
             break;

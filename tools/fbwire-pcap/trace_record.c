@@ -3,6 +3,8 @@
  * services API, its output written to a file and parsed as it arrives. */
 #include "trace_record.h"
 
+#include "cliopts.h"
+
 #include "svcclient.h"
 #include "trace.h"
 
@@ -236,16 +238,8 @@ static int parse_args(int argc, char **argv, rec *r)
             }
             break;
         case 'c':
-            if (!strcmp(optarg, "disabled"))
-                r->wire_crypt = FBW_WIRE_CRYPT_DISABLED;
-            else if (!strcmp(optarg, "enabled"))
-                r->wire_crypt = FBW_WIRE_CRYPT_ENABLED;
-            else if (!strcmp(optarg, "required"))
-                r->wire_crypt = FBW_WIRE_CRYPT_REQUIRED;
-            else {
-                fprintf(stderr, "fbwire-pcap: --wire-crypt takes disabled, enabled or required\n");
+            if (pcaptool_parse_wire_crypt(optarg, &r->wire_crypt))
                 return -1;
-            }
             break;
         case 'h':
             usage(stdout);
