@@ -83,6 +83,7 @@ static void step_detail(json_t **o, const pcaptool_step *s)
     if (s->kind == PCAPTOOL_STEP_IMMEDIATE && s->imm2) {
         set(o, "params", params_json(s));
         set(o, "output", json_integer(JI(s->out_n)));
+        set(o, "inline_blob_size", json_integer(JI(s->inline_blob_size))); /* 0: none */
     }
 }
 

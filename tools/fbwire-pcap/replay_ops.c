@@ -92,6 +92,10 @@ void rp_do_immediate2(rp_step *r, size_t i)
     fbw_err_clear(&e);
     fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
     r->rq.imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
+    /* --inline-blob-size captured (negative): what this op_exec_immediate2 asked for; else the
+     * connection already asks for N (replay_conn.c) */
+    if (r->inline_blob_size < 0)
+        fbw_conn_set_inline_blob_size(r->c, (int32_t)s->inline_blob_size);
     int rc;
     do
         rc = fbw_client_complete(r->cl, fbw_exec_immediate2(r->c, rp_slots_tx(r->sl, s->tx),

@@ -135,6 +135,8 @@ static void step_text(fbw_buf *b, size_t i, const pcaptool_step *s)
         if (s->nparams)
             params_text(b, s);
         putf(b, " output=%u", s->out_n);
+        if (s->inline_blob_size) /* asked for inline blobs (protocol 19) */
+            putf(b, " inline_blob_size=%" PRIu32, s->inline_blob_size);
     }
     if (s->problem) {
         put(b, " [not replayable: ");

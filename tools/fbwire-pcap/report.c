@@ -347,6 +347,8 @@ static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
         e_str(e, "sql", p->u.sqlst.sql.p, p->u.sqlst.sql.n);
         if (pc->protocol >= 20) /* the field exists from protocol 20 on */
             e_num(e, "prepare_flags", p->u.sqlst.flags);
+        if (p->op == FBW_OP_EXEC_IMMEDIATE2 && pc->protocol >= 19) /* the inline blobs it asks for */
+            e_num(e, "inline_blob_size", p->u.sqlst.inline_blob_size);
         break;
     case FBW_OP_EXECUTE:
     case FBW_OP_EXECUTE2:

@@ -634,6 +634,7 @@ static void on_immediate(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *
     if (p->op == FBW_OP_EXEC_IMMEDIATE2) {
         /* the input message as the client sent it, the output row's format from its BLR */
         s->imm2 = 1;
+        s->inline_blob_size = p->u.sqlst.inline_blob_size; /* decoded from protocol 19 on */
         if (p->u.sqlst.messages)
             take_params(w, s, d, p->u.sqlst.msg);
         fbw_bytes blr = p->u.sqlst.out_blr;

@@ -82,8 +82,8 @@ typedef struct pcaptool_step {
     pcaptool_param *params;
     uint16_t nparams;
     uint32_t fetches; /* op_fetch packets this fetch step stands for */
-    uint32_t inline_blob_size; /* execute: the inline blobs its op_execute asked for (0: none, or
-                                * below protocol 19) */
+    uint32_t inline_blob_size; /* execute, immediate2: the inline blobs its op_execute or
+                                * op_exec_immediate2 asked for (0: none, or below protocol 19) */
     int scrollable;   /* execute: its cursor opened scrollable (op_execute's cursor_flags, protocol 18+) */
     uint16_t fetch_op; /* fetch_scroll: the move (enum fbw_fetch_op, as sent) and its position */
     int32_t fetch_pos;
