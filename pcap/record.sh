@@ -24,8 +24,12 @@
 #          fb3_gbak_backup fb3_gbak_restore fb3_gfix_validate fb3_gfix_sweep fb3_svc_nbak
 #          fb3_svc_stats fb3_svc_trace fb3_isql_zlib fb4_gbak_backup fb4_gbak_restore
 #          fb4_gfix_validate fb4_gfix_sweep fb4_svc_nbak fb4_svc_stats fb4_svc_trace fb4_isql_zlib
-#          fb4_gbak_restore_blobs fb5_blob_inline fb5_blob_batch fb3_blob fb6_script_p19
+#          fb4_gbak_restore_blobs fb5_blob_inline fb5_blob_batch fb3_blob fb5_scroll fb6_script_p19
 #          fb6_script_p20
+#
+# fb5_scroll is fbwire-sql (its script mode, stdin a pipe) against the Firebird 5 registered as fb5:
+# SET SCROLL ON, a SELECT of twelve rows read forward, then FETCH moves of every kind (op_fetch_scroll)
+# to both ends and back, and SHOW COUNT (op_info_cursor).
 #
 # fb6_script_p19 and fb6_script_p20 are pcap/session.c against a Firebird 6 registered as fb6
 # (scripts/fb-servers.sh register or start-install; it must listen on 127.0.0.2), offered up to
@@ -390,6 +394,31 @@ info_session() {
         grep -E '^(protocol|round_trips|packets_sent|packets_received|bytes_sent|bytes_received):'
 }
 
+SCROLL_TABLE=FBW_PCAP_SCROLL
+scroll_session() { # fbwire-sql moving a scrollable cursor (Firebird 5+); its rows and counts printed
+    ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --user SYSDBA --wire-crypt disabled --tsv "$DSN" <<EOF
+CREATE TABLE $SCROLL_TABLE (ID INTEGER NOT NULL PRIMARY KEY, V VARCHAR(10));
+INSERT INTO $SCROLL_TABLE (ID, V) WITH RECURSIVE R (N) AS (SELECT 1 FROM RDB\$DATABASE UNION ALL SELECT N + 1 FROM R WHERE N < 12) SELECT N, 'row ' || N FROM R;
+SET SCROLL ON;
+SELECT ID, V FROM $SCROLL_TABLE ORDER BY ID;
+FETCH FIRST;
+FETCH PRIOR;
+FETCH NEXT;
+FETCH LAST;
+FETCH NEXT;
+FETCH PRIOR;
+FETCH ABSOLUTE 5;
+FETCH ABSOLUTE -3;
+FETCH RELATIVE -4;
+FETCH RELATIVE 2;
+FETCH RELATIVE 0;
+SHOW COUNT;
+FETCH NEXT;
+SET SCROLL OFF;
+DROP TABLE $SCROLL_TABLE;
+EOF
+}
+
 p10_session() { # Legacy_Auth user at protocol 10
     SESSION_PASSWORD=$FBW_LEGACY_PASSWORD fbwire_session --protocol-max 10 --auth Legacy_Auth \
         --user "$FBW_LEGACY_USER"
@@ -533,6 +562,13 @@ for name in $NAMES; do
         size=65535; [ "$name" = fb5_blob_inline ] || size=0
         record "$name" fbwire_session --blobs --inline-blob-size "$size"
         expect "$name" "pcap/session.c --blobs --inline-blob-size $size on Firebird 5 (protocol 19), the second of its connections; the per-step live round trips below sum to the decoded total; tests/wire/test_captured.c feeds these server bytes to the library (no socket)"
+        ;;
+    fb5_scroll)
+        use fb5
+        echo "DROP TABLE $SCROLL_TABLE;" | ISC_PASSWORD=$FBW_PASSWORD "$FBWIRE_SQL" --user SYSDBA \
+            --wire-crypt disabled "$DSN" >/dev/null 2>&1 || true # a failed earlier run's (not recorded)
+        record "$name" scroll_session
+        expect "$name" "fbwire-sql SET SCROLL ON on Firebird 5 (protocol 19): op_execute with cursor_flags scrollable, a SELECT of 12 rows read forward, then 12 FETCH moves (op_fetch_scroll: first, prior past the start, next, last, next past the end, prior, absolute 5 and -3, relative -4, 2 and 0, next) and SHOW COUNT (op_info_cursor, 12); one round trip each; the rows below are what fbwire-sql printed; tests/integ/test_pcap_replay_scroll.c replays it"
         ;;
     fb3_blob)
         # The same blob session on Firebird 3 (no inline blobs below protocol 19): the blobs read

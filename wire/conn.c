@@ -1042,6 +1042,8 @@ int fbw_conn_set_statement_timeout(fbw_conn *c, uint32_t ms, fbw_err *err)
     return rc;
 }
 
+void fbw_conn_set_inline_blob_size(fbw_conn *c, int32_t size) { c->o.inline_blob_size = size; }
+
 uint32_t fbw_conn_inline_size(const fbw_conn *c)
 {
     if (c->info.protocol < 19 || c->o.inline_blob_size <= 0)

@@ -176,6 +176,11 @@ size_t fbw_conn_inline_cache(const fbw_conn *c);
  * (which may be NULL), when ms > 0 and the connection speaks a protocol below 16; the timeout is
  * then left as it was. */
 FBW_API int fbw_conn_set_statement_timeout(fbw_conn *c, uint32_t ms, fbw_err *err);
+/* Change the inline blob size of the connection (fbw_conn_opts.inline_blob_size: 0 or negative
+ * asks for none, at most 65535 is asked) for every later op_exec_immediate2 and every later
+ * execute of a statement without its own (fbw_stmt_set_inline_blob_size). Nothing is sent; below
+ * protocol 19 nothing is asked whatever the size. */
+FBW_API void fbw_conn_set_inline_blob_size(fbw_conn *c, int32_t size);
 FBW_API uint32_t fbw_conn_statement_timeout(const fbw_conn *c);
 /* Internal (conn.c, stmt.c): FBW_OK when a timeout of ms can be sent on this connection (ms 0, or
  * protocol 16+ or not yet negotiated), else FBW_E_UNSUPPORTED in *err naming the protocol. */

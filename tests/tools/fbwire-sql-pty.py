@@ -10,7 +10,11 @@ ending at the first Ctrl-D, and statement timeouts: on FB4 --statement-timeout a
 TIMEOUT (units as Firebird's) end the long cross join with Firebird's timeout error naming the
 statement and the limit, the session going on, SHOW DATABASE and --info showing the setting; on FB3
 both are refused naming the protocol (the option at connect, the command with the session going on);
-SHOW DATABASE's header page (page size, ODS, next transaction) from the services API.
+SHOW DATABASE's header page (page size, ODS, next transaction) from the services API; scrollable
+cursors: where the server speaks protocol 18 (the FB4 slot in the @fb5 twin) SET SCROLL ON, a SELECT
+of known rows, every FETCH move landing on the row a model of the cursor predicts or "no row" past
+either end, SHOW COUNT, one round trip each in SET STATS, the cursor closed by the next statement;
+below protocol 18 (FB3, FB4) SET SCROLL ON refused naming the protocol and the session going on.
 
     fbwire-sql-pty.py PATH/TO/fbwire-sql
 
@@ -235,6 +239,7 @@ def server(name, tmp):
 
         header_page(name, dsn, env)
         timeouts(name, dsn, env)
+        scroll(name, dsn, env, table)
     finally:
         batch(dsn, "drop table %s;" % table)
 
@@ -323,6 +328,119 @@ def timeouts(name, dsn, env):
     check(t.expect(r"statement_timeout_ms: 0\b") is not None, "%s: SET ... 0 removes it" % name)
     t.send("exit;\r")
     check(t.wait_exit(), "%s: EXIT; after the timeouts" % name)
+
+
+def protocol(dsn):
+    info = subprocess.run([TOOL, "--info", dsn], capture_output=True, text=True, env=ENV, timeout=60)
+    m = re.search(r"^protocol: (\d+)$", info.stdout, re.M)
+    return int(m.group(1)) if m else 0
+
+
+SCROLL_ROWS = 7
+
+
+def scroll_model(pos, op, n=0):
+    """Where Firebird's cursor lands: 0 before the first row, SCROLL_ROWS + 1 after the last."""
+    clamp = lambda p: max(0, min(SCROLL_ROWS + 1, p))
+    if op == "NEXT":
+        return clamp(pos + 1)
+    if op == "PRIOR":
+        return clamp(pos - 1)
+    if op == "FIRST":
+        return 1
+    if op == "LAST":
+        return SCROLL_ROWS
+    if op == "ABSOLUTE":
+        return clamp(n) if n >= 0 else clamp(SCROLL_ROWS + 1 + n)
+    return clamp(pos + n)
+
+
+def scroll(name, dsn, env, table):
+    """7. Scrollable cursors: SET SCROLL ON, FETCH moves, SHOW COUNT (protocol 18+), or the
+    refusal naming the protocol below it."""
+    batch(dsn, "delete from %s; %s" % (table, " ".join(
+        "insert into %s values (%d, 'r%d');" % (table, i, i * 7) for i in range(1, SCROLL_ROWS + 1))))
+    proto = protocol(dsn)
+    select = "select id, v from %s order by id;" % table
+    t = Term(["--tsv", dsn], env)
+    t.expect(r"SQL> ")
+    if proto < 18:
+        t.send("set scroll on;\r")
+        check(t.expect(r"statement 1 \(line 1\) failed: a scrollable cursor needs protocol 18 "
+                       r"\(Firebird 5 or later\); this connection speaks protocol %d" % proto)
+              is not None, "%s: SET SCROLL ON refused, naming protocol %d" % (name, proto))
+        t.send(select + "\r")
+        check(t.expect(r"ID\tV\r?\n1\tr7\r?\n") is not None, "%s: the SELECT runs as usual" % name)
+        t.send("fetch first;\r")
+        check(t.expect(r"no scrollable cursor is open: SET SCROLL ON, then run a SELECT") is not None,
+              "%s: FETCH without a scrollable cursor refused" % name)
+        t.send("select 'still' || 'here' as s from rdb$database;\r")
+        check(t.expect(r"stillhere") is not None, "%s: the session goes on" % name)
+        t.send("exit;\r")
+        check(t.wait_exit() and os.WEXITSTATUS(t.status) == 1,
+              "%s: exit status 1 (the refused commands failed)" % name)
+        return
+    t.send("set stats on;\rset scroll on;\r" + select + "\r")
+    rows = "".join(r"%d\tr%d\r?\n" % (i, i * 7) for i in range(1, SCROLL_ROWS + 1))
+    check(t.expect(r"ID\tV\r?\n" + rows) is not None and
+          t.expect(r"-- stats #\d+ line \d+: round_trips=\d+ begin=[01] prepare=1 execute=1 fetch=0 "
+                   r"blob=0 tz=0 commit=0 ") is not None,
+          "%s: with SCROLL ON the SELECT prints its rows as usual" % name)
+    pos = SCROLL_ROWS + 1  # the forward fetches read to the end
+    moves = [("PRIOR", 0), ("FIRST", 0), ("PRIOR", 0), ("PRIOR", 0), ("NEXT", 0), ("LAST", 0),
+             ("NEXT", 0), ("PRIOR", 0), ("ABSOLUTE", 3), ("RELATIVE", 2), ("RELATIVE", -10),
+             ("RELATIVE", 4), ("ABSOLUTE", -2), ("ABSOLUTE", 0), ("ABSOLUTE", 99), ("RELATIVE", -1),
+             ("RELATIVE", -3), ("RELATIVE", 0)]
+    for op, n in moves:
+        cmd = "fetch %s%s;" % (op.lower(), " %d" % n if op in ("ABSOLUTE", "RELATIVE") else "")
+        pos = scroll_model(pos, op, n)
+        t.send(cmd + "\r")
+        if 1 <= pos <= SCROLL_ROWS:
+            m = t.expect(r"ID\tV\r?\n%d\tr%d\r?\n" % (pos, pos * 7))
+            what = "row %d" % pos
+        else:
+            m = t.expect(r"no row: the cursor is %s" % ("before the first" if pos == 0 else
+                                                         "after the last"))
+            what = "no row (%s)" % ("before the first" if pos == 0 else "after the last")
+        stats = t.expect(r"-- stats #\d+ line \d+: round_trips=1 begin=0 prepare=0 execute=0 fetch=1 ")
+        check(m is not None and stats is not None, "%s: %s lands on %s, one round trip" %
+              (name, cmd, what))
+    t.send("show count;\r")
+    check(t.expect(r"record count: %d\r?\n-- stats #\d+ line \d+: round_trips=1 " % SCROLL_ROWS)
+          is not None, "%s: SHOW COUNT gives %d rows in one round trip" % (name, SCROLL_ROWS))
+    t.send("fetch next;\r")
+    pos = scroll_model(pos, "NEXT")
+    check(t.expect(r"ID\tV\r?\n%d\tr%d\r?\n" % (pos, pos * 7)) is not None,
+          "%s: the count did not move the cursor" % name)
+    t.send("fetch absolute x;\r")
+    check(t.expect(r"FETCH ABSOLUTE and RELATIVE take a whole number") is not None,
+          "%s: a bad FETCH refused" % name)
+    t.send("set scroll off;\rselect 'next' || 'statement' as s from rdb$database;\r")
+    t.expect(r"nextstatement")
+    # the SELECT's commit was held back for the next statement: two commits in its accounting
+    check(t.expect(r"-- stats #\d+ line \d+: round_trips=\d+ begin=0 prepare=1 execute=1 "
+                   r"fetch=0 blob=0 tz=0 commit=2 ") is not None,
+          "%s: the next statement commits the cursor's transaction" % name)
+    t.send("fetch prior;\r")
+    check(t.expect(r"no scrollable cursor is open: SET SCROLL ON, then run a SELECT") is not None,
+          "%s: the next statement closed the cursor" % name)
+    t.send("exit;\r")
+    check(t.wait_exit() and os.WEXITSTATUS(t.status) == 1, "%s: exit status 1 (2 refusals)" % name)
+    if FAILS:
+        print(t.out.decode("utf-8", "replace"))
+    # One transaction (--no-autocommit): the cursor is closed by DSQL_close when the same
+    # SELECT runs again, and the new cursor starts before the first row.
+    t = Term(["--tsv", "--no-autocommit", dsn], env)
+    t.expect(r"SQL> ")
+    t.send("set scroll on;\r" + select + "\rfetch first;\r" + select + "\rfetch prior;\r")
+    t.expect(r"ID\tV\r?\n" + rows)
+    t.expect(r"ID\tV\r?\n1\tr7\r?\n")
+    t.expect(r"ID\tV\r?\n" + rows)
+    check(t.expect(r"ID\tV\r?\n%d\tr%d\r?\n" % (SCROLL_ROWS, SCROLL_ROWS * 7)) is not None,
+          "%s: --no-autocommit: the same SELECT again reads a new cursor to its end" % name)
+    t.send("fetch absolute 2;\rexit;\r")
+    check(t.expect(r"ID\tV\r?\n2\tr14\r?\n") is not None and t.wait_exit() and
+          os.WEXITSTATUS(t.status) == 0, "%s: --no-autocommit: moves on the new cursor" % name)
 
 
 def main():

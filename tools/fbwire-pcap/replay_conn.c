@@ -90,6 +90,7 @@ static const char *const end_names[PCAPTOOL_STEP_KINDS] = {
     [PCAPTOOL_STEP_COMMIT] = "COMMIT",     [PCAPTOOL_STEP_COMMIT_RETAINING] = "COMMIT RETAIN",
     [PCAPTOOL_STEP_ROLLBACK] = "ROLLBACK", [PCAPTOOL_STEP_ROLLBACK_RETAINING] = "ROLLBACK RETAIN",
     [PCAPTOOL_STEP_BLOB] = "(blob write)", [PCAPTOOL_STEP_BLOB_READ] = "(blob read)",
+    [PCAPTOOL_STEP_FETCH_SCROLL] = "(scroll fetch)", [PCAPTOOL_STEP_COUNT_CURSOR] = "(cursor count)",
 };
 
 static int is_execution(int kind)

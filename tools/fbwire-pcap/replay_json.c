@@ -56,8 +56,16 @@ static void step_detail(json_t **o, const pcaptool_step *s)
     } else if (s->kind == PCAPTOOL_STEP_EXECUTE) {
         set(o, "params", params_json(s));
         set(o, "inline_blob_size", json_integer(JI(s->inline_blob_size))); /* 0: none */
+        set(o, "scrollable", json_boolean(s->scrollable));
     } else if (s->kind == PCAPTOOL_STEP_FETCH) {
         set(o, "op_fetch", json_integer(JI(s->fetches)));
+    } else if (s->kind == PCAPTOOL_STEP_FETCH_SCROLL) {
+        const char *move = pcaptool_fetch_op_name(s->fetch_op);
+        set(o, "fetch", move ? json_string(move) : json_integer(JI(s->fetch_op)));
+        set(o, "pos", json_integer(JI(s->fetch_pos)));
+        set(o, "rows", json_integer(JI(s->result.rows)));
+    } else if (s->kind == PCAPTOOL_STEP_COUNT_CURSOR) {
+        set(o, "count", json_integer(JI(s->result.rows)));
     } else if (s->kind == PCAPTOOL_STEP_BLOB) {
         set(o, "bytes", json_integer(JI(s->len)));
         set(o, "cancelled", json_boolean(s->cancelled));
@@ -75,6 +83,7 @@ static void step_detail(json_t **o, const pcaptool_step *s)
     if (s->kind == PCAPTOOL_STEP_IMMEDIATE && s->imm2) {
         set(o, "params", params_json(s));
         set(o, "output", json_integer(JI(s->out_n)));
+        set(o, "inline_blob_size", json_integer(JI(s->inline_blob_size))); /* 0: none */
     }
 }
 

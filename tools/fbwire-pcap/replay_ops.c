@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* replay_ops.c - the replay's steps beyond prepare/execute/fetch (replay_step.h): blob reads on the
  * ids the replay fetched at the capture's rows and columns, op_exec_immediate2 with the client's
- * message formats, and info requests with the client's items. Blob reads and execute immediate with
+ * message formats, scroll fetches and cursor counts, and info requests with the client's items. Blob reads and execute immediate with
  * an output are executions that end at once: compared and counted when they end. */
 #include "replay_step.h"
 
@@ -92,6 +92,10 @@ void rp_do_immediate2(rp_step *r, size_t i)
     fbw_err_clear(&e);
     fbw_msgfmt in = {s->msg_cols, s->msg_n, s->msg_n};
     r->rq.imm_out = (fbw_msgfmt){s->out_cols, s->out_n, s->out_n};
+    /* --inline-blob-size captured (negative): what this op_exec_immediate2 asked for; else the
+     * connection already asks for N (replay_conn.c) */
+    if (r->inline_blob_size < 0)
+        fbw_conn_set_inline_blob_size(r->c, (int32_t)s->inline_blob_size);
     int rc;
     do
         rc = fbw_client_complete(r->cl, fbw_exec_immediate2(r->c, rp_slots_tx(r->sl, s->tx),
@@ -120,6 +124,71 @@ void rp_do_immediate2(rp_step *r, size_t i)
         }
         free(v);
     }
+    once_end(r, i, &res);
+}
+
+/* ---- scrollable cursors (protocol 18+) ---- */
+
+/* op_fetch_scroll: the same move (op and position) on the replayed cursor, opened scrollable when
+ * the captured execute's was (replay_steps.c); its row (or none past either end) is compared with
+ * the capture's. Below protocol 18, or on a cursor the target could not open scrollable, the
+ * library refuses before sending, and the step fails with its reason. */
+void rp_do_fetch_scroll(rp_step *r, size_t i)
+{
+    const pcaptool_step *s = r->s;
+    if (!rp_need_stmt(r, i, 1))
+        return;
+    fbw_stmt *st = r->sl->st[s->stmt];
+    fbw_err e;
+    fbw_err_clear(&e);
+    int rc = fbw_client_fetch_scroll(r->cl, st, s->fetch_op, s->fetch_pos);
+    if (rc && !fbw_is_fatal(rc) && fbw_stmt_error(st)->code) {
+        rp_add_failure(r, i, s, fbw_stmt_error(st), "scroll fetch failed"); /* refused, not sent */
+        return;
+    }
+    rc = rp_step_waited(r, rc, &e);
+    rp_check(r, i, rc, &e, fbw_stmt_error(st), "scroll fetch failed");
+    if (rc || fbw_stmt_error(st)->code)
+        return;
+    pcaptool_result res = {.rows = 0, .affected = -1, .eof = fbw_stmt_eof(st)};
+    const fbw_msgfmt *out = fbw_stmt_output(st);
+    fbw_value *v = calloc(out->n ? out->n : 1, sizeof *v);
+    if (!v) {
+        r->nomem = 1;
+        return;
+    }
+    for (size_t k = 0; k < fbw_stmt_row_count(st); k++) {
+        res.rows++;
+        if (fbw_stmt_row(st, k, v, &e) == FBW_OK)
+            res.hash += pcaptool_row_hash(v, out);
+        else
+            res.unknown = 1;
+    }
+    free(v);
+    fbw_stmt_clear_rows(st);
+    once_end(r, i, &res);
+}
+
+/* op_info_cursor: the record count of the replayed scrollable cursor, compared with the capture's. */
+void rp_do_count_cursor(rp_step *r, size_t i)
+{
+    const pcaptool_step *s = r->s;
+    if (!rp_need_stmt(r, i, 1))
+        return;
+    fbw_stmt *st = r->sl->st[s->stmt];
+    fbw_err e;
+    fbw_err_clear(&e);
+    int64_t n = -1;
+    int rc = fbw_client_count_cursor(r->cl, st, &n);
+    if (rc && !fbw_is_fatal(rc) && fbw_stmt_error(st)->code) {
+        rp_add_failure(r, i, s, fbw_stmt_error(st), "cursor count failed"); /* refused, not sent */
+        return;
+    }
+    rc = rp_step_waited(r, rc, &e);
+    rp_check(r, i, rc, &e, fbw_stmt_error(st), "cursor count failed");
+    if (rc || fbw_stmt_error(st)->code)
+        return;
+    pcaptool_result res = {.rows = n, .affected = -1, .eof = 1};
     once_end(r, i, &res);
 }
 

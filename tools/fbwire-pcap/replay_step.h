@@ -128,5 +128,9 @@ void rp_keep_row_blobs(rp_step *r, size_t step, uint32_t row, const fbw_value *v
 void rp_do_immediate2(rp_step *r, size_t i);
 void rp_do_info(rp_step *r, size_t i);
 void rp_do_blob_read(rp_step *r, size_t i);
+/* A scroll fetch / cursor count step: executions that end at once, compared with the capture's row
+ * (or none) / record count. */
+void rp_do_fetch_scroll(rp_step *r, size_t i);
+void rp_do_count_cursor(rp_step *r, size_t i);
 
 #endif

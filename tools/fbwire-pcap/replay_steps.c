@@ -164,6 +164,10 @@ static void do_execute(rp_step *r, size_t i)
     /* negative: --inline-blob-size captured, what this captured execute asked for */
     fbw_stmt_set_inline_blob_size(st, r->inline_blob_size < 0 ? (int32_t)s->inline_blob_size
                                                               : r->inline_blob_size);
+    /* A scrollable cursor as the client opened; a target below protocol 18 refuses it and the
+     * cursor opens forward-only (its rows are the same): the scroll steps then fail, saying why. */
+    if (fbw_stmt_set_scrollable(st, s->scrollable) != FBW_OK)
+        fbw_stmt_set_scrollable(st, 0);
     int rc = rp_step_waited(r,
                             fbw_client_execute(r->cl, st, rp_slots_tx(r->sl, s->tx), r->rq.vals,
                                                s->count_info ? FBW_EXEC_COUNT : 0),
@@ -391,6 +395,12 @@ void rp_step_run(rp_step *r, size_t i)
         break;
     case PCAPTOOL_STEP_BLOB_READ:
         rp_do_blob_read(r, i);
+        break;
+    case PCAPTOOL_STEP_FETCH_SCROLL:
+        rp_do_fetch_scroll(r, i);
+        break;
+    case PCAPTOOL_STEP_COUNT_CURSOR:
+        rp_do_count_cursor(r, i);
         break;
     case PCAPTOOL_STEP_INFO_SQL:
     case PCAPTOOL_STEP_INFO_DATABASE:

@@ -5,6 +5,8 @@
  * results, wall time). */
 #include "replay_report.h"
 
+#include "stmt.h"
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -79,11 +81,25 @@ static void step_detail(fbw_buf *b, const pcaptool_step *s)
     case PCAPTOOL_STEP_EXECUTE:
         if (s->inline_blob_size) /* asked for inline blobs (protocol 19) */
             putf(b, " inline_blob_size=%" PRIu32, s->inline_blob_size);
+        if (s->scrollable) /* its cursor opened scrollable (protocol 18) */
+            put(b, " cursor=scrollable");
         if (s->nparams)
             params_text(b, s);
         break;
     case PCAPTOOL_STEP_FETCH:
         putf(b, " op_fetch=%" PRIu32, s->fetches);
+        break;
+    case PCAPTOOL_STEP_FETCH_SCROLL:
+        if (pcaptool_fetch_op_name(s->fetch_op))
+            putf(b, " fetch=\"%s\"", pcaptool_fetch_op_name(s->fetch_op));
+        else
+            putf(b, " fetch_op=%u", (unsigned)s->fetch_op);
+        if (s->fetch_op == FBW_FETCH_ABSOLUTE || s->fetch_op == FBW_FETCH_RELATIVE)
+            putf(b, " pos=%" PRId32, s->fetch_pos);
+        putf(b, " rows=%" PRId64, s->result.rows);
+        break;
+    case PCAPTOOL_STEP_COUNT_CURSOR:
+        putf(b, " count=%" PRId64, s->result.rows);
         break;
     case PCAPTOOL_STEP_BLOB:
         putf(b, " bytes=%zu%s", s->len, s->cancelled ? " cancelled" : "");
@@ -119,6 +135,8 @@ static void step_text(fbw_buf *b, size_t i, const pcaptool_step *s)
         if (s->nparams)
             params_text(b, s);
         putf(b, " output=%u", s->out_n);
+        if (s->inline_blob_size) /* asked for inline blobs (protocol 19) */
+            putf(b, " inline_blob_size=%" PRIu32, s->inline_blob_size);
     }
     if (s->problem) {
         put(b, " [not replayable: ");

@@ -5,6 +5,7 @@
 #include "pcaptool.h"
 
 #include "jsonout.h"
+#include "workload.h"
 
 #include "dec.h"
 #include "info.h"
@@ -234,9 +235,9 @@ static void describe_compile(emit *e, fbw_bytes blr)
 /* An op_fetch_scroll's move (Firebird's P_FETCH) and, for absolute and relative, its position. */
 static void describe_scroll(emit *e, uint16_t op, int32_t pos)
 {
-    static const char *const names[] = {"next", "prior", "first", "last", "absolute", "relative"};
-    if (op < sizeof names / sizeof names[0])
-        e_cstr(e, "fetch", names[op]);
+    const char *name = pcaptool_fetch_op_name(op);
+    if (name)
+        e_cstr(e, "fetch", name);
     else
         e_num(e, "fetch_op", op); /* unknown to fbwire: shown as it is */
     if (op == 4 || op == 5)
@@ -346,6 +347,8 @@ static void describe(pconn *pc, emit *e, int from_client, const fbw_pkt *p)
         e_str(e, "sql", p->u.sqlst.sql.p, p->u.sqlst.sql.n);
         if (pc->protocol >= 20) /* the field exists from protocol 20 on */
             e_num(e, "prepare_flags", p->u.sqlst.flags);
+        if (p->op == FBW_OP_EXEC_IMMEDIATE2 && pc->protocol >= 19) /* the inline blobs it asks for */
+            e_num(e, "inline_blob_size", p->u.sqlst.inline_blob_size);
         break;
     case FBW_OP_EXECUTE:
     case FBW_OP_EXECUTE2:

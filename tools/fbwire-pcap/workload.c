@@ -38,10 +38,12 @@ typedef struct pcaptool_wl_slot {
     size_t run_from, run_to; /* the steps the last op_batch_exec ran, for its op_batch_cs */
 } wl_slot;
 
+#define WL_CURSOR_SCROLLABLE 1 /* IStatement::CURSOR_TYPE_SCROLLABLE in op_execute's cursor flags */
+
 static const char *const step_names[PCAPTOOL_STEP_KINDS] = {
     "start",   "commit",  "commit_retaining", "rollback", "rollback_retaining", "prepare",
     "execute", "fetch",   "close",            "drop",     "immediate",          "blob",
-    "blob_read", "info_sql", "info_database", "info_transaction",
+    "blob_read", "info_sql", "info_database", "info_transaction", "fetch_scroll", "count_cursor",
 };
 
 /* A blob id seen in a fetched row: where it was (execute step, row, column). */
@@ -64,6 +66,12 @@ const char *pcaptool_step_name(int kind)
     return kind >= 0 && kind < PCAPTOOL_STEP_KINDS ? step_names[kind] : "?";
 }
 
+const char *pcaptool_fetch_op_name(unsigned op)
+{
+    static const char *const names[] = {"next", "prior", "first", "last", "absolute", "relative"};
+    return op < sizeof names / sizeof names[0] ? names[op] : NULL;
+}
+
 void pcaptool_workload_init(pcaptool_workload *w)
 {
     memset(w, 0, sizeof *w);
@@ -71,6 +79,7 @@ void pcaptool_workload_init(pcaptool_workload *w)
     fbw_ring_init(&w->info_wait, sizeof(int), 0);
     fbw_ring_init(&w->seg_wait, sizeof(size_t), 0);
     fbw_ring_init(&w->imm_wait, sizeof(size_t), 0);
+    fbw_ring_init(&w->count_wait, sizeof(size_t), 0);
 }
 
 void pcaptool_step_free(pcaptool_step *s)
@@ -110,6 +119,7 @@ void pcaptool_workload_free(pcaptool_workload *w)
     fbw_ring_free(&w->info_wait);
     fbw_ring_free(&w->seg_wait);
     fbw_ring_free(&w->imm_wait);
+    fbw_ring_free(&w->count_wait);
     free(w->bids);
     memset(w, 0, sizeof *w);
 }
@@ -460,6 +470,8 @@ static void on_execute(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
     step_stmt(w, s, p->u.sqldata.stmt);
     step_tx(w, s, p->u.sqldata.tr);
     s->inline_blob_size = p->u.sqldata.inline_blob_size; /* decoded from protocol 19 on */
+    s->scrollable = (p->u.sqldata.cursor_flags & WL_CURSOR_SCROLLABLE) != 0; /* from 18 on */
+    w->scroll_step = 0;
     if (p->u.sqldata.messages)
         take_params(w, s, d, p->u.sqldata.msg);
     if (s->stmt) {
@@ -478,6 +490,7 @@ static void on_execute(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 static void on_fetch(pcaptool_workload *w, const fbw_pkt *p)
 {
     int slot = lookup(w->sth, w->nsth, p->u.sqldata.stmt, w->last_stmt);
+    w->scroll_step = 0;
     if (slot > 0) {
         take_format(w, slot, p->u.sqldata.blr);
         w->fetching = slot;
@@ -499,6 +512,47 @@ static void on_fetch(pcaptool_workload *w, const fbw_pkt *p)
             s->sql_step = w->slot[s->stmt].prepare;
         }
     }
+}
+
+/* op_fetch_scroll: a step of its own per move (the replay makes the same move); the fetch responses
+ * after it are its row (or none past either end), compared by the replay. A later op_fetch of the
+ * cursor starts a new fetch step (it reads on from where the moves left the cursor). */
+static void on_fetch_scroll(pcaptool_workload *w, const fbw_pkt *p)
+{
+    int slot = lookup(w->sth, w->nsth, p->u.sqldata.stmt, w->last_stmt);
+    if (slot > 0) {
+        take_format(w, slot, p->u.sqldata.blr);
+        w->fetching = slot;
+        w->fetch_step[slot] = 0;
+    }
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_FETCH_SCROLL, w->packets);
+    if (!s)
+        return;
+    step_stmt(w, s, p->u.sqldata.stmt);
+    s->fetch_op = p->u.sqldata.fetch_op;
+    s->fetch_pos = p->u.sqldata.fetch_pos;
+    s->result.rows = 0;
+    if (s->stmt && w->slot[s->stmt].exec) {
+        s->owner = w->slot[s->stmt].exec;
+        s->sql_step = w->slot[s->stmt].prepare;
+    }
+    w->scroll_step = w->n;
+}
+
+/* op_info_cursor (the record count of a scrollable cursor): a count_cursor step; its reply's count
+ * is the result the replay compares. */
+static void on_info_cursor(pcaptool_workload *w, const fbw_pkt *p)
+{
+    pcaptool_step *s = add_step(w, PCAPTOOL_STEP_COUNT_CURSOR, w->packets);
+    if (!s)
+        return;
+    step_stmt(w, s, p->u.info.object);
+    if (s->stmt && w->slot[s->stmt].exec) {
+        s->owner = w->slot[s->stmt].exec;
+        s->sql_step = w->slot[s->stmt].prepare;
+    }
+    if (fbw_ring_push(&w->count_wait, &(size_t){w->n}) != FBW_OK)
+        w->nomem = 1;
 }
 
 static int copy_info(pcaptool_workload *w, pcaptool_step *s, const fbw_pkt *p)
@@ -580,6 +634,7 @@ static void on_immediate(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *
     if (p->op == FBW_OP_EXEC_IMMEDIATE2) {
         /* the input message as the client sent it, the output row's format from its BLR */
         s->imm2 = 1;
+        s->inline_blob_size = p->u.sqlst.inline_blob_size; /* decoded from protocol 19 on */
         if (p->u.sqlst.messages)
             take_params(w, s, d, p->u.sqlst.msg);
         fbw_bytes blr = p->u.sqlst.out_blr;
@@ -1006,6 +1061,8 @@ static void client_packet(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt 
     case FBW_OP_PREPARE_STATEMENT: on_prepare(w, p); break;
     case FBW_OP_EXECUTE: case FBW_OP_EXECUTE2: on_execute(w, d, p); break;
     case FBW_OP_FETCH: on_fetch(w, p); break;
+    case FBW_OP_FETCH_SCROLL: on_fetch_scroll(w, p); break;
+    case FBW_OP_INFO_CURSOR: on_info_cursor(w, p); break;
     case FBW_OP_FREE_STATEMENT: on_free(w, p); break;
     case FBW_OP_EXEC_IMMEDIATE: case FBW_OP_EXEC_IMMEDIATE2: on_immediate(w, d, p); break;
     case FBW_OP_OPEN_BLOB: case FBW_OP_OPEN_BLOB2: on_open_blob(w, p); break;
@@ -1058,12 +1115,12 @@ uint64_t pcaptool_row_hash(const fbw_value *v, const fbw_msgfmt *f)
     return h;
 }
 
-/* A row of the slot's current execution, decoded with the format the client asked for. */
-static void take_row(pcaptool_workload *w, const fbw_dec *d, int slot, fbw_bytes msg)
+/* A row of the slot's current execution (into r: its result, or a scroll step's), decoded with the
+ * format the client asked for. Blob ids are kept for the execution's rows. */
+static void take_row(pcaptool_workload *w, const fbw_dec *d, int slot, fbw_bytes msg,
+                     pcaptool_result *r)
 {
-    if (!at(w, w->slot[slot].exec))
-        return; /* released (streaming) */
-    pcaptool_result *r = &at(w, w->slot[slot].exec)->result;
+    int exec_row = at(w, w->slot[slot].exec) && r == &at(w, w->slot[slot].exec)->result;
     r->rows = r->rows < 0 ? 1 : r->rows + 1;
     wl_slot *sl = &w->slot[slot];
     if (!sl->have_fmt) {
@@ -1079,7 +1136,7 @@ static void take_row(pcaptool_workload *w, const fbw_dec *d, int slot, fbw_bytes
     }
     if (fbw_msg_decode(msg, &f, fbw_dec_protocol(d), v, &err) == FBW_OK) {
         r->hash += pcaptool_row_hash(v, &f);
-        for (uint16_t k = 0; k < f.n; k++)
+        for (uint16_t k = 0; exec_row && k < f.n; k++)
             if (!v[k].is_null && (f.cols[k].type == FBW_SQL_BLOB || f.cols[k].type == FBW_SQL_QUAD))
                 bid_put(w, v[k].u.quad.high, v[k].u.quad.low, sl->exec, (uint32_t)(r->rows - 1), k);
     } else {
@@ -1124,8 +1181,26 @@ static void imm_row(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
     free(v);
 }
 
+/* The answer to an op_fetch_scroll: its row, or none (status 100: past either end). */
+static void scroll_result(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
+{
+    pcaptool_step *s = at(w, w->scroll_step);
+    if (!s) {
+        w->late++; /* handed on already */
+        return;
+    }
+    if (p->op == FBW_OP_FETCH_RESPONSE && p->u.sqldata.status == 100)
+        s->result.eof = 1;
+    else if (p->u.sqldata.messages && s->stmt > 0)
+        take_row(w, d, s->stmt, p->u.sqldata.msg, &s->result);
+}
+
 static void server_result(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
+    if (w->scroll_step) {
+        scroll_result(w, d, p);
+        return;
+    }
     int slot = w->fetching;
     if (slot <= 0 || !w->slot[slot].exec)
         return;
@@ -1139,7 +1214,7 @@ static void server_result(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt 
         if (r->rows < 0)
             r->rows = 0;
     } else if (p->u.sqldata.messages) {
-        take_row(w, d, slot, p->u.sqldata.msg);
+        take_row(w, d, slot, p->u.sqldata.msg, r);
     } else if (p->op == FBW_OP_FETCH_RESPONSE && r->rows < 0) {
         r->rows = 0;
     }
@@ -1168,6 +1243,26 @@ static void server_info(pcaptool_workload *w, const fbw_pkt *p)
         at(w, w->slot[slot].exec)->result.affected = (int64_t)affected;
 }
 
+/* op_info_cursor's answer: the record count the capture got (rows -1 when it failed or holds none). */
+static void server_count(pcaptool_workload *w, const fbw_pkt *p)
+{
+    size_t i = 0;
+    if (!fbw_ring_pop(&w->count_wait, &i) || !i)
+        return;
+    pcaptool_step *s = at(w, i);
+    if (!s) {
+        w->late++; /* handed on already */
+        return;
+    }
+    int64_t n = -1;
+    fbw_err err;
+    s->result.rows = fbw_status_is_success(p->u.resp.status) &&
+                             fbw_info_cursor_count(p->u.resp.data.p, p->u.resp.data.n, &n, &err) ==
+                                 FBW_OK
+                         ? n
+                         : -1;
+}
+
 static void server_packet(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
 {
     int32_t answering = fbw_dec_answering(d);
@@ -1192,6 +1287,8 @@ static void server_packet(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt 
         server_result(w, d, p);
     if (p->op == FBW_OP_RESPONSE && fbw_dec_answering(d) == FBW_OP_INFO_SQL)
         server_info(w, p);
+    if (p->op == FBW_OP_RESPONSE && fbw_dec_answering(d) == FBW_OP_INFO_CURSOR)
+        server_count(w, p);
     if (p->op == FBW_OP_BATCH_CS)
         on_batch_cs(w, p);
     const wl_wait *q = fbw_ring_at(&w->wait, 0);
@@ -1289,6 +1386,12 @@ static int pinned(pcaptool_workload *w, size_t k, const pcaptool_step *s)
         if ((sl->batch_from && k >= sl->batch_from) ||
             (sl->run_from && k >= sl->run_from && k <= sl->run_to))
             return 1;
+    }
+    if (s->kind == PCAPTOOL_STEP_FETCH_SCROLL && k == w->scroll_step)
+        return 1; /* its row may still come */
+    if (s->kind == PCAPTOOL_STEP_COUNT_CURSOR) {
+        const size_t *q = fbw_ring_at(&w->count_wait, 0);
+        return q && *q <= k; /* its count not answered yet */
     }
     if (s->kind == PCAPTOOL_STEP_BLOB_READ)
         return !read_closed(s); /* its capture result (bytes read) is complete at its close */

@@ -36,6 +36,8 @@ enum pcaptool_step_kind {
     PCAPTOOL_STEP_INFO_SQL,         /* op_info_sql: data = items, info_buflen */
     PCAPTOOL_STEP_INFO_DATABASE,    /* op_info_database: data = items, info_buflen */
     PCAPTOOL_STEP_INFO_TRANSACTION, /* op_info_transaction: data = items, info_buflen */
+    PCAPTOOL_STEP_FETCH_SCROLL,     /* op_fetch_scroll: fetch_op, fetch_pos; result: its row */
+    PCAPTOOL_STEP_COUNT_CURSOR,     /* op_info_cursor: result.rows = the record count the capture got */
     PCAPTOOL_STEP_KINDS
 };
 
@@ -80,8 +82,11 @@ typedef struct pcaptool_step {
     pcaptool_param *params;
     uint16_t nparams;
     uint32_t fetches; /* op_fetch packets this fetch step stands for */
-    uint32_t inline_blob_size; /* execute: the inline blobs its op_execute asked for (0: none, or
-                                * below protocol 19) */
+    uint32_t inline_blob_size; /* execute, immediate2: the inline blobs its op_execute or
+                                * op_exec_immediate2 asked for (0: none, or below protocol 19) */
+    int scrollable;   /* execute: its cursor opened scrollable (op_execute's cursor_flags, protocol 18+) */
+    uint16_t fetch_op; /* fetch_scroll: the move (enum fbw_fetch_op, as sent) and its position */
+    int32_t fetch_pos;
     char *problem;    /* why the step cannot be replayed as captured, else NULL */
     /* the client's own message: its format (from its BLR) and raw bytes, bound as sent */
     fbw_col *msg_cols;
@@ -182,6 +187,9 @@ typedef struct pcaptool_workload {
                                  * capture's results, so not compared */
     fbw_ring seg_wait;          /* op_get_segment in flight (size_t): its blob read step, or 0 */
     fbw_ring imm_wait;          /* op_exec_immediate2 in flight (size_t): its step */
+    size_t scroll_step;         /* the fetch_scroll step the fetch responses now answer, or 0 (an
+                                 * op_fetch or execute since: they answer its execution) */
+    fbw_ring count_wait;        /* op_info_cursor in flight (size_t): its count_cursor step */
     size_t close_step;          /* blob read whose op_close_blob was the latest packet, or 0 */
     pcaptool_wl_request *requests; /* BLR requests compiled (the first PCAPTOOL_WL_REQUESTS_MAX) */
     size_t nrequests, requests_total;
@@ -211,5 +219,8 @@ void pcaptool_workload_take(pcaptool_workload *w, pcaptool_step *out, size_t k);
 void pcaptool_step_free(pcaptool_step *s);
 /* "start", "commit", "prepare", ... */
 const char *pcaptool_step_name(int kind);
+/* The name of an op_fetch_scroll move (Firebird's P_FETCH: "next" ... "relative"); NULL for a value
+ * fbwire does not know. */
+const char *pcaptool_fetch_op_name(unsigned op);
 
 #endif

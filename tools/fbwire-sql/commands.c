@@ -8,6 +8,7 @@
 
 #include "dbheader.h"
 
+#include <stdint.h>
 #include <string.h>
 
 static int is_space(char c)
@@ -182,8 +183,11 @@ static int show(sqltool_session *se, const char *args, const char *end, unsigned
     p = args;
     if (word(&p, end, "DATABASE") && p == end)
         return show_database(se, line);
+    p = args;
+    if (word(&p, end, "COUNT") && p == end)
+        return sqltool_session_count_cursor(se, line);
     return fail(se, line, "unknown SHOW command \"SHOW %.*s\" (there are SHOW TABLES, SHOW TABLE name, "
-                          "SHOW DATABASE)", args, (int)(end - args));
+                          "SHOW DATABASE, SHOW COUNT)", args, (int)(end - args));
 }
 
 /* SET STATEMENT TIMEOUT n [HOUR | MINUTE | SECOND | MILLISECOND], Firebird's syntax (parse.y
@@ -224,6 +228,40 @@ static int set_statement_timeout(sqltool_session *se, const char *p, const char 
     return rc;
 }
 
+/* FETCH NEXT | PRIOR | FIRST | LAST | ABSOLUTE n | RELATIVE n (n a signed 32-bit number): the
+ * moves of SQL's FETCH on a scrollable cursor, in Firebird's PSQL spelling. */
+static int fetch(sqltool_session *se, const char *args, const char *end, unsigned line)
+{
+    static const struct { const char *name; int op; } moves[] = {
+        {"NEXT", FBW_FETCH_NEXT},         {"PRIOR", FBW_FETCH_PRIOR}, {"FIRST", FBW_FETCH_FIRST},
+        {"LAST", FBW_FETCH_LAST},         {"ABSOLUTE", FBW_FETCH_ABSOLUTE},
+        {"RELATIVE", FBW_FETCH_RELATIVE}};
+    for (size_t i = 0; i < sizeof moves / sizeof moves[0]; i++) {
+        const char *p = args;
+        if (!word(&p, end, moves[i].name))
+            continue;
+        int op = moves[i].op;
+        if (op != FBW_FETCH_ABSOLUTE && op != FBW_FETCH_RELATIVE)
+            return p == end ? sqltool_session_fetch(se, op, 0, line)
+                            : fail(se, line, "FETCH NEXT, PRIOR, FIRST and LAST take no number, "
+                                             "got \"%.*s\"", p, (int)(end - p));
+        const char *num = p;
+        int neg = p < end && (*p == '-' || *p == '+') ? *p++ == '-' : 0;
+        int64_t n = 0;
+        const char *digits = p;
+        while (p < end && *p >= '0' && *p <= '9' && n <= INT32_MAX)
+            n = n * 10 + (*p++ - '0');
+        while (p < end && is_space(*p))
+            p++;
+        if (p == digits || p != end || n > (int64_t)INT32_MAX + neg)
+            return fail(se, line, "FETCH ABSOLUTE and RELATIVE take a whole number from "
+                                  "-2147483648 to 2147483647, got \"%.*s\"", num, (int)(end - num));
+        return sqltool_session_fetch(se, op, (int32_t)(neg ? -n : n), line);
+    }
+    return fail(se, line, "FETCH takes NEXT, PRIOR, FIRST, LAST, ABSOLUTE n or RELATIVE n, got "
+                          "\"%.*s\"", args, (int)(end - args));
+}
+
 int sqltool_cmd_run(sqltool_session *se, const char *sql, size_t len, unsigned line, int *rc)
 {
     const char *p = sql, *end = sql + len;
@@ -247,6 +285,24 @@ int sqltool_cmd_run(sqltool_session *se, const char *sql, size_t len, unsigned l
         }
         if (p != end)
             *rc = fail(se, line, "SET STATS takes ON or OFF, got \"%.*s\"", p, (int)(end - p));
+        return SQLTOOL_CMD_DONE;
+    }
+    p = sql;
+    if (word(&p, end, "SET") && word(&p, end, "SCROLL")) {
+        int on = -1;
+        if (word(&p, end, "ON"))
+            on = 1;
+        else if (word(&p, end, "OFF"))
+            on = 0;
+        if (on < 0 || p != end)
+            *rc = fail(se, line, "SET SCROLL takes ON or OFF, got \"%.*s\"", p, (int)(end - p));
+        else
+            *rc = sqltool_session_set_scroll(se, on, line);
+        return SQLTOOL_CMD_DONE;
+    }
+    p = sql;
+    if (word(&p, end, "FETCH")) {
+        *rc = fetch(se, p, end, line);
         return SQLTOOL_CMD_DONE;
     }
     p = sql;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* commands.h - the isql commands fbwire-sql answers itself instead of sending them to the server:
  * EXIT, QUIT, SHOW TABLES, SHOW TABLE name, SHOW DATABASE, SET STATS [ON|OFF], SET STATEMENT
- * TIMEOUT n [HOUR|MINUTE|SECOND|MILLISECOND] (the connection's statement timeout). Each one is a
+ * TIMEOUT n [HOUR|MINUTE|SECOND|MILLISECOND] (the connection's statement timeout), and for scrollable
+ * cursors (protocol 18+) SET SCROLL ON|OFF, FETCH NEXT|PRIOR|FIRST|LAST|ABSOLUTE n|RELATIVE n and
+ * SHOW COUNT (session.h). Each one is a
  * statement like any other (it ends with the terminator); SET TERM is the splitter's (split.h).
  * SHOW runs ordinary queries on the system tables through the session (session.h). */
 #ifndef SQLTOOL_COMMANDS_H

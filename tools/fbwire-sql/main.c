@@ -2,7 +2,8 @@
 /* fbwire-sql - command-line SQL client over fbwire: runs SQL from arguments, a file or stdin
  * (split.c), prints rows as a table, TSV or CSV (format.c) and the round-trip accounting of every
  * statement (session.c); at a terminal it prompts and runs each statement as it is typed
- * (interactive.c). isql's EXIT, QUIT, SHOW, SET STATS and SET STATEMENT TIMEOUT are answered by commands.c. --info
+ * (interactive.c). isql's EXIT, QUIT, SHOW, SET STATS and SET STATEMENT TIMEOUT, and SET SCROLL and FETCH for
+ * scrollable cursors, are answered by commands.c. --info
  * connects, reports what was negotiated and what it cost on the wire, and detaches. The password
  * is never printed. Options and value forms: docs/fbwire-sql.md. */
 #include "commands.h"
@@ -35,6 +36,10 @@ static void usage(FILE *f)
             "  isql commands         SHOW TABLES; SHOW TABLE name; SHOW DATABASE; SET STATS ON|OFF;\n"
             "                        SET STATEMENT TIMEOUT n [HOUR|MINUTE|SECOND|MILLISECOND];\n"
             "                        EXIT; QUIT;\n"
+            "  scrollable cursors    SET SCROLL ON|OFF; with it on (Firebird 5+, protocol 18) a\n"
+            "                        SELECT's cursor stays open until the next statement and\n"
+            "                        FETCH NEXT|PRIOR|FIRST|LAST|ABSOLUTE n|RELATIVE n; prints\n"
+            "                        the row it lands on, SHOW COUNT; its record count\n"
             "  --info                connect, attach, print key: value lines, detach\n"
             "  -i, --input FILE      read the script from FILE\n"
             "  --table | --tsv | --csv  output form (default: table on a terminal, else tsv)\n"

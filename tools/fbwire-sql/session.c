@@ -56,6 +56,8 @@ struct sqltool_session {
     int failed; /* the current statement failed */
     int quiet;  /* count the rows of the statement instead of printing them */
     uint64_t rows;
+    int scroll;      /* SET SCROLL ON: SELECTs open scrollable cursors */
+    int cursor_open; /* the last SELECT's scrollable cursor is open for FETCH and SHOW COUNT */
 
     fbw_stats start, diff, total; /* accounting (big: kept off the stack) */
     uint64_t mark_rt, phase_rt[PH_N], total_rt[PH_N];
@@ -621,6 +623,7 @@ static int execute(sqltool_session *s, job *j)
     }
     if (rc == FBW_OK)
         s->reusable = reusable_type(type);
+    s->cursor_open = rc == FBW_OK && s->scroll && !s->quiet && fbw_stmt_has_cursor(s->stmt);
     return rc;
 }
 
@@ -639,12 +642,26 @@ static int run_statement(sqltool_session *s, const char *sql, size_t len)
         return rc;
     if (!tx_live(TX(s)))
         s->explicit_tx = 0; /* COMMIT or ROLLBACK typed as SQL ended it */
-    if (s->o.autocommit && !s->explicit_tx) {
+    if (s->o.autocommit && !s->explicit_tx && !s->cursor_open) {
         int erc = end_tx(s, rc == FBW_OK, 1);
         rc = rc ? rc : erc;
     }
     fflush(s->out);
     return rc;
+}
+
+/* The next statement closes the scrollable cursor the last SELECT left open: in autocommit mode
+ * by the commit that was held back for it (the server closes the cursor with its transaction; the
+ * next transaction starts in the same write), else by DSQL_close, which rides along with the next
+ * request. */
+static int release_cursor(sqltool_session *s)
+{
+    if (!s->cursor_open)
+        return FBW_OK;
+    s->cursor_open = 0;
+    if (s->o.autocommit && !s->explicit_tx)
+        return end_tx(s, 1, 1);
+    return fbw_stmt_close(s->stmt) == FBW_OK ? FBW_OK : fail(s, fbw_stmt_error(s->stmt));
 }
 
 int sqltool_session_exec(sqltool_session *s, const char *sql, size_t len, unsigned line)
@@ -654,7 +671,9 @@ int sqltool_session_exec(sqltool_session *s, const char *sql, size_t len, unsign
     s->failed = 0;
     s->rows = 0;
     stats_begin(s);
-    int rc = run_statement(s, sql, len);
+    int rc = release_cursor(s);
+    if (rc == FBW_OK)
+        rc = run_statement(s, sql, len);
     stats_end(s, NULL);
     s->nfailed += s->failed;
     return rc;
@@ -675,6 +694,107 @@ void sqltool_session_set_stats(sqltool_session *s, int on)
     s->o.stats = on;
 }
 
+/* ---- scrollable cursors ---- */
+
+int sqltool_session_set_scroll(sqltool_session *s, int on, unsigned line)
+{
+    if (fbw_stmt_set_scrollable(s->stmt, on)) {
+        sqltool_session_fail(s, fbw_stmt_error(s->stmt), line);
+        return fbw_stmt_error(s->stmt)->code;
+    }
+    s->scroll = on;
+    return FBW_OK;
+}
+
+/* A command on the open cursor, accounted as a statement of its own (one round trip each). */
+static int cursor_begin(sqltool_session *s, unsigned line)
+{
+    s->nstmt++;
+    s->line = line;
+    s->failed = 0;
+    stats_begin(s);
+    phase(s, PH_FETCH);
+    if (s->cursor_open)
+        return FBW_OK;
+    return fail_msg(s, FBW_E_USAGE,
+                    s->scroll ? "no scrollable cursor is open: run a SELECT first (any other "
+                                "statement closes it)"
+                              : "no scrollable cursor is open: SET SCROLL ON, then run a SELECT");
+}
+
+static int cursor_end(sqltool_session *s, int rc)
+{
+    stats_end(s, NULL);
+    s->nfailed += s->failed;
+    fflush(s->out);
+    return rc;
+}
+
+/* Print the one buffered row as a result set of one row. */
+static int print_one(sqltool_session *s)
+{
+    const fbw_msgfmt *f = fbw_stmt_output(s->stmt);
+    int rc = cols_reserve(s, f->n);
+    if (rc == FBW_OK)
+        rc = begin_set(s, f);
+    if (rc == FBW_OK)
+        rc = print_batch(s, f);
+    int erc = sqltool_fmt_end(s->fmt);
+    return rc ? rc : erc;
+}
+
+/* Which end a move that found no row went past (the server only says there was none). */
+static const char *no_row(int op, int32_t pos)
+{
+    if (op == FBW_FETCH_FIRST || op == FBW_FETCH_LAST)
+        return "the result set is empty";
+    if (op == FBW_FETCH_PRIOR || (op != FBW_FETCH_NEXT && pos < 0) ||
+        (op == FBW_FETCH_ABSOLUTE && pos == 0))
+        return "the cursor is before the first row";
+    if (op == FBW_FETCH_RELATIVE && pos == 0)
+        return "the cursor is before the first row or after the last";
+    return "the cursor is after the last row";
+}
+
+int sqltool_session_fetch(sqltool_session *s, int op, int32_t pos, unsigned line)
+{
+    int rc = cursor_begin(s, line);
+    if (rc)
+        return cursor_end(s, rc);
+    rc = fbw_client_fetch_scroll(s->cl, s->stmt, op, pos);
+    if (rc && !fbw_is_fatal(rc))
+        rc = fail(s, fbw_stmt_error(s->stmt)->code ? fbw_stmt_error(s->stmt)
+                                                   : fbw_client_error(s->cl));
+    else
+        rc = after_wait(s, rc);
+    if (rc == FBW_OK && fbw_stmt_error(s->stmt)->code)
+        rc = fail(s, fbw_stmt_error(s->stmt));
+    if (rc == FBW_OK && fbw_stmt_row_count(s->stmt) == 0)
+        fprintf(s->out, "no row: %s\n", no_row(op, pos));
+    else if (rc == FBW_OK)
+        rc = print_one(s);
+    return cursor_end(s, rc);
+}
+
+int sqltool_session_count_cursor(sqltool_session *s, unsigned line)
+{
+    int rc = cursor_begin(s, line);
+    if (rc)
+        return cursor_end(s, rc);
+    int64_t n = -1;
+    rc = fbw_client_count_cursor(s->cl, s->stmt, &n);
+    if (rc && !fbw_is_fatal(rc))
+        rc = fail(s, fbw_stmt_error(s->stmt)->code ? fbw_stmt_error(s->stmt)
+                                                   : fbw_client_error(s->cl));
+    else
+        rc = after_wait(s, rc);
+    if (rc == FBW_OK && n < 0)
+        rc = fail(s, fbw_stmt_error(s->stmt));
+    if (rc == FBW_OK)
+        fprintf(s->out, "record count: %lld\n", (long long)n);
+    return cursor_end(s, rc);
+}
+
 fbw_client *sqltool_session_client(sqltool_session *s)
 {
     return s->cl;
@@ -685,7 +805,7 @@ const sqltool_session_opts *sqltool_session_options(const sqltool_session *s) { 
 /* The transaction autocommit started for a statement that did not come: nothing ran in it. */
 static int idle_tx(const sqltool_session *s)
 {
-    return s->o.autocommit && !s->explicit_tx && tx_live(TX(s));
+    return s->o.autocommit && !s->explicit_tx && !s->cursor_open && tx_live(TX(s));
 }
 
 int sqltool_session_end(sqltool_session *s, int commit)

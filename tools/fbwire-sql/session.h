@@ -49,6 +49,19 @@ int sqltool_session_exec(sqltool_session *s, const char *sql, size_t len, unsign
 int sqltool_session_count(sqltool_session *s, const char *sql, size_t len, unsigned line, uint64_t *rows);
 /* SET STATS ON / OFF: the accounting of each following statement (and the totals at the end). */
 void sqltool_session_set_stats(sqltool_session *s, int on);
+
+/* SET SCROLL ON / OFF: later SELECTs open scrollable cursors (protocol 18+, Firebird 5), printed as
+ * usual and then kept open until the next statement: in autocommit mode that statement's commit is
+ * held back until then. Refused below protocol 18 (the library's error, reported and counted as a
+ * failed statement; the setting stays as it was). */
+int sqltool_session_set_scroll(sqltool_session *s, int on, unsigned line);
+/* FETCH NEXT | PRIOR | FIRST | LAST | ABSOLUTE n | RELATIVE n: move the open scrollable cursor
+ * (op and pos as fbw_stmt_fetch_scroll) and print the row it lands on, or "no row: ..." past
+ * either end; one round trip, accounted as a statement. FBW_E_USAGE (reported) with no cursor open. */
+int sqltool_session_fetch(sqltool_session *s, int op, int32_t pos, unsigned line);
+/* SHOW COUNT: "record count: N" of the open scrollable cursor (op_info_cursor; one round trip, the
+ * cursor stays where it is). */
+int sqltool_session_count_cursor(sqltool_session *s, unsigned line);
 fbw_client *sqltool_session_client(sqltool_session *s);
 const sqltool_session_opts *sqltool_session_options(const sqltool_session *s);
 
