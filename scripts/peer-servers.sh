@@ -81,12 +81,14 @@ CHROOT_INSTANCES=(pg17 mariadb118)                 # in the Debian 13 chroot
 INSTANCES=(pg mariadb fb "${CHROOT_INSTANCES[@]}") # what `start` without names starts
 
 log() { printf '[peer-servers %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
 die() { log "ERROR: $*"; exit 1; }
 
 # port_open, wait_port, secret, write_if_changed
 . "$REPO/scripts/servers-lib.sh"
 # debian_mirror
 . "$REPO/scripts/lib/debian-mirror.sh"
+. "$REPO/scripts/lib/daemon.sh"
 
 ensure_packages() {
   local need=() p
@@ -192,9 +194,8 @@ start_pg() {
   fi
   if ! pg_running; then
     port_open "$PG_PORT" && die "port $PG_PORT is taken by another process"
-    # a session of its own (a server left in the caller's process group dies with it), and
-    # without our lock fd: a server holding it would block every later start or stop
-    setsid -w runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_RUN/pg.log" -w -t 60 start 9>&- \
+    # a session of its own (a server left in the caller's process group dies with it)
+    (daemon_exec setsid -w runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_RUN/pg.log" -w -t 60 start) \
       >/dev/null || die "PostgreSQL did not start, see $PG_RUN/pg.log"
     log "pg: started on port $PG_PORT"
   fi
@@ -247,7 +248,7 @@ start_mariadb() {
   fi
   if [ -z "$pid" ]; then
     port_open "$MY_PORT" && die "port $MY_PORT is taken by another process"
-    setsid /usr/sbin/mariadbd --defaults-file="$MY_CNF" 9>&- </dev/null >>"$MY_RUN/mariadb.out" 2>&1 &
+    (daemon_exec setsid /usr/sbin/mariadbd --defaults-file="$MY_CNF") </dev/null >>"$MY_RUN/mariadb.out" 2>&1 &
     wait_port "$MY_PORT" 60 || die "MariaDB did not open port $MY_PORT, see $MY_RUN/mariadb.log"
     for ((i = 0; i < 100; i++)); do [ -n "$(my_pid)" ] && break; sleep 0.1; done
     [ -n "$(my_pid)" ] || die "MariaDB wrote no pid file, see $MY_RUN/mariadb.log"
@@ -401,8 +402,8 @@ start_pg17() {
   fi
   if ! pg17_running; then
     port_open "$PG17_PORT" && die "port $PG17_PORT is taken by another process"
-    setsid -w chroot --userspec="$(ch_ids postgres)" "$CHROOT" "${ch_env[@]}" "$PG17_BIN/pg_ctl" \
-      -D "$PG17_DATA" -l "$PG17_RUN/pg.log" -w -t 60 start 9>&- </dev/null >/dev/null ||
+    (daemon_exec setsid -w chroot --userspec="$(ch_ids postgres)" "$CHROOT" "${ch_env[@]}" "$PG17_BIN/pg_ctl" \
+      -D "$PG17_DATA" -l "$PG17_RUN/pg.log" -w -t 60 start) </dev/null >/dev/null ||
       die "PostgreSQL 17 did not start, see $CHROOT$PG17_RUN/pg.log"
     log "pg17: started on port $PG17_PORT"
   fi
@@ -458,8 +459,8 @@ start_mariadb118() {
   fi
   if [ -z "$pid" ]; then
     port_open "$M118_PORT" && die "port $M118_PORT is taken by another process"
-    setsid chroot --userspec="$(ch_ids mysql)" "$CHROOT" "${ch_env[@]}" /usr/sbin/mariadbd \
-      --defaults-file="$M118_CNF" 9>&- </dev/null >>"$CHROOT$M118_RUN/mariadb.out" 2>&1 &
+    (daemon_exec setsid chroot --userspec="$(ch_ids mysql)" "$CHROOT" "${ch_env[@]}" /usr/sbin/mariadbd \
+      --defaults-file="$M118_CNF") </dev/null >>"$CHROOT$M118_RUN/mariadb.out" 2>&1 &
     wait_port "$M118_PORT" 60 || die "MariaDB 11.8 did not open port $M118_PORT, see $CHROOT$M118_RUN/mariadb.log"
     for ((i = 0; i < 100; i++)); do [ -n "$(m118_pid)" ] && break; sleep 0.1; done
     [ -n "$(m118_pid)" ] || die "MariaDB 11.8 wrote no pid file, see $CHROOT$M118_RUN/mariadb.log"

@@ -162,6 +162,11 @@ add_test(NAME tools_no_queue_wrapper
          COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/no_queue_wrapper.py ${CMAKE_SOURCE_DIR})
 set_tests_properties(tools_no_queue_wrapper PROPERTIES LABELS unit TIMEOUT 60)
 
+# scripts/lib/daemon.sh: a server started by peer-servers.sh keeps no descriptor of its caller
+# (a lock held around a test run, a pipe); tests/tools/daemon_exec.sh, with a control that must fail.
+add_test(NAME tools_daemon_exec COMMAND ${CMAKE_CURRENT_LIST_DIR}/daemon_exec.sh)
+set_tests_properties(tools_daemon_exec PROPERTIES LABELS unit TIMEOUT 60)
+
 # Licence: LICENSE is MIT and every tracked source file has an SPDX line (tests/tools/spdx.sh).
 add_test(NAME tools_spdx COMMAND ${CMAKE_CURRENT_LIST_DIR}/spdx.sh ${CMAKE_SOURCE_DIR})
 set_tests_properties(tools_spdx PROPERTIES LABELS unit TIMEOUT 60)
