@@ -31,6 +31,6 @@
 /* The one place the version is written: CMakeLists.txt reads it for the project, the soname
  * (libfbwire.so.<major>; before 1.0, libfbwire.so.0.<minor>: docs/library.md "ABI"), pkg-config,
  * the CMake package and the Debian package. */
-#define FBWIRE_VERSION "0.3.0"
+#define FBWIRE_VERSION "0.3.1"
 
 #endif
