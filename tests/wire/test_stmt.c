@@ -418,3 +418,30 @@ Test(stmt, inline_blob_size_per_statement)
     fbw_stmt_free(st);
     fbw_script_close(&s);
 }
+
+/* fbw_conn_set_inline_blob_size changes what every later execute of a statement without its own
+ * size asks for (and op_exec_immediate2, which has no statement: the replay's use); nothing is
+ * sent by the call itself, and a statement's own size still wins. */
+Test(stmt, inline_blob_size_per_connection)
+{
+    fbw_script s;
+    fbw_script_open_at(&s, 19, 4000);
+    fbw_tx *tx;
+    fbw_script_start(&s, &tx, 0);
+    fbw_stmt *st = fbw_script_prepare(&s, tx, "select v from t where id = ?");
+    cr_assert_eq(asked(&s, st, tx, -1), 4000, "the size the connection was opened with");
+    const uint8_t *out;
+    size_t before = 0, after = 0;
+    fbw_conn_pending(s.c, &out, &before);
+    fbw_conn_set_inline_blob_size(s.c, 1234);
+    fbw_conn_pending(s.c, &out, &after);
+    cr_assert_eq(after, before, "setting the size queues nothing");
+    cr_assert_eq(asked(&s, st, tx, -1), 1234, "the connection's new size");
+    cr_assert_eq(asked(&s, st, tx, 500), 500, "the statement's own wins");
+    fbw_conn_set_inline_blob_size(s.c, 0);
+    cr_assert_eq(asked(&s, st, tx, -1), 0, "0 asks for none");
+    fbw_conn_set_inline_blob_size(s.c, 100000);
+    cr_assert_eq(asked(&s, st, tx, -1), 65535, "capped at 65535");
+    fbw_stmt_free(st);
+    fbw_script_close(&s);
+}
