@@ -11,6 +11,8 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:?usage: node-firebird.sh BUILD_DIR}
 TOOL=$BUILD/tools/fbwire-pcap
 PIN=2.17.1
+# node-firebird has no timeout of its own: a server it cannot follow leaves it waiting forever
+SESSION_S=${FBWIRE_NODE_TIMEOUT:-60}  # 3 sessions and their drops stay within ctest's 300 s
 skip() { echo "SKIP: $*"; exit 77; }
 command -v npm >/dev/null && command -v node >/dev/null ||
   skip "npm and node are not installed (apt-get install nodejs npm): cannot install node-firebird"
@@ -35,14 +37,19 @@ run() {
   local name=$1 crypt=$5
   export FBN_HOST=$2 FBN_PORT=$3 FBN_DB=$4/fbwire_node_$$_$name.fdb FBN_TABLE=FBW_NODE_$$ FBN_CRYPT=$crypt
   echo "--- $name: node-firebird $PIN on $2:$3$([ "$crypt" = 1 ] && echo ', default wire crypt')"
-  if ! "$SRC/scripts/capture.sh" "$WORK/$name.pcap" "tcp port $3" -- \
-      node "$SRC/tests/node/session.js" >"$WORK/$name.json" 2>"$WORK/$name.err"; then
+  local rc=0
+  "$SRC/scripts/capture.sh" "$WORK/$name.pcap" "tcp port $3" -- \
+    timeout "$SESSION_S" node "$SRC/tests/node/session.js" >"$WORK/$name.json" 2>"$WORK/$name.err" || rc=$?
+  if [ "$rc" = 124 ]; then
+    echo "FAIL: $name: the session did not finish in $SESSION_S s; its packets so far:"
+    "$TOOL" dump "$WORK/$name.pcap" 2>&1 | tail -5; status=1
+  elif [ "$rc" != 0 ]; then
     echo "FAIL: $name: the session failed:"; cat "$WORK/$name.err"; status=1
   else
     python3 "$SRC/tests/node/check.py" "$TOOL" "$WORK/$name.pcap" "$WORK/$name.json" "$crypt" \
       "fbwire_node_$$_$name.fdb" || status=1
   fi
-  FBN_MODE=drop node "$SRC/tests/node/session.js" 2>/dev/null || true
+  FBN_MODE=drop timeout 30 node "$SRC/tests/node/session.js" 2>/dev/null || true
 }
 run fb3 "$FBW_FB3_HOST" "$FBW_FB3_PORT" "$FBW_DBDIR_FB3" 0
 run fb4 "$FBW_FB4_HOST" "$FBW_FB4_PORT" "$FBW_DBDIR_FB4" 0
