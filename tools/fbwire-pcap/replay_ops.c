@@ -47,6 +47,31 @@ void rp_keep_row_blobs(rp_step *r, size_t step, uint32_t row, const fbw_value *v
     }
 }
 
+int rp_hash_rows(rp_step *r, fbw_stmt *st, pcaptool_result *res, int64_t max, size_t keep_step)
+{
+    const fbw_msgfmt *out = fbw_stmt_output(st);
+    fbw_value *v = calloc(out->n ? out->n : 1, sizeof *v);
+    if (!v) {
+        r->nomem = 1;
+        return -1;
+    }
+    for (size_t k = 0; k < fbw_stmt_row_count(st); k++) {
+        if (max >= 0 && res->rows >= max)
+            break;
+        fbw_err err;
+        res->rows = res->rows < 0 ? 1 : res->rows + 1;
+        if (fbw_stmt_row(st, k, v, &err) == FBW_OK) {
+            res->hash += pcaptool_row_hash(v, out);
+            if (keep_step)
+                rp_keep_row_blobs(r, keep_step, (uint32_t)(res->rows - 1), v, out);
+        } else {
+            res->unknown = 1;
+        }
+    }
+    free(v);
+    return 0;
+}
+
 /* The replay's blob id at the row and column of an execution, newest first; NULL if none. */
 static const fbw_value *row_blob(const rp_step *r, size_t step, uint32_t row, uint16_t col)
 {
@@ -129,6 +154,22 @@ void rp_do_immediate2(rp_step *r, size_t i)
 
 /* ---- scrollable cursors (protocol 18+) ---- */
 
+/* The end of a cursor request that returned rc: 1 when its reply came and holds no error, else 0
+ * with the step's failure recorded (the library's refusal before sending, the wait's or the
+ * server's error). */
+static int cursor_reply(rp_step *r, size_t i, fbw_stmt *st, int rc, const char *what)
+{
+    if (rc && !fbw_is_fatal(rc) && fbw_stmt_error(st)->code) {
+        rp_add_failure(r, i, r->s, fbw_stmt_error(st), what); /* refused, not sent */
+        return 0;
+    }
+    fbw_err e;
+    fbw_err_clear(&e);
+    rc = rp_step_waited(r, rc, &e);
+    rp_check(r, i, rc, &e, fbw_stmt_error(st), what);
+    return !rc && !fbw_stmt_error(st)->code;
+}
+
 /* op_fetch_scroll: the same move (op and position) on the replayed cursor, opened scrollable when
  * the captured execute's was (replay_steps.c); its row (or none past either end) is compared with
  * the capture's. Below protocol 18, or on a cursor the target could not open scrollable, the
@@ -139,32 +180,12 @@ void rp_do_fetch_scroll(rp_step *r, size_t i)
     if (!rp_need_stmt(r, i, 1))
         return;
     fbw_stmt *st = r->sl->st[s->stmt];
-    fbw_err e;
-    fbw_err_clear(&e);
-    int rc = fbw_client_fetch_scroll(r->cl, st, s->fetch_op, s->fetch_pos);
-    if (rc && !fbw_is_fatal(rc) && fbw_stmt_error(st)->code) {
-        rp_add_failure(r, i, s, fbw_stmt_error(st), "scroll fetch failed"); /* refused, not sent */
-        return;
-    }
-    rc = rp_step_waited(r, rc, &e);
-    rp_check(r, i, rc, &e, fbw_stmt_error(st), "scroll fetch failed");
-    if (rc || fbw_stmt_error(st)->code)
+    if (!cursor_reply(r, i, st, fbw_client_fetch_scroll(r->cl, st, s->fetch_op, s->fetch_pos),
+                      "scroll fetch failed"))
         return;
     pcaptool_result res = {.rows = 0, .affected = -1, .eof = fbw_stmt_eof(st)};
-    const fbw_msgfmt *out = fbw_stmt_output(st);
-    fbw_value *v = calloc(out->n ? out->n : 1, sizeof *v);
-    if (!v) {
-        r->nomem = 1;
+    if (rp_hash_rows(r, st, &res, -1, 0))
         return;
-    }
-    for (size_t k = 0; k < fbw_stmt_row_count(st); k++) {
-        res.rows++;
-        if (fbw_stmt_row(st, k, v, &e) == FBW_OK)
-            res.hash += pcaptool_row_hash(v, out);
-        else
-            res.unknown = 1;
-    }
-    free(v);
     fbw_stmt_clear_rows(st);
     once_end(r, i, &res);
 }
@@ -176,17 +197,8 @@ void rp_do_count_cursor(rp_step *r, size_t i)
     if (!rp_need_stmt(r, i, 1))
         return;
     fbw_stmt *st = r->sl->st[s->stmt];
-    fbw_err e;
-    fbw_err_clear(&e);
     int64_t n = -1;
-    int rc = fbw_client_count_cursor(r->cl, st, &n);
-    if (rc && !fbw_is_fatal(rc) && fbw_stmt_error(st)->code) {
-        rp_add_failure(r, i, s, fbw_stmt_error(st), "cursor count failed"); /* refused, not sent */
-        return;
-    }
-    rc = rp_step_waited(r, rc, &e);
-    rp_check(r, i, rc, &e, fbw_stmt_error(st), "cursor count failed");
-    if (rc || fbw_stmt_error(st)->code)
+    if (!cursor_reply(r, i, st, fbw_client_count_cursor(r->cl, st, &n), "cursor count failed"))
         return;
     pcaptool_result res = {.rows = n, .affected = -1, .eof = 1};
     once_end(r, i, &res);

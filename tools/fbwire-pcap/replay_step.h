@@ -125,6 +125,10 @@ int rp_decode_as_sent(rp_step *r, size_t i);
 /* The blob ids of one row of execute step `step` (its blob columns), kept for blob reads. */
 void rp_keep_row_blobs(rp_step *r, size_t step, uint32_t row, const fbw_value *v,
                        const fbw_msgfmt *out);
+/* Count and hash st's buffered rows into res (rows -1 counts as none yet), stopping once res has
+ * max rows (negative: no limit); keep_step (0: none) keeps each row's blob ids for that execute
+ * step. 0, or -1 out of memory (r->nomem set). */
+int rp_hash_rows(rp_step *r, fbw_stmt *st, pcaptool_result *res, int64_t max, size_t keep_step);
 void rp_do_immediate2(rp_step *r, size_t i);
 void rp_do_info(rp_step *r, size_t i);
 void rp_do_blob_read(rp_step *r, size_t i);

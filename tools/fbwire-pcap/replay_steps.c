@@ -98,27 +98,8 @@ static void take_rows(rp_step *r, fbw_stmt *st, int slot)
     size_t e = r->sl->slot_exec[slot];
     if (!e || !r->sl->ex[slot] || r->sl->ex[slot]->step != e)
         return;
-    pcaptool_result *res = &r->sl->ex[slot]->rep;
     const pcaptool_result *cap = &r->sl->ex[slot]->cap;
-    const fbw_msgfmt *out = fbw_stmt_output(st);
-    fbw_value *v = calloc(out->n ? out->n : 1, sizeof *v);
-    if (!v) {
-        r->nomem = 1;
-        return;
-    }
-    for (size_t k = 0; k < fbw_stmt_row_count(st); k++) {
-        if (!cap->eof && cap->rows >= 0 && res->rows >= cap->rows)
-            break;
-        fbw_err err;
-        res->rows = res->rows < 0 ? 1 : res->rows + 1;
-        if (fbw_stmt_row(st, k, v, &err) == FBW_OK) {
-            res->hash += pcaptool_row_hash(v, out);
-            rp_keep_row_blobs(r, e, (uint32_t)(res->rows - 1), v, out);
-        } else {
-            res->unknown = 1;
-        }
-    }
-    free(v);
+    rp_hash_rows(r, st, &r->sl->ex[slot]->rep, !cap->eof && cap->rows >= 0 ? cap->rows : -1, e);
 }
 
 /* The same column as the client asked for it: type, scale, charset, length. */

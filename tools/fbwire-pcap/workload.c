@@ -486,6 +486,16 @@ static void on_execute(pcaptool_workload *w, const fbw_dec *d, const fbw_pkt *p)
     }
 }
 
+/* A step on a statement's cursor (fetch, scroll move, count) belongs to the statement's current
+ * execution and its SQL. */
+static void own_cursor_step(pcaptool_workload *w, pcaptool_step *s)
+{
+    if (s->stmt && w->slot[s->stmt].exec) {
+        s->owner = w->slot[s->stmt].exec;
+        s->sql_step = w->slot[s->stmt].prepare;
+    }
+}
+
 /* Consecutive op_fetch of one cursor are one step: the replay fetches to the end anyway. */
 static void on_fetch(pcaptool_workload *w, const fbw_pkt *p)
 {
@@ -507,10 +517,7 @@ static void on_fetch(pcaptool_workload *w, const fbw_pkt *p)
     step_stmt(w, s, p->u.sqldata.stmt);
     if (s->stmt) {
         w->fetch_step[s->stmt] = (int)w->n;
-        if (w->slot[s->stmt].exec) {
-            s->owner = w->slot[s->stmt].exec;
-            s->sql_step = w->slot[s->stmt].prepare;
-        }
+        own_cursor_step(w, s);
     }
 }
 
@@ -532,10 +539,7 @@ static void on_fetch_scroll(pcaptool_workload *w, const fbw_pkt *p)
     s->fetch_op = p->u.sqldata.fetch_op;
     s->fetch_pos = p->u.sqldata.fetch_pos;
     s->result.rows = 0;
-    if (s->stmt && w->slot[s->stmt].exec) {
-        s->owner = w->slot[s->stmt].exec;
-        s->sql_step = w->slot[s->stmt].prepare;
-    }
+    own_cursor_step(w, s);
     w->scroll_step = w->n;
 }
 
@@ -547,10 +551,7 @@ static void on_info_cursor(pcaptool_workload *w, const fbw_pkt *p)
     if (!s)
         return;
     step_stmt(w, s, p->u.info.object);
-    if (s->stmt && w->slot[s->stmt].exec) {
-        s->owner = w->slot[s->stmt].exec;
-        s->sql_step = w->slot[s->stmt].prepare;
-    }
+    own_cursor_step(w, s);
     if (fbw_ring_push(&w->count_wait, &(size_t){w->n}) != FBW_OK)
         w->nomem = 1;
 }

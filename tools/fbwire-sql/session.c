@@ -664,19 +664,30 @@ static int release_cursor(sqltool_session *s)
     return fbw_stmt_close(s->stmt) == FBW_OK ? FBW_OK : fail(s, fbw_stmt_error(s->stmt));
 }
 
-int sqltool_session_exec(sqltool_session *s, const char *sql, size_t len, unsigned line)
+/* Every statement and cursor command is counted and accounted between these two. */
+static void statement_begin(sqltool_session *s, unsigned line)
 {
     s->nstmt++;
     s->line = line;
     s->failed = 0;
     s->rows = 0;
     stats_begin(s);
-    int rc = release_cursor(s);
-    if (rc == FBW_OK)
-        rc = run_statement(s, sql, len);
+}
+
+static int statement_end(sqltool_session *s, int rc)
+{
     stats_end(s, NULL);
     s->nfailed += s->failed;
     return rc;
+}
+
+int sqltool_session_exec(sqltool_session *s, const char *sql, size_t len, unsigned line)
+{
+    statement_begin(s, line);
+    int rc = release_cursor(s);
+    if (rc == FBW_OK)
+        rc = run_statement(s, sql, len);
+    return statement_end(s, rc);
 }
 
 int sqltool_session_count(sqltool_session *s, const char *sql, size_t len, unsigned line, uint64_t *rows)
@@ -709,10 +720,7 @@ int sqltool_session_set_scroll(sqltool_session *s, int on, unsigned line)
 /* A command on the open cursor, accounted as a statement of its own (one round trip each). */
 static int cursor_begin(sqltool_session *s, unsigned line)
 {
-    s->nstmt++;
-    s->line = line;
-    s->failed = 0;
-    stats_begin(s);
+    statement_begin(s, line);
     phase(s, PH_FETCH);
     if (s->cursor_open)
         return FBW_OK;
@@ -724,10 +732,17 @@ static int cursor_begin(sqltool_session *s, unsigned line)
 
 static int cursor_end(sqltool_session *s, int rc)
 {
-    stats_end(s, NULL);
-    s->nfailed += s->failed;
     fflush(s->out);
-    return rc;
+    return statement_end(s, rc);
+}
+
+/* The reply to a cursor request: the library refuses before sending (protocol below 18, no
+ * scrollable cursor) with the statement's error, else the wait's outcome. */
+static int cursor_reply(sqltool_session *s, int rc)
+{
+    if (rc && !fbw_is_fatal(rc))
+        return fail(s, fbw_stmt_error(s->stmt)->code ? fbw_stmt_error(s->stmt) : fbw_client_error(s->cl));
+    return after_wait(s, rc);
 }
 
 /* Print the one buffered row as a result set of one row. */
@@ -761,12 +776,7 @@ int sqltool_session_fetch(sqltool_session *s, int op, int32_t pos, unsigned line
     int rc = cursor_begin(s, line);
     if (rc)
         return cursor_end(s, rc);
-    rc = fbw_client_fetch_scroll(s->cl, s->stmt, op, pos);
-    if (rc && !fbw_is_fatal(rc))
-        rc = fail(s, fbw_stmt_error(s->stmt)->code ? fbw_stmt_error(s->stmt)
-                                                   : fbw_client_error(s->cl));
-    else
-        rc = after_wait(s, rc);
+    rc = cursor_reply(s, fbw_client_fetch_scroll(s->cl, s->stmt, op, pos));
     if (rc == FBW_OK && fbw_stmt_error(s->stmt)->code)
         rc = fail(s, fbw_stmt_error(s->stmt));
     if (rc == FBW_OK && fbw_stmt_row_count(s->stmt) == 0)
@@ -782,12 +792,7 @@ int sqltool_session_count_cursor(sqltool_session *s, unsigned line)
     if (rc)
         return cursor_end(s, rc);
     int64_t n = -1;
-    rc = fbw_client_count_cursor(s->cl, s->stmt, &n);
-    if (rc && !fbw_is_fatal(rc))
-        rc = fail(s, fbw_stmt_error(s->stmt)->code ? fbw_stmt_error(s->stmt)
-                                                   : fbw_client_error(s->cl));
-    else
-        rc = after_wait(s, rc);
+    rc = cursor_reply(s, fbw_client_count_cursor(s->cl, s->stmt, &n));
     if (rc == FBW_OK && n < 0)
         rc = fail(s, fbw_stmt_error(s->stmt));
     if (rc == FBW_OK)
