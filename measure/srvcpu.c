@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_LISTEN_INODES 16 /* one port: a few sockets (IPv4, IPv6, SO_REUSEPORT) */
@@ -21,8 +22,9 @@
 typedef struct proc_stat {
     int pid;
     int ppid;
-    unsigned long long ticks; /* utime + stime + cutime + cstime */
-    unsigned long long start; /* starttime: tells a restarted server from the one found */
+    unsigned long long ticks;  /* utime + stime + cutime + cstime */
+    unsigned long long reaped; /* cutime + cstime: grows when the process reaps a child */
+    unsigned long long start;  /* starttime: tells a restarted server from the one found */
 } proc_stat;
 
 /* Record why the figure is not available, in s->why and in err. Returns code. */
@@ -75,7 +77,8 @@ static int parse_stat(const char *line, proc_stat *p)
     if (n < 19) /* fields 4..22 */
         return -1;
     p->ppid = (int)v[0];                       /* field 4 */
-    p->ticks = v[10] + v[11] + v[12] + v[13]; /* fields 14..17 */
+    p->reaped = v[12] + v[13];                 /* fields 16, 17 */
+    p->ticks = v[10] + v[11] + p->reaped;      /* fields 14..17 */
     p->start = v[18];                          /* field 22 */
     return 0;
 }
@@ -309,34 +312,48 @@ static proc_stat *all_procs(int *n)
     return v;
 }
 
-/* Sum of the live descendants' ticks of root (not root itself); *count gets how many. */
-static unsigned long long descendants(const proc_stat *v, int n, int root, int *count)
+/* Mark root and its live descendants in in[] (n entries); returns how many descendants. */
+static int mark_tree(const proc_stat *v, int n, int root, char *in)
 {
-    char *in = calloc((size_t)n, 1);
-    unsigned long long sum = 0;
-    *count = 0;
-    if (!in)
-        return 0;
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        in[i] = v[i].pid == root;
     /* Mark children of marked processes until nothing changes: the tree is shallow. */
     for (int changed = 1; changed;) {
         changed = 0;
         for (int i = 0; i < n; i++) {
-            if (in[i] || v[i].pid == root)
+            if (in[i])
                 continue;
-            int parent_in = v[i].ppid == root;
+            int parent_in = 0;
             for (int j = 0; j < n && !parent_in; j++)
                 parent_in = in[j] && v[j].pid == v[i].ppid;
             if (parent_in) {
                 in[i] = 1;
                 changed = 1;
-                sum += v[i].ticks;
-                (*count)++;
+                count++;
             }
         }
     }
-    free(in);
-    return sum;
+    return count;
 }
+
+/* Whether the tree read in one pass over /proc is a snapshot. The pass reads the processes one by
+ * one, so a child reaped between the reading of its parent and its own is in neither the live
+ * processes nor the parent's reaped total (its CPU lost: a PostgreSQL run once measured 0 s), and
+ * one reaped between its own reading and its parent's is in both. Either way a member of the tree
+ * has gone or a member's reaped total has grown when it is read again after the pass. */
+static int tree_unchanged(const proc_stat *v, int n, const char *in)
+{
+    for (int i = 0; i < n; i++) {
+        proc_stat again;
+        if (in[i] && (read_stat(v[i].pid, &again) != 0 || again.start != v[i].start ||
+                      again.reaped != v[i].reaped))
+            return 0;
+    }
+    return 1;
+}
+
+#define SNAPSHOT_TRIES 50 /* passes, 1 ms apart, before giving up: processes end only so fast */
 
 int srvcpu_read(srvcpu *s, uint64_t *cpu_ns, fbw_err *err)
 {
@@ -344,26 +361,44 @@ int srvcpu_read(srvcpu *s, uint64_t *cpu_ns, fbw_err *err)
     if (s->pid <= 0)
         return fbw_err_set(err, FBW_E_USAGE, "server CPU: no server process found (%s)",
                            s->why[0] ? s->why : "srvcpu_find_* not called");
-    int n;
-    proc_stat *v = all_procs(&n);
-    if (!v)
-        return fail(s, err, FBW_E_IO, "cannot read /proc: %s", strerror(errno));
-    const proc_stat *self = NULL;
-    for (int i = 0; i < n; i++)
-        if (v[i].pid == s->pid)
-            self = &v[i];
-    if (!self || self->start != s->start) {
+    for (int try = 0; try < SNAPSHOT_TRIES; try++) {
+        int n;
+        proc_stat *v = all_procs(&n);
+        char *in = v ? calloc((size_t)n + 1, 1) : NULL;
+        if (!in) {
+            free(v);
+            return fail(s, err, FBW_E_IO, "cannot read /proc: %s", strerror(errno));
+        }
+        const proc_stat *self = NULL;
+        for (int i = 0; i < n; i++)
+            if (v[i].pid == s->pid)
+                self = &v[i];
+        if (!self || self->start != s->start) {
+            int replaced = self != NULL;
+            free(in);
+            free(v);
+            return fail(s, err, FBW_E_IO, "the server process %d has %s", s->pid,
+                        replaced ? "been replaced (the server restarted)" : "gone");
+        }
+        int count = mark_tree(v, n, s->pid, in);
+        unsigned long long ticks = 0;
+        for (int i = 0; i < n; i++)
+            if (in[i])
+                ticks += v[i].ticks;
+        int snapshot = tree_unchanged(v, n, in);
+        free(in);
         free(v);
-        return fail(s, err, FBW_E_IO, "the server process %d has %s", s->pid,
-                    self ? "been replaced (the server restarted)" : "gone");
+        if (!snapshot) { /* a child ended during the pass: read it all again */
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+            continue;
+        }
+        s->children = count;
+        long hz = sysconf(_SC_CLK_TCK);
+        if (hz <= 0)
+            hz = 100;
+        *cpu_ns = (uint64_t)(ticks * (1000000000ull / (unsigned long long)hz));
+        return FBW_OK;
     }
-    int count;
-    unsigned long long ticks = self->ticks + descendants(v, n, s->pid, &count);
-    free(v);
-    s->children = count;
-    long hz = sysconf(_SC_CLK_TCK);
-    if (hz <= 0)
-        hz = 100;
-    *cpu_ns = (uint64_t)(ticks * (1000000000ull / (unsigned long long)hz));
-    return FBW_OK;
+    return fail(s, err, FBW_E_IO, "the server's processes kept ending while being read (%d tries)",
+                SNAPSHOT_TRIES);
 }

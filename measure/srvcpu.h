@@ -44,8 +44,10 @@ int srvcpu_find_port(srvcpu *s, unsigned port, fbw_err *err);
 /* CPU time in nanoseconds (user+system) of the found process, its reaped children and its live
  * descendants, into *cpu_ns; s->children is updated. The resolution is the kernel's clock tick
  * (sysconf(_SC_CLK_TCK), 10 ms on usual kernels): compare readings over whole runs.
- * Returns FBW_OK; FBW_E_USAGE (nothing found), FBW_E_IO (the process is gone or unreadable;
- * s->why says which). */
+ * The reading is a snapshot: when a process of the tree ends and is reaped while /proc is being
+ * read, it is read again (at most 50 times, 1 ms apart), so no child is lost or counted twice.
+ * Returns FBW_OK; FBW_E_USAGE (nothing found), FBW_E_IO (the process is gone or unreadable, or
+ * its processes kept ending through every try; s->why says which). */
 int srvcpu_read(srvcpu *s, uint64_t *cpu_ns, fbw_err *err);
 
 /* Whether the socket address (struct sockaddr_in or sockaddr_in6, len bytes) is on this machine:

@@ -282,6 +282,20 @@ def test_record_timed_run_and_foreign_clients(fixtures):
     assert abs(d["client_cpu_us_per_event"] - 0.685087e6 / 93399) < 1e-9
 
 
+def test_record_server_cpu_under_a_tick_is_not_0(fixtures, tmp_path):
+    src = os.path.join(fixtures, "point_select/runs", PS % ("pg", "r1"))
+    base = str(tmp_path / "zero")
+    for ext in (".log", ".cpu.json"):
+        shutil.copy(src + ext, base + ext)
+    cpu = json.load(open(base + ".cpu.json"))
+    cpu["servers"][0]["cpu_s"] = 0.0
+    json.dump(cpu, open(base + ".cpu.json", "w"))
+    d = record.record(base, pg_run(1))
+    assert d["server_cpu_us_per_event"] is None
+    assert "under the server CPU resolution" in d["not_available"]["server_cpu_us_per_event"]
+    assert d["client_cpu_us_per_event"] > 0
+
+
 def test_record_driver_report_and_failed_run(fixtures):
     base = os.path.join(fixtures, "read_write/oltp_read_write-t1-fb4-fbwire-r1")
     d = record.record(base, {"target": "fb4-fbwire", "engine": "fb4", "workload": "oltp_read_write", "threads": 1,

@@ -126,6 +126,56 @@ Test(srvcpu, counts_the_server_and_its_children)
     close(fd);
 }
 
+/* Milliseconds since t0 on the monotonic clock. */
+static long ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* A forking server's children end and are reaped while it is read, as PostgreSQL's backends are
+ * when a run's connections close. Each reading must be a snapshot: a child read just after its
+ * parent reaped it was once in neither the live processes nor the parent's reaped total, so a
+ * reading went down (a PostgreSQL run measured 0 s), and one read just before counted it twice. */
+Test(srvcpu, readings_never_go_down_while_children_come_and_go)
+{
+    unsigned port;
+    int fd = listen_loopback(&port);
+    srvcpu s;
+    cr_assert_eq(srvcpu_find_port(&s, port, NULL), FBW_OK);
+    pid_t server = fork();
+    cr_assert(server >= 0);
+    if (server == 0) { /* workers, as connections: each burns 2 ticks and ends, and is reaped */
+        for (int live = 0;; live--) {
+            for (; live < 3; live++)
+                if (fork() == 0)
+                    _exit((int)(burn_ms(20) & 1));
+            wait(NULL);
+        }
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t prev = 0, now, worst = 0;
+    int reads = 0, drops = 0;
+    while (ms_since(&t0) < 3000) {
+        cr_assert_eq(srvcpu_read(&s, &now, NULL), FBW_OK);
+        if (now < prev) {
+            drops++;
+            if (prev - now > worst)
+                worst = prev - now;
+        }
+        prev = now;
+        reads++;
+    }
+    kill(server, SIGKILL);
+    cr_assert(waitpid(server, NULL, 0) == server);
+    close(fd);
+    cr_assert_gt(reads, 20, "only %d readings in 3 s", reads);
+    cr_assert_eq(drops, 0, "%d of %d readings went down (by up to %llu ns)", drops, reads,
+                 (unsigned long long)worst);
+}
+
 Test(srvcpu, local_addresses)
 {
     struct sockaddr_in a4;

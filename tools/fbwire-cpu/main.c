@@ -7,7 +7,10 @@
  * (wait4's rusage), so a benchmark client such as sysbench is measured whatever its driver.
  * Server CPU is read before and after the command for the process listening on each --port
  * (measure/srvcpu.h: the process, its reaped children and live descendants); a server that cannot
- * be found or read is reported as not available with the reason, never as 0. The command's
+ * be found or read is reported as not available with the reason, never as 0. A server that forks
+ * per connection (PostgreSQL, Firebird Classic) ends those processes after the command has
+ * closed them, so the second reading waits (up to SETTLE_MS) for them to end and be reaped: their
+ * teardown belongs to the run. The command's
  * output passes through untouched; figures go to stderr and, with --json, to FILE. Exits with
  * the command's status (128 + signal when it was killed). */
 #include "srvcpu.h"
@@ -27,6 +30,7 @@
 #endif
 
 #define MAX_PORTS 8
+#define SETTLE_MS 1000 /* longest wait for a forking server's connection processes to end */
 
 /* The wall clock of the run: monotonic, so a clock step during the command does not skew it. The
  * tool's own, as the library's clock belongs to its blocking client. */
@@ -40,6 +44,7 @@ static uint64_t now_ns(void)
 typedef struct server {
     srvcpu cpu;
     int ok;               /* 1 when both readings worked */
+    int children_before;  /* live descendants before the command: a forking server's own */
     uint64_t before, after;
 } server;
 
@@ -105,15 +110,22 @@ static void servers_before(run *r)
         server *s = &r->srv[i];
         s->ok = srvcpu_find_port(&s->cpu, s->cpu.port, NULL) == FBW_OK &&
                 srvcpu_read(&s->cpu, &s->before, NULL) == FBW_OK;
+        s->children_before = s->cpu.children;
     }
 }
 
+/* The second reading, once the server has as many processes as before or SETTLE_MS have passed. */
 static void servers_after(run *r)
 {
+    uint64_t t0 = now_ns();
     for (int i = 0; i < r->nsrv; i++) {
         server *s = &r->srv[i];
-        if (s->ok)
+        while (s->ok) {
             s->ok = srvcpu_read(&s->cpu, &s->after, NULL) == FBW_OK && s->after >= s->before;
+            if (s->cpu.children <= s->children_before || now_ns() - t0 >= SETTLE_MS * 1000000ull)
+                break;
+            nanosleep(&(struct timespec){0, 5000000}, NULL);
+        }
     }
 }
 

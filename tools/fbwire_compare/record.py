@@ -188,6 +188,9 @@ def cpu_figs(out, path, run, events):
     if out["foreign_connections"]:  # shared test servers: their CPU is not this run's alone
         na["server_cpu_us_per_event"] = ("%d other client connection(s) to the server during the run"
                                          % out["foreign_connections"])
+    elif server == 0:  # /proc counts clock ticks: no tick is "too little to see", not "no CPU"
+        na["server_cpu_us_per_event"] = ("under the server CPU resolution (%g s) over the whole run"
+                                         % ((cpu or {}).get("server_cpu_resolution_s") or 0.01))
     elif server is not None:
         out["server_cpu_us_per_event"] = server * 1e6 / events
     else:
