@@ -14,9 +14,10 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 exec 7>"$WORK/held.lock"
 flock 7
-# A pipe whose reader waits for end of file; the writer end is fd 8 here.
+# A pipe whose reader waits for end of file; the writer end is fd 8 here. The reader must not
+# have the lock itself: it ends only after the pipe's end, so it would still hold it when checked.
 mkfifo "$WORK/fifo"
-(cat "$WORK/fifo" >"$WORK/read.out"; echo done >"$WORK/read.end") &
+(exec 7>&-; cat "$WORK/fifo" >"$WORK/read.out"; echo done >"$WORK/read.end") &
 exec 8>"$WORK/fifo"
 
 (daemon_exec sleep 60) </dev/null >/dev/null 2>&1 &
