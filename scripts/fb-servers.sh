@@ -113,15 +113,17 @@ conf_apply() { # file "Key = Value"...
 }
 
 # Remote isql as SYSDBA through the host's FB3 client; the password travels in the environment,
-# never on a command line. Extra isql options may follow the connection string.
+# never on a command line. Extra isql options may follow the connection string. A hung server
+# must not hang us: isql ends after ISQL_TIMEOUT seconds (default 300, for creating databases).
 isql_remote() { # port db [isql args...]  (SQL on stdin)
   local port=$1 db=$2; shift 2
-  ISC_USER=${LOGIN_USER:-SYSDBA} ISC_PASSWORD=${LOGIN_PW:-$SYSDBA_PW} isql-fb -q -b "$@" "${SQL_HOST:-127.0.0.1}/$port:$db"
+  ISC_USER=${LOGIN_USER:-SYSDBA} ISC_PASSWORD=${LOGIN_PW:-$SYSDBA_PW} \
+    timeout -k 5 "${ISQL_TIMEOUT:-300}" isql-fb -q -b "$@" "${SQL_HOST:-127.0.0.1}/$port:$db"
 }
 
-sql_value() { # port db expression
+sql_value() { # port db expression  (nothing when the server does not answer within 30 s)
   printf 'SET HEADING OFF;\nSELECT %s FROM rdb$database;\n' "$3" |
-    isql_remote "$1" "$2" 2>/dev/null | awk 'NF { print $1; exit }' || true
+    ISQL_TIMEOUT=30 isql_remote "$1" "$2" 2>/dev/null | awk 'NF { print $1; exit }' || true
 }
 
 # ---------------------------------------------------------------- installation
@@ -438,7 +440,14 @@ stop_instance() { # instance
     pid_alive "$pid" firebird || break
     sleep 0.1
   done
-  pid_alive "$pid" firebird && kill -KILL "$pid"
+  if pid_alive "$pid" firebird; then  # a hung server ignores TERM; its port closes once it is gone
+    log "$name did not stop in 15 s: killed"
+    kill -KILL "$pid"
+    for ((i = 0; i < 50; i++)); do
+      pid_alive "$pid" firebird || break
+      sleep 0.1
+    done
+  fi
   rm -f "$(pidfile_of "$name")"
   if port_open "$(port_of "$name")"; then
     die "port $(port_of "$name") still answers after stopping $name: something else listens there"
@@ -505,8 +514,9 @@ start_instance() { # instance
   fi
   if [ -n "$pid" ] && { [ ! -f "$(dbdir_host "$name")/$TEST_DB" ] ||
        ! sql_value "$(port_of "$name")" "$(db_of "$name")" "1" | grep -q 1; }; then
-    # running, but not (yet) with our password and database: the password is set with it down
-    log "$name: SYSDBA login with our password or the test database is missing; restarting to reset"
+    # running, but not (yet) with our password and database, or hung: the password is set with it
+    # down, and a hung server is stopped (killed when it does not end) and started again
+    log "$name: no answer to SYSDBA with our password in the test database (not set up yet, or the server hangs); restarting"
     stop_instance "$name"; pid=""
   fi
   if [ -z "$pid" ]; then

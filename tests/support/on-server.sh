@@ -66,6 +66,9 @@ set -a
 set +a
 if [ "$(id -u)" = 0 ] && unshare --mount --propagation private true 2>/dev/null; then
   export FBWIRE_STATE=$state FBW_SERVERS_ENV=$env_file
+  # this shell stays in the machine's namespace: a test that must restart a server (tests/integ/
+  # ledger.sh) runs fb-servers.sh there, where servers.env is the real file it rewrites
+  export FBW_HOST_MOUNT_NS=/proc/$$/ns/mnt
   also=$env_file   # $FBW_SERVERS_ENV elsewhere: the state dir's file is covered too
   [ ! -f "$state/servers.env" ] || also=$state/servers.env
   # shellcheck disable=SC2016
