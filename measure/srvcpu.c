@@ -355,6 +355,38 @@ static int tree_unchanged(const proc_stat *v, int n, const char *in)
 
 #define SNAPSHOT_TRIES 50 /* passes, 1 ms apart, before giving up: processes end only so fast */
 
+/* One pass over /proc: the tree's ticks and live descendants. Returns 1 when the pass was a
+ * snapshot, 0 when a process of the tree ended during it (read again), or an error. */
+static int read_tree(srvcpu *s, unsigned long long *ticks, int *count, fbw_err *err)
+{
+    int n;
+    proc_stat *v = all_procs(&n);
+    char *in = v ? calloc((size_t)n + 1, 1) : NULL;
+    if (!in) {
+        free(v);
+        return fail(s, err, FBW_E_IO, "cannot read /proc: %s", strerror(errno));
+    }
+    const proc_stat *self = NULL;
+    for (int i = 0; i < n; i++)
+        if (v[i].pid == s->pid)
+            self = &v[i];
+    int rc;
+    if (!self || self->start != s->start) {
+        rc = fail(s, err, FBW_E_IO, "the server process %d has %s", s->pid,
+                  self ? "been replaced (the server restarted)" : "gone");
+    } else {
+        *count = mark_tree(v, n, s->pid, in);
+        *ticks = 0;
+        for (int i = 0; i < n; i++)
+            if (in[i])
+                *ticks += v[i].ticks;
+        rc = tree_unchanged(v, n, in);
+    }
+    free(in);
+    free(v);
+    return rc;
+}
+
 int srvcpu_read(srvcpu *s, uint64_t *cpu_ns, fbw_err *err)
 {
     *cpu_ns = 0;
@@ -362,33 +394,11 @@ int srvcpu_read(srvcpu *s, uint64_t *cpu_ns, fbw_err *err)
         return fbw_err_set(err, FBW_E_USAGE, "server CPU: no server process found (%s)",
                            s->why[0] ? s->why : "srvcpu_find_* not called");
     for (int try = 0; try < SNAPSHOT_TRIES; try++) {
-        int n;
-        proc_stat *v = all_procs(&n);
-        char *in = v ? calloc((size_t)n + 1, 1) : NULL;
-        if (!in) {
-            free(v);
-            return fail(s, err, FBW_E_IO, "cannot read /proc: %s", strerror(errno));
-        }
-        const proc_stat *self = NULL;
-        for (int i = 0; i < n; i++)
-            if (v[i].pid == s->pid)
-                self = &v[i];
-        if (!self || self->start != s->start) {
-            int replaced = self != NULL;
-            free(in);
-            free(v);
-            return fail(s, err, FBW_E_IO, "the server process %d has %s", s->pid,
-                        replaced ? "been replaced (the server restarted)" : "gone");
-        }
-        int count = mark_tree(v, n, s->pid, in);
         unsigned long long ticks = 0;
-        for (int i = 0; i < n; i++)
-            if (in[i])
-                ticks += v[i].ticks;
-        int snapshot = tree_unchanged(v, n, in);
-        free(in);
-        free(v);
-        if (!snapshot) { /* a child ended during the pass: read it all again */
+        int count = 0, rc = read_tree(s, &ticks, &count, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0) { /* a child ended during the pass: read it all again */
             nanosleep(&(struct timespec){0, 1000000}, NULL);
             continue;
         }
