@@ -423,8 +423,17 @@ launch() { # instance
   fi
 }
 
+wait_gone() { # pid tenths -> 0 once the firebird process pid is gone, 1 if it is still there
+  local i
+  for ((i = 0; i < $2; i++)); do
+    pid_alive "$1" firebird || return 0
+    sleep 0.1
+  done
+  ! pid_alive "$1" firebird
+}
+
 stop_instance() { # instance
-  local name=$1 pid guard i
+  local name=$1 pid guard
   pid=$(server_pid "$name")
   if [ -z "$pid" ]; then
     rm -f "$(pidfile_of "$name")"
@@ -436,17 +445,10 @@ stop_instance() { # instance
     pid_alive "$guard" fbguard && kill "$guard"   # the guardian stops its server and exits
   fi
   kill "$pid" 2>/dev/null || true
-  for ((i = 0; i < 150; i++)); do
-    pid_alive "$pid" firebird || break
-    sleep 0.1
-  done
-  if pid_alive "$pid" firebird; then  # a hung server ignores TERM; its port closes once it is gone
+  if ! wait_gone "$pid" 150; then  # a hung server ignores TERM; its port closes once it is gone
     log "$name did not stop in 15 s: killed"
     kill -KILL "$pid"
-    for ((i = 0; i < 50; i++)); do
-      pid_alive "$pid" firebird || break
-      sleep 0.1
-    done
+    wait_gone "$pid" 50 || true
   fi
   rm -f "$(pidfile_of "$name")"
   if port_open "$(port_of "$name")"; then

@@ -7,7 +7,7 @@
 # The ledger resets connections at random while threads insert. The server must survive that, and
 # the ledger checks the table through a new connection afterwards. Firebird 4.0.5 (Debian 13's
 # package) did not, twice in about thirty 10-s runs on 2026-12-06: once it hung, every thread of
-# the process waiting on a mutex and no reply to any op_connect, once it died (docs/testing.md).
+# the process waiting on a mutex and no reply to any op_connect, once it died (docs/faults.md).
 # A server that crashes or hangs is a Firebird fault, not the library's, and without the server the
 # ledger cannot be checked: the ledger exits 3 then. This script says so, restarts that server
 # (`scripts/fb-servers.sh start NAME` stops a hung one and starts it again, so the tests after this
@@ -28,12 +28,10 @@ echo "FIREBIRD FAULT: $name stopped answering under the ledger's resets (crashed
 # names NAME in fb4's place; fb-servers.sh rewrites servers.env, so it runs in the machine's.
 enter=()
 [ -z "${FBW_HOST_MOUNT_NS:-}" ] || enter=(nsenter "--mount=$FBW_HOST_MOUNT_NS")
-log=$(mktemp)
-if ! timeout 300 "${enter[@]}" "$REPO/scripts/fb-servers.sh" start "$name" >"$log" 2>&1; then
-  tail -n 5 "$log"; rm -f "$log"
+if ! out=$(timeout 300 "${enter[@]}" "$REPO/scripts/fb-servers.sh" start "$name" 2>&1); then
+  printf '%s\n' "$out" | tail -n 5
   echo "FAIL: $name could not be restarted"
   exit 1
 fi
-rm -f "$log"
 echo "$name restarted; the ledger once more (this run decides)"
 "$@"
